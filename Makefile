@@ -1,0 +1,33 @@
+# Every target a person runs is the one CI runs (.ci/run calls `make test`).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+STAMP := $(VENV)/.installed
+
+.PHONY: install chromium run test e2e lint
+
+install: $(STAMP)
+
+# Reinstall only when the dependency list changes.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+chromium:
+	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
+
+run: install
+	PORT=$(PORT) $(BIN)/gunicorn -c server/gunicorn_conf.py 'server:create_app()'
+
+test: install chromium
+	$(BIN)/pytest tests e2e
+
+e2e: install chromium
+	$(BIN)/pytest e2e
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .

@@ -1,0 +1,138 @@
+"""Peewee models. The database is chosen at start-up through the `db` proxy."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from peewee import (
+    BigIntegerField,
+    CharField,
+    Database,
+    DatabaseProxy,
+    ForeignKeyField,
+    IntegerField,
+    Model,
+    SqliteDatabase,
+    TextField,
+)
+from playhouse.db_url import connect
+
+db = DatabaseProxy()
+
+SQLITE_FILE = "duel.db"
+
+
+class JSONField(TextField):
+    """JSON kept as text, the same on SQLite and PostgreSQL."""
+
+    def db_value(self, value: Any) -> str | None:
+        if value is None:
+            return None
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+
+    def python_value(self, value: str | None) -> Any:
+        return None if value is None else json.loads(value)
+
+
+class BaseModel(Model):
+    class Meta:
+        database = db
+
+
+class TableRow(BaseModel):
+    """One live table: its code, rule set, last sequence number and next timer deadline."""
+
+    code = CharField(max_length=16, unique=True)
+    created_ms = BigIntegerField()
+    ruleset = JSONField()
+    seq = IntegerField(default=0)
+    next_due_ms = BigIntegerField(null=True, index=True)
+    # The tournament event a table belongs to, once events exist.
+    event_id = IntegerField(null=True, index=True)
+
+    class Meta:
+        table_name = "table"
+
+
+class SeatRow(BaseModel):
+    """A taken seat. Only the SHA-256 of its token is kept."""
+
+    table = ForeignKeyField(TableRow, backref="seat_rows", on_delete="CASCADE")
+    seat = CharField(max_length=1)
+    token_hash = CharField(max_length=64, index=True)
+    name = CharField(max_length=64, default="")
+    player_id = CharField(max_length=64, default="")
+
+    class Meta:
+        table_name = "seat"
+        indexes = ((("table", "seat"), True),)
+
+
+class EventRow(BaseModel):
+    """One entry of a table's append-only log, chained to the previous one by hash."""
+
+    table = ForeignKeyField(TableRow, backref="event_rows", on_delete="CASCADE")
+    seq = IntegerField()
+    type = CharField(max_length=64)
+    data = TextField()
+    actor = TextField()
+    at_ms = BigIntegerField()
+    prev_hash = CharField(max_length=64)
+    hash = CharField(max_length=64)
+
+    class Meta:
+        table_name = "event"
+        indexes = ((("table", "seq"), True),)
+
+
+class CommandRow(BaseModel):
+    """A command id already applied at a table, and the sequence number it answered."""
+
+    table = ForeignKeyField(TableRow, backref="command_rows", on_delete="CASCADE")
+    cmd_id = CharField(max_length=100)
+    seq = IntegerField()
+
+    class Meta:
+        table_name = "command"
+        indexes = ((("table", "cmd_id"), True),)
+
+
+MODELS = [TableRow, SeatRow, EventRow, CommandRow]
+
+
+def open_database(url: str, data_dir: str) -> Database:
+    """Open (lazily) the database named by `url`, or the SQLite file in `data_dir`."""
+    if not url:
+        Path(data_dir).mkdir(parents=True, exist_ok=True)
+        url = f"sqlite:///{Path(data_dir) / SQLITE_FILE}"
+    if url.startswith("sqlite:///"):
+        # sqlite:///relative/path or sqlite:////absolute/path
+        return SqliteDatabase(
+            url[len("sqlite:///") :],
+            timeout=30,
+            pragmas={
+                "journal_mode": "wal",
+                "synchronous": "full",
+                "foreign_keys": 1,
+                "busy_timeout": 30000,
+            },
+        )
+    if url.startswith("postgres://"):
+        url = "postgresql://" + url[len("postgres://") :]
+    return connect(url, autorollback=True)
+
+
+def is_sqlite(database: Database | DatabaseProxy) -> bool:
+    """Tell whether the (proxied) database is SQLite."""
+    target = database.obj if isinstance(database, DatabaseProxy) else database
+    return isinstance(target, SqliteDatabase)
+
+
+def bind(database: Database, create: bool = True) -> None:
+    """Point the models at `database` and create missing tables."""
+    db.initialize(database)
+    if create:
+        with db.connection_context():
+            db.create_tables(MODELS, safe=True)
