@@ -1,0 +1,34 @@
+"""The pure rules core of Duel Table.
+
+No I/O here: this package imports no Flask, peewee, marshmallow, json, time or random. The
+caller passes the server time (``now_ms``) and a random source (``randbelow``); commands
+return events, and one handler per event type applies it. ``tests/test_rules_purity.py``
+checks the imports."""
+
+from .base import COMMANDS, SEATS, Actor, Event, RuleError, other
+from .clock import next_due_ms
+from .ruleset import RULESETS, RuleSet, get_ruleset
+from .state import EMPTY, TableState
+from .table import apply, create_events, decide, replay
+from .view import event_for, view
+
+__all__ = [
+    "COMMANDS",
+    "EMPTY",
+    "RULESETS",
+    "SEATS",
+    "Actor",
+    "Event",
+    "RuleError",
+    "RuleSet",
+    "TableState",
+    "apply",
+    "create_events",
+    "decide",
+    "event_for",
+    "get_ruleset",
+    "next_due_ms",
+    "other",
+    "replay",
+    "view",
+]

@@ -1,0 +1,157 @@
+"""Shared pieces of the pure rules core: actors, events, errors and the command registry.
+
+Nothing in ``server.rules`` imports Flask, peewee, marshmallow, json, time or random: the
+caller passes in the current server time and a random source, so every rule can be tested
+with a fixed clock and a seeded die.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+SEATS: tuple[str, str] = ("A", "B")
+JUDGES: frozenset[str] = frozenset({"judge", "organiser"})
+SEAT: frozenset[str] = frozenset({"seat"})
+SYSTEM: frozenset[str] = frozenset({"system"})
+
+RandBelow = Callable[[int], int]
+
+
+def other(seat: str) -> str:
+    """The opponent of ``seat``."""
+    return "B" if seat == "A" else "A"
+
+
+class RuleError(Exception):
+    """A command the rules refuse; ``code`` is stable and sent to the client."""
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+    def to_dict(self) -> dict[str, Any]:
+        """The one error shape used on every wire."""
+        return {"code": self.code, "message": self.message, "details": dict(self.details)}
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who sent a command: a seat's phone, a judge, an organiser, the server itself."""
+
+    role: str
+    seat: str | None = None
+    name: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able form for the event log."""
+        return {"role": self.role, "seat": self.seat, "name": self.name}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Actor:
+        """Inverse of ``to_dict``."""
+        return cls(role=str(d.get("role", "")), seat=d.get("seat"), name=str(d.get("name", "")))
+
+    @property
+    def label(self) -> str:
+        """How the score sheet names this actor: a seat, or ``judge:<name>``."""
+        if self.role == "seat" and self.seat:
+            return self.seat
+        return f"{self.role}:{self.name}" if self.name else self.role
+
+
+SYSTEM_ACTOR = Actor("system")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One fact in a table's log. ``data`` holds only JSON-able values."""
+
+    type: str
+    data: Mapping[str, Any]
+    at_ms: int
+    actor: Actor = field(default=SYSTEM_ACTOR)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-able form for the store and the wire."""
+        return {
+            "type": self.type,
+            "data": dict(self.data),
+            "at_ms": self.at_ms,
+            "actor": self.actor.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Event:
+        """Inverse of ``to_dict``."""
+        return cls(
+            type=str(d["type"]),
+            data=dict(d.get("data") or {}),
+            at_ms=int(d.get("at_ms") or 0),
+            actor=Actor.from_dict(d.get("actor") or {}),
+        )
+
+
+# --- registries --------------------------------------------------------------------------
+
+Decider = Callable[["Tx", Mapping[str, Any]], None]
+Handler = Callable[[Any, Event], Any]
+
+COMMANDS: dict[str, frozenset[str]] = {}
+DECIDERS: dict[str, Decider] = {}
+HANDLERS: dict[str, Handler] = {}
+
+
+def command(name: str, roles: frozenset[str]) -> Callable[[Decider], Decider]:
+    """Register the decide function of command ``name``, allowed to ``roles``."""
+
+    def register(fn: Decider) -> Decider:
+        COMMANDS[name] = roles
+        DECIDERS[name] = fn
+        return fn
+
+    return register
+
+
+def handler(event_type: str) -> Callable[[Handler], Handler]:
+    """Register the one function that applies events of ``event_type``."""
+
+    def register(fn: Handler) -> Handler:
+        HANDLERS[event_type] = fn
+        return fn
+
+    return register
+
+
+class Tx:
+    """A decision in progress: each emitted event is applied at once, so later checks in the
+    same command see its effect (an LP entry that reaches 0 then ends the duel)."""
+
+    def __init__(self, state: Any, actor: Actor, now_ms: int, randbelow: RandBelow) -> None:
+        self.state = state
+        self.actor = actor
+        self.now_ms = now_ms
+        self.randbelow = randbelow
+        self.events: list[Event] = []
+
+    def emit(self, event_type: str, **data: Any) -> None:
+        """Record an event and apply it to the working state."""
+        event = Event(event_type, data, self.now_ms, self.actor)
+        self.state = HANDLERS[event_type](self.state, event)
+        self.events.append(event)
+
+    @property
+    def seat(self) -> str:
+        """The acting seat; only for commands restricted to seats."""
+        if self.actor.seat not in SEATS:
+            raise RuleError("forbidden", "Only a player at this table can do that.")
+        return self.actor.seat  # type: ignore[return-value]
+
+
+def require(condition: bool, code: str, message: str, **details: Any) -> None:
+    """Refuse the command unless ``condition`` holds."""
+    if not condition:
+        raise RuleError(code, message, **details)

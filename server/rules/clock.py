@@ -1,0 +1,164 @@
+"""The round clock (R4) and the server's tick, which writes what time makes due: time called
+(R5), a turn over its thinking time (R4.3), a between-duel window over 3 minutes (R4.2).
+
+The clock stores what happened (started, paused, resumed, extended); time left is computed
+from an injected ``now``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from . import match
+from .base import JUDGES, SEATS, SYSTEM, Event, Tx, command, handler, require
+from .state import BETWEEN, DUEL, MATCH_OVER, MATCH_RESULT, PREGAME, Flag, TableState
+
+MAX_EXTENSION_MS = 60 * 60_000
+
+
+@command("clock.start", frozenset({"seat", "judge", "organiser"}))
+def start(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Start the match clock: at once for a judge or organiser, when both seats agree at a
+    casual table (R4.1)."""
+    s = tx.state
+    require(s.clock.status == "idle", "clock_started", "The clock has already been started.")
+    require(s.phase not in (MATCH_RESULT, MATCH_OVER), "wrong_phase", "The match is over.")
+    if tx.actor.role == "seat":
+        seat = tx.seat
+        require(seat not in s.clock.start_votes, "already_done", "Waiting for the opponent.")
+        tx.emit("clock.start_voted", seat=seat)
+        if tx.state.clock.start_votes < set(SEATS):
+            return
+    tx.emit("clock.started", duration_ms=s.clock.duration_ms or s.ruleset.match_ms)
+
+
+@command("clock.pause", JUDGES)
+def pause(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge stops the clock (a ruling, a deck check)."""
+    require(tx.state.clock.status == "running", "clock_not_running", "The clock is not running.")
+    tx.emit("clock.paused", remaining_ms=tx.state.clock.remaining(tx.now_ms))
+
+
+@command("clock.resume", JUDGES)
+def resume(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge restarts a paused clock."""
+    require(tx.state.clock.status == "paused", "clock_not_paused", "The clock is not paused.")
+    tx.emit("clock.resumed", remaining_ms=tx.state.clock.remaining(tx.now_ms))
+
+
+@command("clock.extend", JUDGES)
+def extend(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge gives extra time, in minutes or seconds."""
+    s = tx.state
+    ms = int(args.get("minutes", 0) or 0) * 60_000 + int(args.get("seconds", 0) or 0) * 1000
+    require(0 < ms <= MAX_EXTENSION_MS, "invalid", "An extension is 1 second to 60 minutes.")
+    require(not s.time.called, "time_called", "Time has been called; settle the table instead.")
+    require(s.phase != MATCH_OVER, "wrong_phase", "The match is over.")
+    tx.emit("clock.extended", ms=ms, reason=str(args.get("reason") or ""))
+
+
+@command("tick", SYSTEM)
+def tick(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Write every time-driven event that is due at ``now``; nothing if none is."""
+    s = tx.state
+    now = tx.now_ms
+    if s.clock.status == "running" and not s.time.called and s.clock.remaining(now) <= 0:
+        call_time(tx)
+    s = tx.state
+    if s.phase == DUEL and s.turn and not s.turn.flagged:
+        if now - s.turn.started_ms >= s.ruleset.think_seconds * 1000:  # R4.3
+            tx.emit(
+                "flag.raised",
+                kind="turn_overtime",
+                seat=s.turn.player,
+                detail=f"turn {s.turn.no}",
+            )
+    s = tx.state
+    if s.window and not s.window.flagged and s.phase in (BETWEEN, PREGAME):
+        if now - s.window.started_ms >= s.ruleset.window_seconds * 1000:  # R4.2
+            tx.emit("flag.raised", kind="window_overtime", seat=None,
+                    detail=f"after duel {s.window.after_duel}")
+
+
+def call_time(tx: Tx) -> None:
+    """Time is called, once (R5): the duel in progress finishes its turn (R5.1); with no duel
+    in progress the match is settled at once (R5.2, R5.3)."""
+    phase = tx.state.phase
+    tx.emit("time.called", during=phase)
+    if phase == DUEL:
+        if tx.state.extra_duel:
+            return  # the Extra Duel runs its own 4 turns, time is already over
+        tx.emit("time.stage", stage="finish_turn", extra_turn=0)  # R5.1.1
+    elif phase in ("registration", PREGAME, BETWEEN):
+        match.settle_at_time(tx)
+    # duel_result: settled when the result is confirmed; match_result: nothing to do
+
+
+def next_due_ms(s: TableState) -> int | None:
+    """The earliest server time at which ``tick`` would write something."""
+    due: list[int] = []
+    deadline = s.clock.deadline_ms
+    if deadline is not None and not s.time.called:
+        due.append(deadline)
+    if s.phase == DUEL and s.turn and not s.turn.flagged:
+        due.append(s.turn.started_ms + s.ruleset.think_seconds * 1000)
+    if s.window and not s.window.flagged and s.phase in (BETWEEN, PREGAME):
+        due.append(s.window.started_ms + s.ruleset.window_seconds * 1000)
+    return min(due) if due else None
+
+
+# --- handlers ----------------------------------------------------------------------------
+
+
+@handler("clock.start_voted")
+def _voted(s: TableState, e: Event) -> TableState:
+    return s.evolve(clock=replace(s.clock, start_votes=s.clock.start_votes | {e.data["seat"]}))
+
+
+@handler("clock.started")
+def _started(s: TableState, e: Event) -> TableState:
+    clock = replace(
+        s.clock,
+        status="running",
+        duration_ms=e.data["duration_ms"],
+        started_ms=e.at_ms,
+        paused_ms=None,
+        paused_total_ms=0,
+    )
+    return s.evolve(clock=clock)
+
+
+@handler("clock.paused")
+def _paused(s: TableState, e: Event) -> TableState:
+    return s.evolve(clock=replace(s.clock, status="paused", paused_ms=e.at_ms))
+
+
+@handler("clock.resumed")
+def _resumed(s: TableState, e: Event) -> TableState:
+    c = s.clock
+    total = c.paused_total_ms + (e.at_ms - (c.paused_ms or e.at_ms))
+    return s.evolve(clock=replace(c, status="running", paused_ms=None, paused_total_ms=total))
+
+
+@handler("clock.extended")
+def _extended(s: TableState, e: Event) -> TableState:
+    return s.evolve(clock=replace(s.clock, duration_ms=s.clock.duration_ms + e.data["ms"]))
+
+
+@handler("time.called")
+def _called(s: TableState, e: Event) -> TableState:
+    t = replace(s.time, called=True, called_ms=e.at_ms, during=e.data["during"])
+    return s.evolve(time=t, clock=replace(s.clock, status="expired", paused_ms=e.at_ms))
+
+
+@handler("flag.raised")
+def _flag(s: TableState, e: Event) -> TableState:
+    d = e.data
+    flag = Flag(d["kind"], e.at_ms, s.duel_no, d.get("seat"), d.get("detail", ""))
+    turn, window = s.turn, s.window
+    if d["kind"] == "turn_overtime" and turn:
+        turn = replace(turn, flagged=True)
+    if d["kind"] == "window_overtime" and window:
+        window = replace(window, flagged=True)
+    return s.evolve(flags=s.flags + (flag,), turn=turn, window=window)

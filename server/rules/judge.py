@@ -1,0 +1,121 @@
+"""Judge calls, penalties (PENALTIES.md, R8) and the players' way to reach a judge (R7.1, R4.4)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from . import match
+from .base import JUDGES, SEAT, SEATS, Event, Tx, command, handler, other, require
+from .state import MATCH_OVER, Call, Penalty, TableState
+
+LEVELS = (
+    "caution",
+    "warning",
+    "duel_loss",
+    "match_loss",
+    "disqualification",
+    "disqualification_total",
+)
+INFRACTIONS = (
+    "procedural_error",
+    "tardiness",
+    "deck_problem",
+    "deck_list_problem",
+    "marked_cards",
+    "slow_play",
+    "improper_result",
+    "unsporting_conduct",
+    "cheating",
+    "other",
+)
+
+
+@command("judge.call", SEAT)
+def call(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A player calls a judge, with an optional reason (R7.1, R4.4)."""
+    seat = tx.seat
+    open_calls = [c for c in tx.state.calls if c.seat == seat and c.status != "closed"]
+    require(len(open_calls) < 3, "too_many", "A judge is already called; please wait.")
+    tx.emit("judge.called", call=len(tx.state.calls) + 1, seat=seat,
+            reason=str(args.get("reason") or ""))
+
+
+def _find(tx: Tx, args: Mapping[str, Any]) -> Call:
+    found = next((c for c in tx.state.calls if c.call == args.get("call")), None)
+    require(found is not None, "not_found", "No such judge call.")
+    assert found is not None
+    return found
+
+
+@command("judge.ack", JUDGES)
+def ack(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge takes the call: the players see 'a judge is coming'."""
+    c = _find(tx, args)
+    require(c.status == "open", "already_done", "That call is already taken.")
+    tx.emit("judge.acknowledged", call=c.call, judge=tx.actor.name)
+
+
+@command("judge.close", JUDGES)
+def close(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge closes the call, with a note of the ruling."""
+    c = _find(tx, args)
+    require(c.status != "closed", "already_done", "That call is already closed.")
+    tx.emit("judge.closed", call=c.call, judge=tx.actor.name, note=str(args.get("note") or ""))
+
+
+@command("penalty.record", JUDGES)
+def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Record a penalty; a duel loss ends the duel, a match loss or disqualification the match."""
+    seat, level, infraction = args.get("seat"), args.get("level"), args.get("infraction")
+    require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
+    require(level in LEVELS, "invalid", "Unknown penalty level.", allowed=list(LEVELS))
+    require(infraction in INFRACTIONS, "invalid", "Unknown infraction.", allowed=list(INFRACTIONS))
+    if level in ("duel_loss", "match_loss", "disqualification", "disqualification_total"):
+        require(tx.state.phase != MATCH_OVER, "wrong_phase", "The match is already over.")
+    tx.emit(
+        "penalty.recorded",
+        seat=seat,
+        level=level,
+        infraction=infraction,
+        note=str(args.get("note") or ""),
+        judge=tx.actor.name,
+    )
+    if level == "duel_loss":
+        match.forfeit_duel(tx, str(seat))
+    elif level != "caution" and level != "warning":
+        match.decide_match(tx, other(str(seat)), level, final=True)
+
+
+@handler("judge.called")
+def _called(s: TableState, e: Event) -> TableState:
+    c = Call(e.data["call"], e.data.get("seat"), e.data["reason"], e.at_ms)
+    return s.evolve(calls=s.calls + (c,))
+
+
+@handler("judge.acknowledged")
+def _acked(s: TableState, e: Event) -> TableState:
+    calls = tuple(
+        replace(c, status="acknowledged", judge=e.data["judge"]) if c.call == e.data["call"] else c
+        for c in s.calls
+    )
+    return s.evolve(calls=calls)
+
+
+@handler("judge.closed")
+def _closed(s: TableState, e: Event) -> TableState:
+    calls = tuple(
+        replace(c, status="closed", judge=e.data["judge"], note=e.data["note"])
+        if c.call == e.data["call"]
+        else c
+        for c in s.calls
+    )
+    return s.evolve(calls=calls)
+
+
+@handler("penalty.recorded")
+def _penalty(s: TableState, e: Event) -> TableState:
+    d = e.data
+    p = Penalty(d["seat"], d["level"], d["infraction"], d["note"], d["judge"], s.duel_no, e.at_ms)
+    return s.evolve(penalties=s.penalties + (p,))

@@ -1,0 +1,257 @@
+"""The LP ledger: proposals, the other seat's confirmation, rejection, withdrawal (R1.4, R7.4).
+
+An LP change is a proposal until the seat that did not propose it confirms it. Confirmed
+entries are applied strictly in the order they were proposed: an entry confirmed while an
+older one is still pending waits for it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from . import match
+from .base import JUDGES, SEAT, SEATS, Event, RuleError, Tx, command, handler, require
+from .state import DUEL, Change, Dispute, LedgerEntry, Proposal, TableState
+
+KINDS = ("damage", "gain", "cost", "halve", "set")
+MAX_AMOUNT = 1_000_000
+
+
+def parse_changes(raw: Sequence[Mapping[str, Any]]) -> tuple[Change, ...]:
+    """Check and build the changes of an entry: one or two, at most one per seat."""
+    require(0 < len(raw) <= 2, "invalid", "An entry changes one or both seats' LP.")
+    changes = []
+    for item in raw:
+        seat, kind, amount = item.get("seat"), item.get("kind"), item.get("amount", 0)
+        require(seat in SEATS, "unknown_seat", "The seat must be A or B.", seat=seat)
+        require(kind in KINDS, "invalid", "Unknown kind of LP change.", kind=kind)
+        require(
+            isinstance(amount, int) and not isinstance(amount, bool),
+            "invalid",
+            "The amount must be a whole number.",
+        )
+        require(0 <= amount <= MAX_AMOUNT, "invalid", "The amount is out of range.", max=MAX_AMOUNT)
+        changes.append(Change(str(seat), str(kind), 0 if kind == "halve" else int(amount)))
+    require(
+        len({c.seat for c in changes}) == len(changes),
+        "invalid",
+        "One change per seat in an entry.",
+    )
+    return tuple(changes)
+
+
+def changes_from_event(raw: Sequence[Mapping[str, Any]]) -> tuple[Change, ...]:
+    return tuple(Change(str(c["seat"]), str(c["kind"]), int(c.get("amount", 0))) for c in raw)
+
+
+def _find(state: TableState, entry: Any) -> Proposal:
+    for p in state.pending:
+        if p.entry == entry:
+            return p
+    if any(e.entry == entry for e in state.ledger):
+        raise RuleError("already_confirmed", "That entry is already on the score sheet.")
+    if any(d.entry == entry for d in state.disputes):
+        raise RuleError("not_pending", "That entry was rejected and is with the judge.")
+    raise RuleError("not_pending", "No pending entry with that number (withdrawn?).", entry=entry)
+
+
+def lp_after(lp: Mapping[str, int], changes: Sequence[Change]) -> dict[str, int]:
+    """Both seats' LP after an entry."""
+    new = dict(lp)
+    for c in changes:
+        new[c.seat] = c.result(new[c.seat])
+    return new
+
+
+# --- commands ----------------------------------------------------------------------------
+
+
+@command("lp.propose", SEAT)
+def propose(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Propose an LP entry for either seat or both (simultaneous damage)."""
+    seat = tx.seat
+    require(tx.state.phase == DUEL, "wrong_phase", "LP can be entered only during a duel.")
+    changes = parse_changes(args.get("changes") or [])
+    note = str(args.get("note") or "")
+    tx.emit(
+        "lp.proposed",
+        entry=tx.state.next_entry,
+        by=seat,
+        changes=[c.to_dict() for c in changes],
+        note=note,
+    )
+
+
+@command("lp.confirm", SEAT)
+def confirm(tx: Tx, args: Mapping[str, Any]) -> None:
+    """The other seat's yes (R7.4); applies the entry and any confirmed ones behind it."""
+    seat = tx.seat
+    p = _find(tx.state, args.get("entry"))
+    require(p.by != seat, "own_entry", "The other player confirms your entry, not you.")
+    require(p.confirmed_by is None, "already_confirmed", "That entry is already confirmed.")
+    tx.emit("lp.confirmed", entry=p.entry, by=seat)
+    flush(tx)
+
+
+@command("lp.reject", SEAT)
+def reject(tx: Tx, args: Mapping[str, Any]) -> None:
+    """The other seat's no: the entry becomes a dispute and a judge is called."""
+    seat = tx.seat
+    p = _find(tx.state, args.get("entry"))
+    require(p.by != seat, "own_entry", "You can withdraw your own entry, not reject it.")
+    require(p.confirmed_by is None, "already_confirmed", "That entry is already confirmed.")
+    reason = str(args.get("reason") or "")
+    tx.emit("lp.rejected", entry=p.entry, by=seat, reason=reason)
+    tx.emit("judge.called", call=len(tx.state.calls) + 1, seat=seat,
+            reason=f"LP entry #{p.entry} disputed" + (f": {reason}" if reason else ""))
+    flush(tx)
+
+
+@command("lp.withdraw", SEAT)
+def withdraw(tx: Tx, args: Mapping[str, Any]) -> None:
+    """The proposer takes a pending entry back."""
+    seat = tx.seat
+    p = _find(tx.state, args.get("entry"))
+    require(p.by == seat, "not_yours", "Only the player who proposed it can withdraw it.")
+    require(p.confirmed_by is None, "already_confirmed", "That entry is already confirmed.")
+    tx.emit("lp.withdrawn", entry=p.entry, by=seat)
+    flush(tx)
+
+
+@command("lp.correct", JUDGES)
+def correct(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge's entry, applied at once (a correction is a new entry, never an edit: R1.4)."""
+    require(tx.state.phase == DUEL, "wrong_phase", "LP can be corrected only during a duel.")
+    changes = parse_changes(args.get("changes") or [])
+    apply_entry(tx, tx.state.next_entry, tx.actor.label, changes, str(args.get("note") or ""),
+                tx.actor.label, new=True)
+
+
+@command("dispute.settle", JUDGES)
+def settle(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge applies or voids a rejected entry."""
+    entry, action = args.get("entry"), args.get("action")
+    dispute = next((d for d in tx.state.disputes if d.entry == entry), None)
+    require(dispute is not None, "not_found", "No dispute with that entry number.")
+    assert dispute is not None
+    require(dispute.status == "open", "already_settled", "That dispute is already settled.")
+    require(action in ("apply", "void"), "invalid", "Settle by 'apply' or 'void'.")
+    if action == "apply":
+        require(tx.state.phase == DUEL, "wrong_phase", "The duel is over; enter a result instead.")
+    tx.emit("dispute.settled", entry=entry, action=action, note=str(args.get("note") or ""))
+    if action == "apply":
+        p = dispute.proposal
+        apply_entry(tx, p.entry, p.by, p.changes, p.note, tx.actor.label)
+
+
+# --- shared steps ------------------------------------------------------------------------
+
+
+def flush(tx: Tx) -> None:
+    """Apply confirmed entries from the head of the queue, in proposal order."""
+    while tx.state.pending and tx.state.pending[0].confirmed_by and tx.state.phase == DUEL:
+        p = tx.state.pending[0]
+        apply_entry(tx, p.entry, p.by, p.changes, p.note, p.confirmed_by)
+
+
+def apply_entry(
+    tx: Tx,
+    entry: int,
+    by: str,
+    changes: Sequence[Change],
+    note: str,
+    confirmed_by: str,
+    new: bool = False,
+) -> None:
+    """Write a confirmed entry to the score sheet, then let the duel react to it."""
+    before = dict(tx.state.lp)
+    lp = lp_after(before, changes)
+    tx.emit(
+        "lp.applied",
+        entry=entry,
+        by=by,
+        confirmed_by=confirmed_by,
+        changes=[c.to_dict() for c in changes],
+        note=note,
+        lp=lp,
+        new=new,
+    )
+    match.after_lp_change(tx, before)
+
+
+def cancel_pending(tx: Tx, reason: str) -> None:
+    """Drop every pending entry (the duel ended before they were confirmed)."""
+    for p in tx.state.pending:
+        tx.emit("lp.cancelled", entry=p.entry, reason=reason)
+
+
+# --- handlers ----------------------------------------------------------------------------
+
+
+@handler("lp.proposed")
+def _proposed(s: TableState, e: Event) -> TableState:
+    d = e.data
+    p = Proposal(d["entry"], d["by"], changes_from_event(d["changes"]), d["note"], e.at_ms)
+    return s.evolve(pending=s.pending + (p,), next_entry=max(s.next_entry, d["entry"] + 1))
+
+
+@handler("lp.confirmed")
+def _confirmed(s: TableState, e: Event) -> TableState:
+    pending = tuple(
+        replace(p, confirmed_by=e.data["by"]) if p.entry == e.data["entry"] else p
+        for p in s.pending
+    )
+    return s.evolve(pending=pending)
+
+
+@handler("lp.rejected")
+def _rejected(s: TableState, e: Event) -> TableState:
+    p = next(p for p in s.pending if p.entry == e.data["entry"])
+    dispute = Dispute(p.entry, p, e.data["by"], e.data["reason"], e.at_ms)
+    return s.evolve(
+        pending=tuple(x for x in s.pending if x.entry != p.entry),
+        disputes=s.disputes + (dispute,),
+    )
+
+
+@handler("lp.withdrawn")
+@handler("lp.cancelled")
+def _removed(s: TableState, e: Event) -> TableState:
+    return s.evolve(pending=tuple(p for p in s.pending if p.entry != e.data["entry"]))
+
+
+@handler("lp.applied")
+def _applied(s: TableState, e: Event) -> TableState:
+    d = e.data
+    row = LedgerEntry(
+        entry=d["entry"],
+        duel=s.duel_no,
+        turn=s.turn.no if s.turn else 0,
+        by=d["by"],
+        confirmed_by=d["confirmed_by"],
+        changes=changes_from_event(d["changes"]),
+        note=d["note"],
+        lp=dict(d["lp"]),
+        at_ms=e.at_ms,
+    )
+    return s.evolve(
+        lp=dict(d["lp"]),
+        ledger=s.ledger + (row,),
+        pending=tuple(p for p in s.pending if p.entry != d["entry"]),
+        next_entry=max(s.next_entry, d["entry"] + 1),
+    )
+
+
+@handler("dispute.settled")
+def _settled(s: TableState, e: Event) -> TableState:
+    status = "applied" if e.data["action"] == "apply" else "void"
+    disputes = tuple(
+        replace(d, status=status, judge=e.actor.name, note=e.data["note"])
+        if d.entry == e.data["entry"]
+        else d
+        for d in s.disputes
+    )
+    return s.evolve(disputes=disputes)
+
+

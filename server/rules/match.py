@@ -1,0 +1,710 @@
+"""Best-of-three match flow (R2, R3, R6, R7) and the time-over procedure (R5).
+
+Phases: registration -> pregame -> duel -> duel_result -> between -> pregame -> ... ->
+match_result -> match_over. Every step that decides something is confirmed by both seats
+(R7.4); a judge may decide any of them at once."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from .base import JUDGES, SEAT, SEATS, Event, RuleError, Tx, command, handler, other, require
+from .ruleset import DRAW, EXTRA_DUEL, SUDDEN_DEATH
+from .state import (
+    BETWEEN,
+    CHECK_ITEMS,
+    DUEL,
+    DUEL_RESULT,
+    MATCH_OVER,
+    MATCH_RESULT,
+    PREGAME,
+    REGISTRATION,
+    Counts,
+    Deck,
+    DuelRecord,
+    MatchResult,
+    PendingResult,
+    Pregame,
+    TableState,
+    TimeOver,
+    Turn,
+    Window,
+    per_seat,
+    put,
+)
+
+MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX = 40, 60, 15, 15  # R2.1-R2.3
+COUNT_RULES = {
+    "main": (MAIN_MIN, MAIN_MAX, "R2.1: the main deck holds 40 to 60 cards."),
+    "extra": (0, EXTRA_MAX, "R2.2: the extra deck holds 0 to 15 cards."),
+    "side": (0, SIDE_MAX, "R2.3: the side deck holds 0 to 15 cards."),
+}
+HANDS = ("rock", "paper", "scissors")
+BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
+
+
+def validate_counts(args: Mapping[str, Any]) -> Counts:
+    """Deck counts within R2.1-R2.3, or a refusal that quotes the rule."""
+    values = {}
+    for deck, (low, high, rule) in COUNT_RULES.items():
+        n = args.get(deck)
+        require(
+            isinstance(n, int) and not isinstance(n, bool),
+            "invalid_count",
+            f"The {deck} deck count must be a whole number.",
+            deck=deck,
+        )
+        require(low <= n <= high, "deck_size", rule, deck=deck, count=n, min=low, max=high)
+        values[deck] = n
+    return Counts(**values)
+
+
+def _phase(tx: Tx, *phases: str, message: str) -> None:
+    require(tx.state.phase in phases, "wrong_phase", message, phase=tx.state.phase)
+
+
+# --- registration (R2.1-R2.3, R2.7, R2.8, R6.2) -------------------------------------------
+
+
+@command("deck.declare", SEAT)
+def declare(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Declare the seat's deck counts for the match."""
+    seat = tx.seat
+    _phase(tx, REGISTRATION, message="Deck counts are declared before the first duel (R2.8).")
+    counts = validate_counts(args)
+    tx.emit("deck.declared", seat=seat, counts=counts.to_dict())
+
+
+@command("deck.confirm", SEAT)
+def confirm_deck(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Confirm the opponent's declaration: their side deck was shown (R6.2)."""
+    seat = tx.seat
+    _phase(tx, REGISTRATION, message="Declarations are confirmed before the first duel.")
+    target = args.get("seat", other(seat))
+    require(target == other(seat), "own_entry", "The opponent confirms your declaration.")
+    deck = tx.state.decks[target]
+    require(deck.registered is not None, "not_declared", "The opponent has not declared yet.")
+    require(not deck.confirmed, "already_confirmed", "Already confirmed.")
+    tx.emit("deck.confirmed", seat=target, by=seat)
+    if all(d.registered and d.confirmed for d in tx.state.decks.values()):
+        tx.emit("pregame.opened", duel=tx.state.duel_no, chooser=None)
+
+
+# --- before each duel (R6.1-R6.7) ---------------------------------------------------------
+
+
+@command("pregame.check", SEAT)
+def check(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Tick checklist items: handshake, side deck shown, deck shuffled, opponent cut."""
+    seat = tx.seat
+    _phase(tx, PREGAME, message="The checklist comes before the duel.")
+    items = args.get("items") or list(CHECK_ITEMS)
+    require(
+        isinstance(items, list) and all(i in CHECK_ITEMS for i in items),
+        "invalid",
+        "Unknown checklist item.",
+        allowed=list(CHECK_ITEMS),
+    )
+    new = sorted(set(items) - tx.state.pregame.checks[seat])
+    require(bool(new), "already_done", "Those items are already ticked.")
+    tx.emit("pregame.checked", seat=seat, items=new)
+
+
+def _need_rps(tx: Tx) -> None:
+    _phase(tx, PREGAME, message="Rock-paper-scissors is played before the duel.")
+    require(
+        tx.state.pregame.chooser is None,
+        "not_needed",
+        "No rock-paper-scissors now: the chooser is known (R6.6).",
+    )
+
+
+@command("rps.pick", SEAT)
+def rps_pick(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A secret pick; both are revealed together; a tie is thrown again (R6.5)."""
+    seat = tx.seat
+    _need_rps(tx)
+    hand = args.get("hand")
+    require(hand in HANDS, "invalid", "Pick rock, paper or scissors.")
+    require(tx.state.pregame.picks[seat] is None, "already_picked", "You already picked.")
+    tx.emit("rps.picked", seat=seat, hand=hand)
+    picks = tx.state.pregame.picks
+    if picks["A"] and picks["B"]:
+        a, b = picks["A"], picks["B"]
+        winner = None if a == b else ("A" if BEATS[a] == b else "B")
+        tx.emit("rps.thrown", A=a, B=b, winner=winner)
+        if winner:
+            tx.emit("rps.decided", winner=winner, how="app")
+
+
+@command("rps.report", SEAT)
+def rps_report(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Enter the result of a physical rock-paper-scissors; the opponent confirms it."""
+    seat = tx.seat
+    _need_rps(tx)
+    winner = args.get("winner")
+    require(winner in SEATS, "unknown_seat", "The winner must be seat A or B.")
+    tx.emit("rps.reported", by=seat, winner=winner)
+
+
+@command("rps.confirm", SEAT)
+def rps_confirm(tx: Tx, args: Mapping[str, Any]) -> None:
+    """The other seat confirms a reported rock-paper-scissors result."""
+    seat = tx.seat
+    _need_rps(tx)
+    report = tx.state.pregame.report
+    require(report is not None, "not_pending", "No result to confirm.")
+    assert report is not None
+    require(report[0] != seat, "own_entry", "The opponent confirms your report.")
+    tx.emit("rps.decided", winner=report[1], how="reported")
+
+
+@command("duel.choose", SEAT)
+def choose(tx: Tx, args: Mapping[str, Any]) -> None:
+    """The chooser goes first or second (R6.5; from duel 2 the previous loser, R6.6)."""
+    seat = tx.seat
+    _phase(tx, PREGAME, message="First or second is chosen before the duel.")
+    pg = tx.state.pregame
+    require(pg.chooser is not None, "not_decided", "Play rock-paper-scissors first.")
+    require(pg.chooser == seat, "not_your_choice", "The other player chooses (R6.5, R6.6).")
+    require(pg.first is None, "already_chosen", "The choice is made and locked (R6.6).")
+    order = args.get("order")
+    require(order in ("first", "second"), "invalid", "Choose 'first' or 'second'.")
+    tx.emit("duel.chosen", seat=seat, order=order, first=seat if order == "first" else other(seat))
+
+
+@command("duel.draw", SEAT)
+def draw(tx: Tx, args: Mapping[str, Any]) -> None:
+    """'I have drawn 5': when both seats have, the duel starts with the first player (R6.7)."""
+    seat = tx.seat
+    _phase(tx, PREGAME, message="Cards are drawn before the duel starts.")
+    pg = tx.state.pregame
+    require(pg.first is not None, "not_chosen", "First or second is chosen before drawing (R6.6).")
+    require(
+        pg.checks[seat] >= set(CHECK_ITEMS),
+        "checklist",
+        "Finish the checklist first (R6.1-R6.4).",
+        missing=sorted(set(CHECK_ITEMS) - pg.checks[seat]),
+    )
+    require(not pg.drawn[seat], "already_done", "Already drawn.")
+    tx.emit("duel.drawn", seat=seat)
+    if all(tx.state.pregame.drawn.values()):
+        tx.emit("duel.started", duel=tx.state.duel_no, first=pg.first, extra=tx.state.extra_duel)
+        tx.emit("turn.started", no=1, player=pg.first)
+
+
+# --- during the duel ----------------------------------------------------------------------
+
+
+@command("turn.end", SEAT)
+def end_turn(tx: Tx, args: Mapping[str, Any]) -> None:
+    """The turn player ends the turn; counts extra turns after time (R5.1)."""
+    seat = tx.seat
+    _phase(tx, DUEL, message="There is no turn to end outside a duel.")
+    turn = tx.state.turn
+    assert turn is not None
+    require(turn.player == seat, "not_your_turn", "Only the turn player can end the turn.")
+    expected = args.get("turn")
+    require(
+        expected is None or expected == turn.no,
+        "stale_turn",
+        "That turn has already ended.",
+        turn=turn.no,
+    )
+    tx.emit("turn.ended", no=turn.no, player=seat)
+    after_turn(tx, turn)
+    if tx.state.phase == DUEL:
+        tx.emit("turn.started", no=turn.no + 1, player=other(seat))
+
+
+def after_turn(tx: Tx, ended: Turn) -> None:
+    """The time-over procedure advances at the end of each turn (R5.1, R5.2)."""
+    t, rules = tx.state.time, tx.state.ruleset
+    if tx.state.extra_duel and t.stage == EXTRA_DUEL:
+        if ended.no >= rules.extra_duel_turns:  # R5.2.1
+            decide_on_lp(tx, extra_duel=True)
+        return
+    if t.stage == "finish_turn":  # R5.1.1-R5.1.3
+        if rules.extra_turns > 0:
+            tx.emit("time.stage", stage="extra_turns", extra_turn=1)
+        else:
+            decide_on_lp(tx)
+    elif t.stage == "extra_turns":
+        if t.extra_turn < rules.extra_turns:
+            tx.emit("time.stage", stage="extra_turns", extra_turn=t.extra_turn + 1)
+        else:  # R5.1.4
+            decide_on_lp(tx)
+
+
+def decide_on_lp(tx: Tx, extra_duel: bool = False) -> None:
+    """Higher LP wins; equal LP goes to sudden death or a draw, by the rule set (R5.1.4-5)."""
+    lp = tx.state.lp
+    if lp["A"] != lp["B"]:
+        end_duel(tx, "A" if lp["A"] > lp["B"] else "B", "time_lp")
+    elif extra_duel or tx.state.ruleset.equal_lp_after_extra_turns == SUDDEN_DEATH:
+        tx.emit("time.stage", stage="sudden_death", extra_turn=tx.state.time.extra_turn)
+    else:
+        end_duel(tx, None, "time_draw")
+
+
+def after_lp_change(tx: Tx, before: Mapping[str, int]) -> None:
+    """A confirmed LP entry may end the duel: LP 0 (R3.3), or sudden death (R5.1.5)."""
+    if tx.state.phase != DUEL:
+        return
+    lp = tx.state.lp
+    if lp["A"] == 0 or lp["B"] == 0:
+        winner = None if lp["A"] == lp["B"] else ("A" if lp["A"] > 0 else "B")
+        end_duel(tx, winner, "lp_zero")
+    elif tx.state.time.stage == "sudden_death" and dict(lp) != dict(before) and lp["A"] != lp["B"]:
+        # Reading: a change that leaves LP equal (simultaneous equal damage) decides nothing.
+        end_duel(tx, "A" if lp["A"] > lp["B"] else "B", "sudden_death")
+
+
+@command("duel.concede", SEAT)
+def concede(tx: Tx, args: Mapping[str, Any]) -> None:
+    """The seat concedes the current duel."""
+    seat = tx.seat
+    _phase(tx, DUEL, message="You can concede only during a duel.")
+    end_duel(tx, other(seat), "concede")
+
+
+def end_duel(tx: Tx, winner: str | None, reason: str, final: bool = False) -> None:
+    """The duel is decided; both seats confirm the result unless a judge decided it."""
+    from .ledger import cancel_pending
+
+    cancel_pending(tx, "duel_over")
+    tx.emit("duel.ended", duel=tx.state.duel_no, winner=winner, reason=reason)
+    if final:
+        finalize_duel(tx)
+
+
+# --- results (R7.3, R7.4, R3.1, R3.3) -----------------------------------------------------
+
+
+@command("result.confirm", SEAT)
+def confirm_result(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Each seat confirms the duel result; with both it is final (R7.3)."""
+    seat = tx.seat
+    _phase(tx, DUEL_RESULT, message="There is no duel result to confirm.")
+    res = tx.state.result
+    assert res is not None
+    duel = args.get("duel", res.duel)
+    require(duel == res.duel, "stale_result", "That is not the current duel.", duel=res.duel)
+    require(seat not in res.confirmed, "already_confirmed", "You already confirmed this result.")
+    tx.emit("result.confirmed", duel=res.duel, seat=seat)
+    if tx.state.result and tx.state.result.confirmed >= set(SEATS):
+        finalize_duel(tx)
+
+
+@command("result.dispute", SEAT)
+def dispute_result(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Disagree with the result: a judge is called (R7.1)."""
+    seat = tx.seat
+    _phase(tx, DUEL_RESULT, message="There is no duel result to dispute.")
+    res = tx.state.result
+    assert res is not None
+    reason = str(args.get("reason") or "")
+    tx.emit(
+        "judge.called",
+        call=len(tx.state.calls) + 1,
+        seat=seat,
+        reason=f"Result of duel {res.duel} disputed" + (f": {reason}" if reason else ""),
+    )
+
+
+def finalize_duel(tx: Tx) -> None:
+    """Record the confirmed result, then move the match on."""
+    res = tx.state.result
+    assert res is not None
+    extra = tx.state.extra_duel
+    tx.emit("duel.final", duel=res.duel, winner=res.winner, reason=res.reason, extra=extra)
+    s = tx.state
+    if extra:  # an Extra Duel decides the match; a drawn one is played again
+        if res.winner is None:
+            tx.emit("time.stage", stage=EXTRA_DUEL, extra_turn=0)
+            tx.emit("window.opened", after_duel=res.duel)
+        else:
+            decide_match(tx, res.winner, "extra_duel")
+        return
+    leader = next((x for x in SEATS if s.wins[x] >= s.ruleset.wins_needed), None)
+    if leader:
+        decide_match(tx, leader, "wins")  # R3.1
+    elif s.time.called:
+        settle_at_time(tx)
+        if tx.state.phase == DUEL_RESULT:  # an Extra Duel follows: side decking first
+            tx.emit("window.opened", after_duel=res.duel)
+    else:
+        tx.emit("window.opened", after_duel=res.duel)  # R4.2, R6.8
+
+
+def settle_at_time(tx: Tx) -> None:
+    """Time with no duel in progress: the leader wins, level wins go to an Extra Duel
+    (R5.2, R5.3, R5.4) or a draw, by the rule set."""
+    s = tx.state
+    if s.wins["A"] != s.wins["B"] and s.ruleset.lead_wins_between_duels:
+        decide_match(tx, "A" if s.wins["A"] > s.wins["B"] else "B", "time_lead")
+    elif s.ruleset.level_wins_at_time == EXTRA_DUEL:
+        tx.emit("time.stage", stage=EXTRA_DUEL, extra_turn=0)
+        if s.phase == PREGAME:
+            tx.emit("pregame.opened", duel=s.duel_no, chooser=None)
+    elif s.ruleset.level_wins_at_time == DRAW:
+        decide_match(tx, None, "time_draw")
+
+
+def decide_match(tx: Tx, winner: str | None, reason: str, final: bool = False) -> None:
+    """The match has a result; both seats confirm it unless a judge decided it."""
+    tx.emit("match.decided", winner=winner, reason=reason, final=final)
+
+
+@command("match.confirm", SEAT)
+def confirm_match(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Each seat confirms the match result."""
+    seat = tx.seat
+    _phase(tx, MATCH_RESULT, message="There is no match result to confirm.")
+    require(seat not in tx.state.match.confirmed, "already_confirmed", "Already confirmed.")
+    tx.emit("match.confirmed", seat=seat)
+
+
+@command("match.new", SEAT)
+def new_match(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Both seats agree to play a new match at this table; decks revert to registration (R2.7)."""
+    seat = tx.seat
+    _phase(tx, MATCH_OVER, message="The current match is not over.")
+    require(seat not in tx.state.new_match_votes, "already_done", "Waiting for the opponent.")
+    tx.emit("match.new_voted", seat=seat)
+    if tx.state.new_match_votes >= set(SEATS):
+        tx.emit("match.started", match=tx.state.match_no + 1)
+
+
+# --- after each duel and between duels (R7.5, R6.8, R4.2) ---------------------------------
+
+
+@command("deck.check", SEAT)
+def deck_check(tx: Tx, args: Mapping[str, Any]) -> None:
+    """After a duel each player confirms the deck holds its registered counts (R7.5)."""
+    seat = tx.seat
+    _phase(tx, DUEL_RESULT, BETWEEN, MATCH_RESULT, message="Decks are checked after a duel.")
+    require(not tx.state.decks[seat].checked, "already_done", "Already checked.")
+    ok = args.get("ok", True) is True
+    note = str(args.get("note") or "")
+    tx.emit("deck.checked", seat=seat, ok=ok, note=note)
+    if not ok:
+        tx.emit("judge.called", call=len(tx.state.calls) + 1, seat=seat,
+                reason="Deck count problem after the duel (R7.5)" + (f": {note}" if note else ""))
+
+
+@command("side.exchange", SEAT)
+def side_exchange(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Record a side-deck exchange; each deck's count must stay the same (R6.8)."""
+    seat = tx.seat
+    _phase(tx, BETWEEN, message="Side decking happens between duels (R6.8, R2.8).")
+    deck = tx.state.decks[seat]
+    current = deck.current or deck.registered
+    require(current is not None, "not_declared", "Declare your deck counts first.")
+    assert current is not None
+    moves = {}
+    for part in ("main", "extra"):
+        raw = args.get(part) or {}
+        n_in, n_out = raw.get("in", 0), raw.get("out", 0)
+        for n in (n_in, n_out):
+            require(
+                isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 60,
+                "invalid_count",
+                "Card numbers are whole numbers from 0 to 60.",
+                deck=part,
+            )
+        require(
+            n_in == n_out,
+            "count_changed",
+            f"R6.8: the {part} deck must keep {getattr(current, part)} cards; this exchange "
+            f"changes it by {n_in - n_out:+d}.",
+            deck=part,
+            by=n_in - n_out,
+        )
+        require(
+            n_out <= getattr(current, part),
+            "invalid_count",
+            f"Your {part} deck has only {getattr(current, part)} cards.",
+            deck=part,
+        )
+        moves[part] = {"in": n_in, "out": n_out}
+    total_in = moves["main"]["in"] + moves["extra"]["in"]
+    require(
+        total_in <= current.side,
+        "invalid_count",
+        f"Your side deck has only {current.side} cards.",
+        deck="side",
+    )
+    require(total_in > 0, "invalid", "The exchange moves no card.")
+    tx.emit("side.exchanged", seat=seat, **moves)
+
+
+@command("between.ready", SEAT)
+def ready(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Ready for the next duel; when both are, its checklist begins."""
+    seat = tx.seat
+    _phase(tx, BETWEEN, message="Nothing to get ready for now.")
+    deck = tx.state.decks[seat]
+    require(deck.checked, "deck_not_checked", "Check your deck's counts first (R7.5).")
+    require(not deck.ready, "already_done", "Already ready.")
+    tx.emit("between.ready", seat=seat)
+    if all(d.ready for d in tx.state.decks.values()):
+        last = tx.state.duels[-1] if tx.state.duels else None
+        chooser = None
+        if last and last.winner and not tx.state.extra_duel:
+            chooser = other(last.winner)  # R6.6: the loser of the previous duel chooses
+        tx.emit("pregame.opened", duel=tx.state.duel_no, chooser=chooser)
+
+
+# --- judges' decisions --------------------------------------------------------------------
+
+
+@command("result.set", JUDGES)
+def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge decides the current duel's or the match's result."""
+    s = tx.state
+    if "match_winner" in args:
+        winner = args["match_winner"]
+        require(winner in (*SEATS, None), "unknown_seat", "The winner must be A, B or none.")
+        require(s.phase != MATCH_OVER, "wrong_phase", "The match is already over.")
+        decide_match(tx, winner, "judge", final=True)
+        return
+    winner = args.get("winner")
+    require(winner in (*SEATS, None), "unknown_seat", "The winner must be A, B or none.")
+    duel = args.get("duel", s.duel_no)
+    require(s.phase in (DUEL, DUEL_RESULT), "wrong_phase", "No duel in progress to decide.")
+    require(duel == s.duel_no, "stale_result", "Only the current duel can be decided.")
+    if s.phase == DUEL_RESULT:
+        tx.emit("duel.ended", duel=s.duel_no, winner=winner, reason="judge")
+        finalize_duel(tx)
+    else:
+        end_duel(tx, winner, "judge", final=True)
+
+
+def forfeit_duel(tx: Tx, seat: str) -> None:
+    """A duel-loss penalty: the current duel is lost; between duels, the next one (PENALTIES)."""
+    s = tx.state
+    if s.phase == DUEL:
+        end_duel(tx, other(seat), "penalty", final=True)
+    elif s.phase == DUEL_RESULT:
+        tx.emit("duel.ended", duel=s.duel_no, winner=other(seat), reason="penalty")
+        finalize_duel(tx)
+    elif s.phase in (REGISTRATION, PREGAME, BETWEEN):
+        tx.emit("duel.ended", duel=s.duel_no, winner=other(seat), reason="penalty")
+        finalize_duel(tx)
+    else:
+        raise RuleError("wrong_phase", "The match is over; record a match loss instead.")
+
+
+# --- handlers ----------------------------------------------------------------------------
+
+
+@handler("deck.declared")
+def _declared(s: TableState, e: Event) -> TableState:
+    counts = Counts(**e.data["counts"])
+    deck = Deck(registered=counts, current=counts)
+    return s.evolve(decks=put(s.decks, e.data["seat"], deck))
+
+
+@handler("deck.confirmed")
+def _deck_confirmed(s: TableState, e: Event) -> TableState:
+    seat = e.data["seat"]
+    return s.evolve(decks=put(s.decks, seat, replace(s.decks[seat], confirmed=True)))
+
+
+@handler("pregame.opened")
+def _pregame(s: TableState, e: Event) -> TableState:
+    decks = {k: replace(d, checked=False, ready=False, check_note="") for k, d in s.decks.items()}
+    return s.evolve(phase=PREGAME, pregame=Pregame(chooser=e.data["chooser"]), decks=decks)
+
+
+@handler("pregame.checked")
+def _checked(s: TableState, e: Event) -> TableState:
+    seat = e.data["seat"]
+    checks = put(s.pregame.checks, seat, s.pregame.checks[seat] | set(e.data["items"]))
+    return s.evolve(pregame=replace(s.pregame, checks=checks))
+
+
+@handler("rps.picked")
+def _picked(s: TableState, e: Event) -> TableState:
+    picks = put(s.pregame.picks, e.data["seat"], e.data["hand"])
+    return s.evolve(pregame=replace(s.pregame, picks=picks))
+
+
+@handler("rps.thrown")
+def _thrown(s: TableState, e: Event) -> TableState:
+    throw = {"A": e.data["A"], "B": e.data["B"]}
+    pg = replace(s.pregame, picks=per_seat(None), throws=s.pregame.throws + (throw,))
+    return s.evolve(pregame=pg)
+
+
+@handler("rps.reported")
+def _reported(s: TableState, e: Event) -> TableState:
+    return s.evolve(pregame=replace(s.pregame, report=(e.data["by"], e.data["winner"])))
+
+
+@handler("rps.decided")
+def _rps_decided(s: TableState, e: Event) -> TableState:
+    w = e.data["winner"]
+    return s.evolve(pregame=replace(s.pregame, rps_winner=w, chooser=w, report=None))
+
+
+@handler("duel.chosen")
+def _chosen(s: TableState, e: Event) -> TableState:
+    return s.evolve(pregame=replace(s.pregame, first=e.data["first"]))
+
+
+@handler("duel.drawn")
+def _drawn(s: TableState, e: Event) -> TableState:
+    drawn = put(s.pregame.drawn, e.data["seat"], True)
+    return s.evolve(pregame=replace(s.pregame, drawn=drawn))
+
+
+@handler("duel.started")
+def _started(s: TableState, e: Event) -> TableState:
+    start = s.ruleset.starting_lp  # R3.2; the Extra Duel too (R5.2.1)
+    return s.evolve(
+        phase=DUEL,
+        lp=per_seat(start),
+        pending=(),
+        result=None,
+        window=None,
+        counters=per_seat({}),
+        tokens=per_seat(0),
+    )
+
+
+@handler("turn.started")
+def _turn_started(s: TableState, e: Event) -> TableState:
+    return s.evolve(turn=Turn(e.data["no"], e.data["player"], e.at_ms))
+
+
+@handler("turn.ended")
+def _turn_ended(s: TableState, e: Event) -> TableState:
+    return s
+
+
+@handler("time.stage")
+def _stage(s: TableState, e: Event) -> TableState:
+    t = replace(s.time, stage=e.data["stage"], extra_turn=e.data.get("extra_turn", 0))
+    extra = s.extra_duel or e.data["stage"] == EXTRA_DUEL
+    return s.evolve(time=t, extra_duel=extra)
+
+
+@handler("duel.ended")
+def _ended(s: TableState, e: Event) -> TableState:
+    res = PendingResult(e.data["duel"], e.data["winner"], e.data["reason"])
+    return s.evolve(
+        phase=DUEL_RESULT,
+        result=res,
+        counters=per_seat({}),
+        tokens=per_seat(0),
+        decks={k: replace(d, checked=False, ready=False) for k, d in s.decks.items()},
+    )
+
+
+@handler("result.confirmed")
+def _result_confirmed(s: TableState, e: Event) -> TableState:
+    if s.result is None:
+        return s
+    res = replace(s.result, confirmed=s.result.confirmed | {e.data["seat"]})
+    return s.evolve(result=res)
+
+
+@handler("duel.final")
+def _final(s: TableState, e: Event) -> TableState:
+    d = e.data
+    record = DuelRecord(d["duel"], d["winner"], d["reason"], d["extra"], dict(s.lp), e.at_ms)
+    wins = s.wins
+    if d["winner"] and not d["extra"]:  # an Extra Duel win is not a duel win (RULESETS)
+        wins = put(wins, d["winner"], wins[d["winner"]] + 1)
+    return s.evolve(
+        duels=s.duels + (record,), wins=wins, result=None, turn=None, duel_no=d["duel"] + 1
+    )
+
+
+@handler("window.opened")
+def _window(s: TableState, e: Event) -> TableState:
+    return s.evolve(phase=BETWEEN, window=Window(e.data["after_duel"], e.at_ms))
+
+
+@handler("match.decided")
+def _match_decided(s: TableState, e: Event) -> TableState:
+    final = bool(e.data.get("final"))
+    result = MatchResult(
+        winner=e.data["winner"],
+        reason=e.data["reason"],
+        decided=True,
+        confirmed=frozenset(SEATS) if final else frozenset(),
+    )
+    clock = s.clock
+    if clock.status in ("running", "paused"):
+        clock = replace(
+            clock, status="stopped", paused_ms=clock.paused_ms or e.at_ms, start_votes=frozenset()
+        )
+    return s.evolve(
+        phase=MATCH_OVER if final else MATCH_RESULT,
+        match=result,
+        clock=clock,
+        pending=(),
+        window=None,
+        turn=None if final else s.turn,
+    )
+
+
+@handler("match.confirmed")
+def _match_confirmed(s: TableState, e: Event) -> TableState:
+    m = replace(s.match, confirmed=s.match.confirmed | {e.data["seat"]})
+    return s.evolve(match=m, phase=MATCH_OVER if m.confirmed >= set(SEATS) else s.phase)
+
+
+@handler("match.new_voted")
+def _new_voted(s: TableState, e: Event) -> TableState:
+    return s.evolve(new_match_votes=s.new_match_votes | {e.data["seat"]})
+
+
+@handler("match.started")
+def _match_started(s: TableState, e: Event) -> TableState:
+    decks = {
+        k: Deck(registered=d.registered, confirmed=d.confirmed, current=d.registered)
+        for k, d in s.decks.items()
+    }  # R2.7
+    registered = all(d.registered and d.confirmed for d in decks.values())
+    fresh = type(s)()
+    return fresh.evolve(
+        code=s.code,
+        ruleset=s.ruleset,
+        created_ms=s.created_ms,
+        seats=s.seats,
+        match_no=e.data["match"],
+        phase=PREGAME if registered else REGISTRATION,
+        decks=decks,
+        lp=per_seat(s.ruleset.starting_lp),
+        next_entry=s.next_entry,
+        rolls=s.rolls,
+        calls=s.calls,
+        penalties=s.penalties,
+        flags=s.flags,
+        clock=replace(fresh.clock, duration_ms=s.ruleset.match_ms),
+        time=TimeOver(),
+    )
+
+
+@handler("deck.checked")
+def _deck_checked(s: TableState, e: Event) -> TableState:
+    seat = e.data["seat"]
+    deck = replace(s.decks[seat], checked=True, check_note=e.data["note"])
+    return s.evolve(decks=put(s.decks, seat, deck))
+
+
+@handler("side.exchanged")
+def _exchanged(s: TableState, e: Event) -> TableState:
+    return s  # counts are unchanged by construction (R6.8); the log keeps the exchange
+
+
+@handler("between.ready")
+def _ready(s: TableState, e: Event) -> TableState:
+    seat = e.data["seat"]
+    return s.evolve(decks=put(s.decks, seat, replace(s.decks[seat], ready=True)))

@@ -1,0 +1,292 @@
+"""The table's state: frozen dataclasses, replaced, never changed in place.
+
+Per-seat values are plain dicts keyed "A"/"B"; handlers always build new dicts, so a state
+once made is never altered."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .ruleset import RuleSet
+
+REGISTRATION = "registration"
+PREGAME = "pregame"
+DUEL = "duel"
+DUEL_RESULT = "duel_result"
+BETWEEN = "between"
+MATCH_RESULT = "match_result"
+MATCH_OVER = "match_over"
+
+CHECK_ITEMS = ("handshake", "side_shown", "shuffled", "cut")  # R6.1-R6.4
+
+
+def per_seat(value: Any) -> dict[str, Any]:
+    """A fresh {"A": value, "B": value}."""
+    return {"A": value, "B": value}
+
+
+def put(d: dict[str, Any], key: str, value: Any) -> dict[str, Any]:
+    """A copy of ``d`` with ``key`` set."""
+    new = dict(d)
+    new[key] = value
+    return new
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    name: str = ""
+    player_id: str = ""
+    joined: bool = False
+
+
+@dataclass(frozen=True)
+class Change:
+    """One seat's part of an LP entry."""
+
+    seat: str
+    kind: str  # damage | gain | cost | halve | set
+    amount: int = 0
+
+    def result(self, lp: int) -> int:
+        """The LP after this change; never below 0 (R1.4 ledger, R3.2)."""
+        if self.kind in ("damage", "cost"):
+            new = lp - self.amount
+        elif self.kind == "gain":
+            new = lp + self.amount
+        elif self.kind == "halve":
+            new = (lp + 1) // 2  # halving rounds up
+        else:  # set
+            new = self.amount
+        return max(0, new)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seat": self.seat, "kind": self.kind, "amount": self.amount}
+
+
+@dataclass(frozen=True)
+class Proposal:
+    entry: int
+    by: str
+    changes: tuple[Change, ...]
+    note: str
+    at_ms: int
+    confirmed_by: str | None = None  # confirmed, waiting for an earlier entry
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    entry: int
+    duel: int
+    turn: int
+    by: str
+    confirmed_by: str
+    changes: tuple[Change, ...]
+    note: str
+    lp: dict[str, int]
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class Dispute:
+    entry: int
+    proposal: Proposal
+    rejected_by: str
+    reason: str
+    at_ms: int
+    status: str = "open"  # open | applied | void
+    judge: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Counts:
+    main: int
+    extra: int
+    side: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {"main": self.main, "extra": self.extra, "side": self.side}
+
+
+@dataclass(frozen=True)
+class Deck:
+    registered: Counts | None = None  # declared at the start of the match (R2.7)
+    confirmed: bool = False  # the opponent saw it (R6.2)
+    current: Counts | None = None  # after side decking (R6.8)
+    checked: bool = False  # after-duel count check done (R7.5)
+    check_note: str = ""
+    ready: bool = False
+
+
+@dataclass(frozen=True)
+class Pregame:
+    checks: dict[str, frozenset[str]] = field(default_factory=lambda: per_seat(frozenset()))
+    picks: dict[str, str | None] = field(default_factory=lambda: per_seat(None))
+    throws: tuple[dict[str, str], ...] = ()
+    report: tuple[str, str] | None = None  # (reporting seat, winner)
+    rps_winner: str | None = None
+    chooser: str | None = None
+    first: str | None = None
+    drawn: dict[str, bool] = field(default_factory=lambda: per_seat(False))
+
+
+@dataclass(frozen=True)
+class Turn:
+    no: int
+    player: str
+    started_ms: int
+    flagged: bool = False
+
+
+@dataclass(frozen=True)
+class DuelRecord:
+    no: int
+    winner: str | None  # None: a draw (R3.3)
+    reason: str
+    extra: bool
+    lp: dict[str, int]
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class PendingResult:
+    duel: int
+    winner: str | None
+    reason: str
+    confirmed: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    winner: str | None = None  # None with decided=True: a drawn match
+    reason: str = ""
+    decided: bool = False
+    confirmed: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Clock:
+    status: str = "idle"  # idle | running | paused | expired
+    duration_ms: int = 0  # the limit plus every extension
+    started_ms: int | None = None
+    paused_ms: int | None = None  # when the current pause began
+    paused_total_ms: int = 0
+    start_votes: frozenset[str] = frozenset()
+
+    def remaining(self, now_ms: int) -> int:
+        """Time left at ``now_ms``; never negative."""
+        if self.started_ms is None:
+            return self.duration_ms
+        end = self.paused_ms if self.paused_ms is not None else now_ms
+        return max(0, self.duration_ms - (end - self.started_ms - self.paused_total_ms))
+
+    @property
+    def deadline_ms(self) -> int | None:
+        """The server time at which the clock reaches 0, while it runs."""
+        if self.status != "running" or self.started_ms is None:
+            return None
+        return self.started_ms + self.paused_total_ms + self.duration_ms
+
+
+@dataclass(frozen=True)
+class TimeOver:
+    called: bool = False
+    called_ms: int | None = None
+    during: str = ""  # the phase when time was called
+    stage: str | None = None  # finish_turn | extra_turns | sudden_death | extra_duel
+    extra_turn: int = 0
+
+
+@dataclass(frozen=True)
+class Window:
+    after_duel: int
+    started_ms: int
+    flagged: bool = False
+
+
+@dataclass(frozen=True)
+class Roll:
+    roll: int
+    kind: str  # coin | die
+    results: tuple[Any, ...]
+    by: str
+    at_ms: int
+    duel: int
+    void: bool = False
+
+
+@dataclass(frozen=True)
+class Call:
+    call: int
+    seat: str | None
+    reason: str
+    at_ms: int
+    status: str = "open"  # open | acknowledged | closed
+    judge: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Penalty:
+    seat: str
+    level: str
+    infraction: str
+    note: str
+    judge: str
+    duel: int
+    at_ms: int
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str  # turn_overtime | window_overtime | deck_check | exchange_refused
+    at_ms: int
+    duel: int
+    seat: str | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class TableState:
+    code: str = ""
+    ruleset: RuleSet = field(default_factory=RuleSet)
+    created_ms: int = 0
+    seats: dict[str, SeatInfo] = field(default_factory=lambda: per_seat(SeatInfo()))
+    match_no: int = 1
+    phase: str = REGISTRATION
+    duel_no: int = 1
+    extra_duel: bool = False  # the current/next duel is the Extra Duel (R5.2)
+    wins: dict[str, int] = field(default_factory=lambda: per_seat(0))
+    duels: tuple[DuelRecord, ...] = ()
+    lp: dict[str, int] = field(default_factory=lambda: per_seat(8000))
+    next_entry: int = 1
+    pending: tuple[Proposal, ...] = ()
+    ledger: tuple[LedgerEntry, ...] = ()
+    disputes: tuple[Dispute, ...] = ()
+    decks: dict[str, Deck] = field(default_factory=lambda: per_seat(Deck()))
+    pregame: Pregame = field(default_factory=Pregame)
+    turn: Turn | None = None
+    result: PendingResult | None = None
+    match: MatchResult = field(default_factory=MatchResult)
+    new_match_votes: frozenset[str] = frozenset()
+    clock: Clock = field(default_factory=Clock)
+    time: TimeOver = field(default_factory=TimeOver)
+    window: Window | None = None
+    rolls: tuple[Roll, ...] = ()
+    counters: dict[str, dict[str, int]] = field(default_factory=lambda: per_seat({}))
+    tokens: dict[str, int] = field(default_factory=lambda: per_seat(0))
+    calls: tuple[Call, ...] = ()
+    penalties: tuple[Penalty, ...] = ()
+    flags: tuple[Flag, ...] = ()
+
+    def evolve(self, **changes: Any) -> TableState:
+        """A copy with ``changes``."""
+        return replace(self, **changes)
+
+    @property
+    def created(self) -> bool:
+        return bool(self.code)
+
+
+EMPTY = TableState()

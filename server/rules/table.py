@@ -1,0 +1,101 @@
+"""The table as a whole: creation, seats, and the two functions everything goes through:
+``decide(state, cmd, args, actor, now, randbelow) -> events`` and ``apply(state, event)``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from . import clock, dice, judge, ledger, match  # noqa: F401  (register commands and handlers)
+from .base import (
+    COMMANDS,
+    DECIDERS,
+    HANDLERS,
+    SEATS,
+    SYSTEM,
+    Actor,
+    Event,
+    RandBelow,
+    RuleError,
+    Tx,
+    command,
+    handler,
+    require,
+)
+from .ruleset import RuleSet
+from .state import EMPTY, SeatInfo, TableState, per_seat, put
+
+MAX_NAME = 40
+
+
+def create_events(code: str, ruleset: RuleSet, now_ms: int) -> list[Event]:
+    """The first event of a new table's log."""
+    return [Event("table.created", {"code": code, "ruleset": ruleset.to_dict()}, now_ms)]
+
+
+def decide(
+    state: TableState,
+    cmd: str,
+    args: Mapping[str, Any],
+    actor: Actor,
+    now_ms: int,
+    randbelow: RandBelow,
+) -> list[Event]:
+    """The events a command produces, or a ``RuleError``; ``state`` is not changed."""
+    decider = DECIDERS.get(cmd)
+    if decider is None:
+        raise RuleError("unknown_command", f"Unknown command {cmd!r}.")
+    if actor.role not in COMMANDS[cmd]:
+        raise RuleError("forbidden", "You may not do that at this table.", command=cmd)
+    require(state.created, "no_such_table", "This table does not exist.")
+    if actor.role == "seat":
+        require(actor.seat in SEATS, "forbidden", "Only a player at this table can do that.")
+        require(state.seats[str(actor.seat)].joined, "forbidden", "Take your seat first.")
+    tx = Tx(state, actor, now_ms, randbelow)
+    decider(tx, args)
+    return tx.events
+
+
+def apply(state: TableState, event: Event) -> TableState:
+    """Apply one event; never fails (an unknown type leaves the state as it was)."""
+    fn = HANDLERS.get(event.type)
+    return fn(state, event) if fn else state
+
+
+def replay(events: Iterable[Event], state: TableState = EMPTY) -> TableState:
+    """Fold a log into a state."""
+    for event in events:
+        state = apply(state, event)
+    return state
+
+
+@command("seat.join", SYSTEM)
+def join(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A phone takes a free seat (the HTTP join issues its token)."""
+    seat = args.get("seat")
+    require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
+    require(not tx.state.seats[str(seat)].joined, "seat_taken", "That seat is taken.")
+    name = str(args.get("name") or "").strip()
+    require(0 < len(name) <= MAX_NAME, "invalid", f"A name has 1 to {MAX_NAME} characters.")
+    player_id = str(args.get("player_id") or "").strip()
+    require(len(player_id) <= MAX_NAME, "invalid", "The player ID is too long.")
+    tx.emit("seat.joined", seat=seat, name=name, player_id=player_id)
+
+
+@handler("table.created")
+def _created(s: TableState, e: Event) -> TableState:
+    rules = RuleSet.from_dict(e.data["ruleset"])
+    fresh = EMPTY.evolve(
+        code=e.data["code"],
+        ruleset=rules,
+        created_ms=e.at_ms,
+        lp=per_seat(rules.starting_lp),
+    )
+    return fresh.evolve(clock=replace(fresh.clock, duration_ms=rules.match_ms))
+
+
+@handler("seat.joined")
+def _joined(s: TableState, e: Event) -> TableState:
+    info = SeatInfo(name=e.data["name"], player_id=e.data["player_id"], joined=True)
+    return s.evolve(seats=put(s.seats, e.data["seat"], info))

@@ -1,0 +1,151 @@
+"""What a phone sees: a JSON-able view of the state for one seat, or for spectators and judges.
+
+The only secret at a table is a rock-paper-scissors pick before both are in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import SEATS
+from .clock import next_due_ms
+from .state import Change, TableState
+
+
+def _changes(changes: tuple[Change, ...]) -> list[dict[str, Any]]:
+    return [c.to_dict() for c in changes]
+
+
+def view(s: TableState, seat: str | None = None) -> dict[str, Any]:
+    """The state as one viewer may see it."""
+    pg = s.pregame
+    clock = s.clock
+    return {
+        "code": s.code,
+        "ruleset": s.ruleset.to_dict(),
+        "match_no": s.match_no,
+        "seats": {
+            k: {"name": v.name, "player_id": v.player_id, "joined": v.joined}
+            for k, v in s.seats.items()
+        },
+        "phase": s.phase,
+        "duel_no": s.duel_no,
+        "extra_duel": s.extra_duel,
+        "wins": dict(s.wins),
+        "duels": [
+            {"no": d.no, "winner": d.winner, "reason": d.reason, "extra": d.extra,
+             "lp": dict(d.lp), "at_ms": d.at_ms}
+            for d in s.duels
+        ],
+        "lp": dict(s.lp),
+        "pending": [
+            {"entry": p.entry, "by": p.by, "changes": _changes(p.changes), "note": p.note,
+             "at_ms": p.at_ms, "confirmed": p.confirmed_by is not None}
+            for p in s.pending
+        ],
+        "ledger": [
+            {"entry": r.entry, "duel": r.duel, "turn": r.turn, "by": r.by,
+             "confirmed_by": r.confirmed_by, "changes": _changes(r.changes), "note": r.note,
+             "lp": dict(r.lp), "at_ms": r.at_ms}
+            for r in s.ledger
+        ],
+        "disputes": [
+            {"entry": d.entry, "by": d.proposal.by, "changes": _changes(d.proposal.changes),
+             "note": d.proposal.note, "rejected_by": d.rejected_by, "reason": d.reason,
+             "status": d.status, "judge": d.judge, "at_ms": d.at_ms}
+            for d in s.disputes
+        ],
+        "decks": {
+            k: {
+                "declared": d.registered.to_dict() if d.registered else None,
+                "confirmed": d.confirmed,
+                "current": d.current.to_dict() if d.current else None,
+                "checked": d.checked,
+                "ready": d.ready,
+            }
+            for k, d in s.decks.items()
+        },
+        "pregame": {
+            "checks": {k: sorted(v) for k, v in pg.checks.items()},
+            "picked": {k: pg.picks[k] is not None for k in SEATS},
+            "my_pick": pg.picks.get(seat) if seat else None,
+            "throws": list(pg.throws),
+            "report": {"by": pg.report[0], "winner": pg.report[1]} if pg.report else None,
+            "rps_winner": pg.rps_winner,
+            "chooser": pg.chooser,
+            "first": pg.first,
+            "drawn": dict(pg.drawn),
+        },
+        "turn": (
+            {"no": s.turn.no, "player": s.turn.player, "started_ms": s.turn.started_ms}
+            if s.turn
+            else None
+        ),
+        "result": (
+            {"duel": s.result.duel, "winner": s.result.winner, "reason": s.result.reason,
+             "confirmed": {k: k in s.result.confirmed for k in SEATS}}
+            if s.result
+            else None
+        ),
+        "match": {
+            "decided": s.match.decided,
+            "winner": s.match.winner,
+            "reason": s.match.reason,
+            "confirmed": {k: k in s.match.confirmed for k in SEATS},
+        },
+        "new_match_votes": sorted(s.new_match_votes),
+        "clock": {
+            "status": clock.status,
+            "duration_ms": clock.duration_ms,
+            "deadline_ms": clock.deadline_ms,
+            "remaining_ms": clock.remaining(clock.paused_ms or 0)
+            if clock.status in ("paused", "expired", "stopped")
+            else (clock.duration_ms if clock.status == "idle" else None),
+            "start_votes": sorted(clock.start_votes),
+        },
+        "time": {
+            "called": s.time.called,
+            "called_ms": s.time.called_ms,
+            "during": s.time.during,
+            "stage": s.time.stage,
+            "extra_turn": s.time.extra_turn,
+            "extra_turns": s.ruleset.extra_turns,
+            "extra_duel_turns": s.ruleset.extra_duel_turns,
+        },
+        "window": (
+            {"after_duel": s.window.after_duel, "started_ms": s.window.started_ms,
+             "limit_ms": s.ruleset.window_seconds * 1000, "flagged": s.window.flagged}
+            if s.window
+            else None
+        ),
+        "rolls": [
+            {"roll": r.roll, "kind": r.kind, "results": list(r.results), "by": r.by,
+             "at_ms": r.at_ms, "duel": r.duel, "void": r.void}
+            for r in s.rolls[-10:]
+        ],
+        "counters": {k: dict(v) for k, v in s.counters.items()},
+        "tokens": dict(s.tokens),
+        "calls": [
+            {"call": c.call, "seat": c.seat, "reason": c.reason, "status": c.status,
+             "judge": c.judge, "note": c.note, "at_ms": c.at_ms}
+            for c in s.calls
+        ],
+        "penalties": [
+            {"seat": p.seat, "level": p.level, "infraction": p.infraction, "note": p.note,
+             "judge": p.judge, "duel": p.duel, "at_ms": p.at_ms}
+            for p in s.penalties
+        ],
+        "flags": [
+            {"kind": f.kind, "seat": f.seat, "duel": f.duel, "detail": f.detail, "at_ms": f.at_ms}
+            for f in s.flags
+        ],
+        "next_due_ms": next_due_ms(s),
+    }
+
+
+def event_for(envelope: dict[str, Any], seat: str | None) -> dict[str, Any]:
+    """An event envelope as ``seat`` may see it: another seat's secret pick is hidden."""
+    if envelope.get("type") == "rps.picked" and envelope.get("data", {}).get("seat") != seat:
+        data = dict(envelope["data"])
+        data["hand"] = None
+        return {**envelope, "data": data}
+    return envelope
