@@ -44,6 +44,7 @@ SEATS = ("A", "B")
 # Striped locks: bounded memory whatever the number of tables; two tables sharing a stripe only
 # wait for each other's (sub-millisecond) commit.
 LOCK_STRIPES = 1024
+SYSTEM = Actor(role="system")
 
 
 def canonical(code: str, seq: int, type_: str, data: Any, actor: Any, at_ms: int) -> str:
@@ -418,7 +419,7 @@ class EventStore:
             elif seats[seat].joined:
                 raise AppError("seat_taken", f"Seat {seat} is taken.", status=409)
             args = {"seat": seat, "name": name, "player_id": player_id}
-            events = decide(tx.snap.state, "seat.join", args, Actor(role="system"), now_ms, self.randbelow)
+            events = decide(tx.snap.state, "seat.join", args, SYSTEM, now_ms, self.randbelow)
             self._write(tx, events, None)
             SeatRow.create(
                 table=tx.table.id,
@@ -428,4 +429,3 @@ class EventStore:
                 player_id=player_id,
             )
             return Joined(seat, token, tx.snap.seq), list(tx.written)
-

@@ -1,0 +1,190 @@
+"""HTTP routes of docs/protocol.md, the one JSON error shape, and the security headers."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from typing import Any
+
+import segno
+from flask import Blueprint, Flask, Response, jsonify, request
+from marshmallow import Schema, ValidationError
+from werkzeug.exceptions import HTTPException
+
+from server import services
+from server.errors import AppError, error_body
+from server.rules import RuleError, event_for, get_ruleset, view
+
+from .schemas import CreateTableSchema, JoinSchema
+
+log = logging.getLogger(__name__)
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+}
+# RuleError codes that are about the input rather than the table's state.
+BAD_REQUEST_CODES = {"unknown_ruleset", "invalid"}
+
+
+def jsonable(details: Any) -> Any:
+    """Marshmallow's messages with every key a string (list indexes come as ints)."""
+    if isinstance(details, dict):
+        return {str(k): jsonable(v) for k, v in details.items()}
+    if isinstance(details, list | tuple):
+        return [jsonable(v) for v in details]
+    return details
+
+
+def error_response(
+    status: int, code: str, message: str = "", details: dict[str, Any] | None = None
+) -> Response:
+    response = jsonify(error_body(code, message, jsonable(details)))
+    response.status_code = status
+    return response
+
+
+def rate_limit() -> None:
+    """Refuse a client address that opens or joins tables too fast (codes are not guessable)."""
+    if not services().http_limiter.take(request.remote_addr or "?"):
+        raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
+
+
+def load_body(schema: Schema) -> dict[str, Any]:
+    """The request's JSON object, loaded by `schema`; an empty body is `{}`."""
+    if not request.get_data(cache=True):
+        body: Any = {}
+    else:
+        body = request.get_json(silent=True)
+        if body is None:
+            raise AppError("bad_json", "The body is not valid JSON.")
+    if not isinstance(body, dict):
+        raise AppError("invalid", "The body must be a JSON object.")
+    return schema.load(body)
+
+
+def public_state(code: str) -> tuple[int, dict[str, Any]]:
+    snap = services().store.snapshot(code)
+    return snap.seq, {**view(snap.state, None), "seq": snap.seq}
+
+
+@bp.post("/tables")
+def create_table() -> tuple[Response, int, dict[str, str]]:
+    """Open a new table."""
+    rate_limit()
+    body = load_body(CreateTableSchema())
+    overrides = {"match_minutes": body["match_minutes"]} if "match_minutes" in body else {}
+    ruleset = get_ruleset(body.get("ruleset", "ocg-2008"), **overrides)
+    found = services()
+    code = found.store.create_table(ruleset, found.clock())
+    found.hub.publish(code, 1)
+    join_url = f"/t/{code}"
+    return jsonify({"code": code, "join_url": join_url}), 201, {"Location": join_url}
+
+
+@bp.get("/tables/<code>")
+def get_table(code: str) -> Response:
+    """The public view of a table."""
+    rate_limit()
+    seq, state = public_state(code.upper())
+    return jsonify({"code": code.upper(), "seq": seq, "state": state})
+
+
+@bp.post("/tables/<code>/join")
+def join_table(code: str) -> tuple[Response, int]:
+    """Take a seat; the token is shown only in this answer."""
+    rate_limit()
+    code = code.upper()
+    body = load_body(JoinSchema())
+    found = services()
+    joined, _events = found.store.join(
+        code, body.get("seat"), body["name"], body["player_id"], found.clock()
+    )
+    found.hub.publish(code, joined.seq)
+    return jsonify({"seat": joined.seat, "token": joined.token, "seq": joined.seq}), 201
+
+
+@bp.get("/tables/<code>/qr.svg")
+def table_qr(code: str) -> Response:
+    """A QR code of the table's join link."""
+    code = code.upper()
+    if not services().store.exists(code):
+        raise AppError("no_such_table", "No table has this code.", status=404)
+    buffer = io.BytesIO()
+    segno.make(f"{request.host_url}t/{code}", error="m").save(
+        buffer, kind="svg", scale=4, border=2, xmldecl=False
+    )
+    return Response(buffer.getvalue(), mimetype="image/svg+xml")
+
+
+@bp.get("/tables/<code>/log")
+def table_log(code: str) -> Response:
+    """The whole event log, each entry with its chain hashes (secret picks hidden)."""
+    rate_limit()
+    code = code.upper()
+    events = [event_for(entry, None) for entry in services().store.log(code)]
+    return jsonify({"code": code, "events": events})
+
+
+@bp.get("/time")
+def server_time() -> Response:
+    """The server's clock, for phones to estimate their offset."""
+    return jsonify({"now_ms": services().clock()})
+
+
+def handle_app_error(exc: AppError) -> Response:
+    return error_response(exc.status, exc.code, exc.message, exc.details)
+
+
+def handle_rule_error(exc: RuleError) -> Response:
+    status = 400 if exc.code in BAD_REQUEST_CODES else 409
+    return error_response(status, exc.code, exc.message, dict(exc.details))
+
+
+def handle_validation_error(exc: ValidationError) -> Response:
+    details = exc.messages if isinstance(exc.messages, dict) else {"_schema": exc.messages}
+    return error_response(400, "invalid", "Some fields are not valid.", details)
+
+
+def handle_http_error(exc: HTTPException) -> Response:
+    response = exc.get_response()  # keeps headers such as Allow
+    code = "not_found" if exc.code == 404 else (exc.name or "error").lower().replace(" ", "_")
+    response.set_data(json.dumps(error_body(code, exc.description or "")))
+    response.mimetype = "application/json"
+    return response
+
+
+def handle_unexpected(exc: Exception) -> Response:
+    log.exception("unexpected error on %s %s", request.method, request.path)
+    return error_response(500, "internal", "Something went wrong on the server.")
+
+
+def add_security_headers(response: Response) -> Response:
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    if request.path.startswith("/api/"):
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+def init_app(app: Flask) -> None:
+    """Register the routes, the error handlers and the headers on `app`."""
+    app.register_blueprint(bp)
+    app.register_error_handler(AppError, handle_app_error)
+    app.register_error_handler(RuleError, handle_rule_error)
+    app.register_error_handler(ValidationError, handle_validation_error)
+    app.register_error_handler(HTTPException, handle_http_error)
+    app.register_error_handler(Exception, handle_unexpected)
+    app.after_request(add_security_headers)

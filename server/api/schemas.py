@@ -1,0 +1,340 @@
+"""Every inbound message, HTTP body and command's arguments, as marshmallow schemas.
+
+Input is loaded here and nowhere else: numbers are whole and bounded, text is trimmed, stripped
+of control characters and capped, and unknown fields are refused (marshmallow's default).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+
+MAX_INT = 1_000_000
+NAME_MAX = 40
+NOTE_MAX = 200
+ID_MAX = 100
+SEATS = ("A", "B")
+
+# C0/C1 controls, and the bidirectional overrides that could disguise a name or a note.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean_text(value: str) -> str:
+    """Drop control characters and surrounding blanks."""
+    return _CONTROL.sub("", value).strip()
+
+
+class Text(fields.String):
+    """A string with control characters removed, trimmed, and at most `max_length` long."""
+
+    def __init__(self, max_length: int = NOTE_MAX, min_length: int = 0, **kwargs: Any) -> None:
+        validators = [validate.Length(min=min_length, max=max_length)]
+        super().__init__(validate=validators, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        return clean_text(super()._deserialize(value, attr, data, **kwargs))
+
+
+class Int(fields.Integer):
+    """A whole number (never a bool, a float or a string) within [low, high]."""
+
+    def __init__(self, low: int = -MAX_INT, high: int = MAX_INT, **kwargs: Any) -> None:
+        super().__init__(strict=True, validate=validate.Range(min=low, max=high), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, bool):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class Bool(fields.Boolean):
+    """Only JSON true or false."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+def Seat(**kwargs: Any) -> fields.String:  # noqa: N802 - reads like the other field classes
+    """ "A" or "B"."""
+    return fields.String(validate=validate.OneOf(SEATS), **kwargs)
+
+
+def Choice(*options: str, **kwargs: Any) -> fields.String:  # noqa: N802
+    """One of the given strings."""
+    return fields.String(validate=validate.OneOf(options), **kwargs)
+
+
+def Note() -> Text:  # noqa: N802
+    return Text(NOTE_MAX)
+
+
+# -- websocket messages --------------------------------------------------------------------
+
+
+class HelloSchema(Schema):
+    type = fields.Constant("hello")
+    token = Text(ID_MAX, allow_none=True)
+    since = Int(0, 2**53, allow_none=True)
+
+
+class CommandSchema(Schema):
+    type = fields.Constant("command")
+    id = Text(ID_MAX, min_length=1, required=True)
+    cmd = Text(NAME_MAX, min_length=1, required=True)
+    args = fields.Dict(keys=fields.String(), load_default=dict)
+
+
+class PingSchema(Schema):
+    type = fields.Constant("ping")
+    t = Int(-(2**53), 2**53, required=True)
+
+
+MESSAGE_SCHEMAS: dict[str, Schema] = {
+    "hello": HelloSchema(),
+    "command": CommandSchema(),
+    "ping": PingSchema(),
+}
+
+
+# -- HTTP bodies ---------------------------------------------------------------------------
+
+
+class CreateTableSchema(Schema):
+    ruleset = Text(NAME_MAX, min_length=1)
+    match_minutes = Int(1, 600)
+
+
+class JoinSchema(Schema):
+    seat = Seat(allow_none=True)
+    name = Text(NAME_MAX, min_length=1, required=True)
+    player_id = Text(NAME_MAX, load_default="")
+
+
+# -- command arguments ---------------------------------------------------------------------
+
+
+class Empty(Schema):
+    pass
+
+
+class ChangeSchema(Schema):
+    seat = Seat(required=True)
+    kind = Choice("damage", "gain", "cost", "halve", "set", required=True)
+    amount = Int(0, MAX_INT)
+
+
+class ChangesSchema(Schema):
+    changes = fields.List(
+        fields.Nested(ChangeSchema), required=True, validate=validate.Length(min=1, max=2)
+    )
+    note = Note()
+
+
+class ProposeSchema(Schema):
+    """The full form (`changes`) or the short one (`seat` + `delta`), never both."""
+
+    changes = fields.List(fields.Nested(ChangeSchema), validate=validate.Length(min=1, max=2))
+    seat = Seat()
+    delta = Int()
+    note = Note()
+
+    @validates_schema
+    def _one_form(self, data: dict[str, Any], **kwargs: Any) -> None:
+        short = "seat" in data or "delta" in data
+        if "changes" in data and short:
+            raise ValidationError("Give either changes or seat and delta.", "changes")
+        if "changes" not in data:
+            if not ("seat" in data and "delta" in data):
+                raise ValidationError("Give changes, or seat and delta.", "changes")
+            if data["delta"] == 0:
+                raise ValidationError("A change of 0 changes nothing.", "delta")
+
+    @post_load
+    def _expand(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        if "changes" in data:
+            return data
+        delta = data.pop("delta")
+        kind = "damage" if delta < 0 else "gain"
+        data["changes"] = [{"seat": data.pop("seat"), "kind": kind, "amount": abs(delta)}]
+        return data
+
+
+class EntrySchema(Schema):
+    entry = Int(1, MAX_INT, required=True)
+
+
+class RejectSchema(EntrySchema):
+    reason = Note()
+
+
+class DeckDeclareSchema(Schema):
+    main = Int(0, MAX_INT, required=True)
+    extra = Int(0, MAX_INT, required=True)
+    side = Int(0, MAX_INT, required=True)
+
+
+class SeatArgSchema(Schema):
+    seat = Seat(required=True)
+
+
+class PregameCheckSchema(Schema):
+    items = fields.List(
+        Choice("handshake", "side_shown", "shuffled", "cut"), validate=validate.Length(max=4)
+    )
+
+
+class RpsPickSchema(Schema):
+    hand = Choice("rock", "paper", "scissors", required=True)
+
+
+class WinnerSchema(Schema):
+    winner = Seat(required=True)
+
+
+class OrderSchema(Schema):
+    order = Choice("first", "second", required=True)
+
+
+class TurnSchema(Schema):
+    turn = Int(0, MAX_INT, required=True)
+
+
+class DuelSchema(Schema):
+    duel = Int(1, MAX_INT, required=True)
+
+
+class DisputeResultSchema(DuelSchema):
+    reason = Note()
+
+
+class DeckCheckSchema(Schema):
+    ok = Bool(required=True)
+    note = Note()
+
+
+class InOutSchema(Schema):
+    in_ = Int(0, MAX_INT, data_key="in", attribute="in", load_default=0)
+    out = Int(0, MAX_INT, load_default=0)
+
+
+class SideExchangeSchema(Schema):
+    main = fields.Nested(InOutSchema)
+    extra = fields.Nested(InOutSchema)
+
+
+class ExtendSchema(Schema):
+    minutes = Int(-MAX_INT, MAX_INT)
+    seconds = Int(-MAX_INT, MAX_INT)
+    reason = Note()
+
+    @validates_schema
+    def _one_unit(self, data: dict[str, Any], **kwargs: Any) -> None:
+        if ("minutes" in data) == ("seconds" in data):
+            raise ValidationError("Give minutes or seconds.", "minutes")
+
+
+class CountSchema(Schema):
+    count = Int(1, 3)
+
+
+class CounterChangeSchema(Schema):
+    name = Text(NAME_MAX, min_length=1, required=True)
+    delta = Int(required=True)
+
+
+class CounterClearSchema(Schema):
+    name = Text(NAME_MAX, min_length=1)
+
+
+class DeltaSchema(Schema):
+    delta = Int(required=True)
+
+
+class ReasonSchema(Schema):
+    reason = Note()
+
+
+class CallSchema(Schema):
+    call = Int(1, MAX_INT, required=True)
+    note = Note()
+
+
+class SettleSchema(Schema):
+    entry = Int(1, MAX_INT, required=True)
+    action = Choice("apply", "void", required=True)
+    note = Note()
+
+
+class PenaltySchema(Schema):
+    seat = Seat(required=True)
+    level = Text(NAME_MAX, min_length=1, required=True)
+    infraction = Text(NAME_MAX, min_length=1, required=True)
+    note = Note()
+
+
+class ResultSetSchema(Schema):
+    """A duel's result (`duel`, `winner`) or the match's (`match_winner`)."""
+
+    duel = Int(1, MAX_INT)
+    winner = Seat(allow_none=True)
+    match_winner = Seat(allow_none=True)
+    note = Note()
+
+    @validates_schema
+    def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
+        duel_form = "duel" in data or "winner" in data
+        if duel_form == ("match_winner" in data):
+            raise ValidationError("Give duel and winner, or match_winner.", "winner")
+        if duel_form and "winner" not in data:
+            raise ValidationError("Missing data for required field.", "winner")
+
+
+class RollVoidSchema(Schema):
+    roll = Int(1, MAX_INT, required=True)
+    note = Note()
+
+
+COMMAND_SCHEMAS: dict[str, Schema] = {
+    "lp.propose": ProposeSchema(),
+    "lp.confirm": EntrySchema(),
+    "lp.reject": RejectSchema(),
+    "lp.withdraw": EntrySchema(),
+    "deck.declare": DeckDeclareSchema(),
+    "deck.confirm": SeatArgSchema(),
+    "pregame.check": PregameCheckSchema(),
+    "rps.pick": RpsPickSchema(),
+    "rps.report": WinnerSchema(),
+    "rps.confirm": Empty(),
+    "duel.choose": OrderSchema(),
+    "duel.draw": Empty(),
+    "turn.end": TurnSchema(),
+    "duel.concede": Empty(),
+    "result.confirm": DuelSchema(),
+    "result.dispute": DisputeResultSchema(),
+    "deck.check": DeckCheckSchema(),
+    "side.exchange": SideExchangeSchema(),
+    "between.ready": Empty(),
+    "match.confirm": Empty(),
+    "match.new": Empty(),
+    "clock.start": Empty(),
+    "clock.pause": Empty(),
+    "clock.resume": Empty(),
+    "clock.extend": ExtendSchema(),
+    "coin.toss": CountSchema(),
+    "die.roll": CountSchema(),
+    "counter.change": CounterChangeSchema(),
+    "counter.clear": CounterClearSchema(),
+    "token.change": DeltaSchema(),
+    "judge.call": ReasonSchema(),
+    "judge.ack": CallSchema(),
+    "judge.close": CallSchema(),
+    "dispute.settle": SettleSchema(),
+    "lp.correct": ChangesSchema(),
+    "penalty.record": PenaltySchema(),
+    "result.set": ResultSetSchema(),
+    "roll.void": RollVoidSchema(),
+}

@@ -1,0 +1,311 @@
+"""The table websocket, `/ws/table/<code>`: hello/welcome, command/reply, update, ping/pong.
+
+Each socket has one reader (the request's own thread or greenlet, handling messages in order)
+and one writer (a thread draining an outbound queue), so replies and broadcasts never
+interleave their frames. The hub only says "table X is at seq N"; the writer reads what this
+viewer has not seen yet from the database and sends it as one `update`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Flask, current_app, request
+from flask_sock import Sock
+from marshmallow import ValidationError
+from simple_websocket import ConnectionClosed
+
+from server import Services, services
+from server.errors import AppError, error_body
+from server.rules import COMMANDS, Actor, RuleError, event_for, view
+
+from .http import jsonable
+from .ratelimit import TokenBucket
+from .schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS
+
+log = logging.getLogger(__name__)
+
+sock = Sock()
+
+MAX_REPLAY = 500
+CLOSE_POLICY = 1008
+CLOSE_BAD_TOKEN = 4001
+CLOSE_NO_TABLE = 4004
+SPECTATOR = Actor(role="spectator")
+
+
+def origin_allowed(origin: str | None, host: str, allowed: list[str]) -> bool:
+    """Same host as the server, or listed; no Origin at all is a non-browser client."""
+    if not origin:
+        return True
+    if origin in allowed or "*" in allowed:
+        return True
+    return urlsplit(origin).netloc.lower() == host.lower()
+
+
+class _SendAll:
+    """Make the socket's `send` write everything: a partial send would corrupt the stream."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def send(self, data: bytes) -> int:
+        self._raw.sendall(data)
+        return len(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+
+class Connection:
+    """One socket at one table: its viewer, its outbound queue and its writer."""
+
+    def __init__(self, ws: Any, code: str, found: Services, config: dict[str, Any]) -> None:
+        self.ws = ws
+        self.code = code
+        self.store = found.store
+        self.hub = found.hub
+        self.clock = found.clock
+        self.actor = SPECTATOR
+        self.welcomed = False
+        self.subscribed = False
+        self.last_seq = 0  # owned by the writer
+        self.bucket = TokenBucket(config["WS_RATE_PER_SECOND"], config["WS_RATE_BURST"])
+        self.outbox: queue.Queue[tuple[str, Any] | None] = queue.Queue()
+        self.writer = threading.Thread(target=self._write_loop, name=f"ws-writer-{code}")
+        self.alive = True
+
+    # -- the writer ----------------------------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message for the writer."""
+        self.outbox.put(("send", message))
+
+    def _on_publish(self, code: str, seq: int) -> None:
+        self.outbox.put(("sync", seq))
+
+    def _write_loop(self) -> None:
+        while True:
+            item = self.outbox.get()
+            if item is None:
+                return
+            kind, payload = item
+            try:
+                if kind == "send":
+                    self._send_now(payload)
+                elif kind == "welcome":
+                    self._welcome(payload)
+                elif kind == "sync" and self.welcomed and payload > self.last_seq:
+                    self._update()
+            except (ConnectionClosed, OSError):
+                self.alive = False
+                return
+            except Exception:
+                log.exception("websocket writer failed at table %s", self.code)
+                try:
+                    self._send_now({"type": "error", "error": error_body("internal")})
+                except Exception:
+                    self.alive = False
+                    return
+
+    def _send_now(self, message: dict[str, Any]) -> None:
+        self.ws.send(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
+
+    def _view(self, state: Any, seq: int) -> dict[str, Any]:
+        return {**view(state, self.actor.seat), "seq": seq}
+
+    def _events(self, since: int, upto: int) -> list[dict[str, Any]]:
+        if since >= upto or upto - since > MAX_REPLAY:
+            return []
+        rows = self.store.events_since(self.code, since, limit=upto - since)
+        return [event_for(env, self.actor.seat) for env in rows]
+
+    def _welcome(self, since: int | None) -> None:
+        snap = self.store.snapshot(self.code)
+        events = self._events(since, snap.seq) if since is not None else []
+        self.last_seq = snap.seq
+        self.welcomed = True
+        self._send_now(
+            {
+                "type": "welcome",
+                "role": self.actor.role,
+                "seat": self.actor.seat,
+                "now_ms": self.clock(),
+                "seq": snap.seq,
+                "events": events,
+                "state": self._view(snap.state, snap.seq),
+            }
+        )
+
+    def _update(self) -> None:
+        snap = self.store.snapshot(self.code)
+        if snap.seq <= self.last_seq:
+            return
+        events = self._events(self.last_seq, snap.seq)
+        self.last_seq = snap.seq
+        self._send_now(
+            {
+                "type": "update",
+                "seq": snap.seq,
+                "events": events,
+                "state": self._view(snap.state, snap.seq),
+            }
+        )
+
+    # -- the reader ----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Serve the socket until it closes."""
+        self.writer.start()
+        try:
+            while self.alive:
+                raw = self.ws.receive()
+                if raw is None:
+                    continue
+                try:
+                    if not self.handle(raw):
+                        break
+                except Exception:
+                    log.exception("websocket message failed at table %s", self.code)
+                    self.send({"type": "error", "error": error_body("internal")})
+        finally:
+            if self.subscribed:
+                self.hub.unsubscribe(self.code, self._on_publish)
+            self.outbox.put(None)
+            self.writer.join(timeout=10)
+
+    def handle(self, raw: str | bytes) -> bool:
+        """Handle one message; False closes the socket."""
+        try:
+            message = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            self.send({"type": "error", "error": error_body("bad_json", "Not valid JSON.")})
+            return True
+        if not isinstance(message, dict):
+            self.send(
+                {"type": "error", "error": error_body("bad_json", "A message is a JSON object.")}
+            )
+            return True
+        kind = message.get("type")
+        ref = message.get("id") if kind == "command" else None
+        ref = ref if isinstance(ref, str) else None
+        if not self.bucket.take():
+            self._refuse(ref, "rate_limited", "Too many messages; slow down.")
+            return True
+        schema = MESSAGE_SCHEMAS.get(kind) if isinstance(kind, str) else None
+        if schema is None:
+            self._refuse(ref, "unknown_type", f"Unknown message type {kind!r}.")
+            return True
+        try:
+            body = schema.load(message)
+        except ValidationError as exc:
+            self._refuse(ref, "invalid", "Some fields are not valid.", jsonable(exc.messages))
+            return True
+        if kind == "ping":
+            self.send({"type": "pong", "t": body["t"], "now_ms": self.clock()})
+            return True
+        if kind == "hello":
+            return self.hello(body.get("token"), body.get("since"))
+        self.command(body["id"], body["cmd"], body["args"])
+        return True
+
+    def _refuse(
+        self, ref: str | None, code: str, message: str, details: dict[str, Any] | None = None
+    ) -> None:
+        error = error_body(code, message, details)
+        if ref is not None:
+            self.send({"type": "reply", "re": ref, "ok": False, "error": error})
+        else:
+            self.send({"type": "error", "error": error})
+
+    def hello(self, token: str | None, since: int | None) -> bool:
+        """Authenticate (a seat token, or none for a spectator), subscribe, queue a welcome."""
+        if token:
+            actor = self.store.seat_actor(self.code, token)
+            if actor is None:
+                self.send({"type": "error", "error": error_body("bad_token", "Unknown token.")})
+                self._close(CLOSE_BAD_TOKEN, "bad token")
+                return False
+            self.actor = actor
+        else:
+            self.actor = SPECTATOR
+        if not self.subscribed:
+            # Subscribe before reading the state, so nothing committed in between is missed.
+            self.hub.subscribe(self.code, self._on_publish)
+            self.subscribed = True
+        self.outbox.put(("welcome", since))
+        return True
+
+    def _close(self, code: int, reason: str) -> None:
+        # Let the writer flush what is queued (the error frame) before the close frame.
+        self.outbox.put(None)
+        self.writer.join(timeout=10)
+        try:
+            self.ws.close(reason=code, message=reason)
+        except ConnectionClosed:
+            pass
+
+    def command(self, ref: str, cmd: str, args: dict[str, Any]) -> None:
+        """Check, decide and store one command; reply exactly once."""
+        if not self.subscribed:
+            self._refuse(ref, "hello_first", "Send hello before any command.")
+            return
+        roles, schema = COMMANDS.get(cmd), COMMAND_SCHEMAS.get(cmd)
+        if roles is None:
+            self._refuse(ref, "unknown_command", f"Unknown command {cmd!r}.")
+            return
+        if self.actor.role not in roles:
+            self._refuse(ref, "forbidden", "You may not do that here.")
+            return
+        if schema is None:
+            log.error("command %s has no argument schema", cmd)
+            self._refuse(ref, "unknown_command", f"Unknown command {cmd!r}.")
+            return
+        try:
+            loaded = schema.load(args)
+        except ValidationError as exc:
+            self._refuse(ref, "invalid", "Some arguments are not valid.", jsonable(exc.messages))
+            return
+        try:
+            result = self.store.append(self.code, cmd, loaded, self.actor, ref, self.clock())
+        except RuleError as exc:
+            self._refuse(ref, exc.code, exc.message, jsonable(dict(exc.details)))
+            return
+        except AppError as exc:
+            self._refuse(ref, exc.code, exc.message, exc.details)
+            return
+        reply: dict[str, Any] = {"type": "reply", "re": ref, "ok": True, "seq": result.seq}
+        if result.duplicate:
+            reply["duplicate"] = True
+        self.send(reply)
+        if result.events:
+            self.hub.publish(self.code, result.seq)
+
+
+@sock.route("/ws/table/<code>")
+def table_socket(ws: Any, code: str) -> None:
+    """A phone, a judge or a spectator watching one table."""
+    found = services()
+    config = current_app.config
+    code = code.upper()
+    if hasattr(ws, "sock"):
+        ws.sock = _SendAll(ws.sock)
+    if not origin_allowed(request.headers.get("Origin"), request.host, config["ALLOWED_ORIGINS"]):
+        ws.send(json.dumps({"type": "error", "error": error_body("bad_origin", "Origin refused.")}))
+        ws.close(reason=CLOSE_POLICY, message="origin not allowed")
+        return
+    if not found.store.exists(code):
+        ws.send(json.dumps({"type": "error", "error": error_body("no_such_table")}))
+        ws.close(reason=CLOSE_NO_TABLE, message="no such table")
+        return
+    Connection(ws, code, found, config).run()
+
+
+def init_app(app: Flask) -> None:
+    """Bind the websocket routes to `app`."""
+    sock.init_app(app)
