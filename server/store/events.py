@@ -178,6 +178,10 @@ class EventStore:
         self.randbelow = randbelow
         self._cache = _LRU(cache_size)
         self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
+        # SQLite has one writer per file anyway. One lock for the process also keeps a green
+        # thread from waiting inside SQLite's busy handler (which blocks the whole worker) on
+        # a transaction that another green thread of the same worker holds.
+        self._sqlite_lock = threading.Lock()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -287,6 +291,8 @@ class EventStore:
     # -- writing -------------------------------------------------------------------------------
 
     def _lock(self, code: str) -> threading.Lock:
+        if is_sqlite(self.db):
+            return self._sqlite_lock
         return self._locks[zlib.crc32(code.encode("utf-8")) % LOCK_STRIPES]
 
     @contextmanager

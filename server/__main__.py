@@ -1,0 +1,47 @@
+"""Command line: `python -m server [serve]`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+GUNICORN_CONF = Path(__file__).with_name("gunicorn_conf.py")
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Serve with gunicorn and its gevent worker (replaces this process)."""
+    if args.host:
+        os.environ["HOST"] = args.host
+    if args.port:
+        os.environ["PORT"] = str(args.port)
+    if args.workers:
+        os.environ["WEB_CONCURRENCY"] = str(args.workers)
+    command = [sys.executable, "-m", "gunicorn", "-c", str(GUNICORN_CONF)]
+    os.execv(sys.executable, command)
+    return 0  # not reached
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m server", description="Duel Table server")
+    commands = parser.add_subparsers(dest="command")
+    serve_parser = commands.add_parser("serve", help="serve HTTP and websockets (the default)")
+    serve_parser.add_argument("--host", help="address to listen on (HOST, default 0.0.0.0)")
+    serve_parser.add_argument("--port", type=int, help="port (PORT, default 8000)")
+    serve_parser.add_argument("--workers", type=int, help="worker processes (WEB_CONCURRENCY)")
+    serve_parser.set_defaults(handler=serve)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen subcommand; with none, serve."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["serve", *(argv or [])])
+    return args.handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
