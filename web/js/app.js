@@ -1,0 +1,270 @@
+// The router and the home and join screens. "/" is home; "/t/<CODE>" is a table: the join screen
+// when this phone holds no seat there (unless it chose to watch), else the table itself.
+
+import { createTable, getTable, joinTable } from "./api.js";
+import { h } from "./dom.js";
+import { initLang, onLangChange, t } from "./i18n.js";
+import { get } from "./state.js";
+import { forgetSeat, getSeat, listSeats, normaliseCode, saveSeat } from "./seats.js";
+import { langSelect, mountTable } from "./table.js";
+import { toast, toastError } from "./toast.js";
+
+const root = document.getElementById("app");
+let current = null; // the mounted screen: {destroy}
+let routeToken = 0;
+
+/** Go to a path inside the app without reloading. */
+export function navigate(path, { replace = false } = {}) {
+  if (replace) history.replaceState(null, "", path);
+  else history.pushState(null, "", path);
+  route();
+}
+
+function unmount() {
+  if (current && current.destroy) current.destroy();
+  current = null;
+}
+
+function route() {
+  unmount();
+  const token = ++routeToken;
+  const m = location.pathname.match(/^\/t\/([^/]+)\/?$/);
+  if (m) {
+    const code = normaliseCode(decodeURIComponent(m[1]));
+    if (!code) return showNotFound(m[1]);
+    if (location.pathname !== `/t/${code}`) history.replaceState(null, "", `/t/${code}${location.search}`);
+    return openTable(code, token);
+  }
+  if (location.pathname !== "/") history.replaceState(null, "", "/");
+  return showHome();
+}
+
+// --- home ---------------------------------------------------------------------------------------
+
+function showHome() {
+  document.title = t("app.name");
+  let busy = false;
+  const newTable = async (btn) => {
+    if (busy) return;
+    busy = true;
+    btn.disabled = true;
+    const res = await createTable({});
+    busy = false;
+    btn.disabled = false;
+    if (!res.ok || !res.body.code) return toastError(res.body);
+    navigate(`/t/${res.body.code}`);
+  };
+  const codeInput = h("input", {
+    id: "f-code",
+    type: "text",
+    testid: "join-code",
+    autocomplete: "off",
+    autocapitalize: "characters",
+    spellcheck: "false",
+    maxlength: "8",
+    placeholder: "K7QF2M",
+    "aria-describedby": "code-err",
+  });
+  const codeErr = h("p", { id: "code-err", class: "form-error", testid: "join-code-error", role: "alert" });
+  const join = () => {
+    const code = normaliseCode(codeInput.value);
+    if (!code) {
+      codeErr.textContent = t("home.bad_code");
+      return;
+    }
+    navigate(`/t/${code}`);
+  };
+  codeInput.addEventListener("keydown", (e) => e.key === "Enter" && join());
+  const held = listSeats();
+  const newBtn = h("button", { class: "btn btn-primary btn-wide btn-big", testid: "new-table", text: t("home.new_table") });
+  newBtn.addEventListener("click", () => newTable(newBtn));
+  const screen = h(
+    "main",
+    { class: "home", testid: "home-screen" },
+    h("header", { class: "bar" }, h("h1", { class: "brand", text: t("app.name") }), langSelect()),
+    h("p", { class: "muted lead", text: t("home.lead") }),
+    newBtn,
+    h(
+      "section",
+      { class: "card", "aria-label": t("home.join_title") },
+      h("h2", { text: t("home.join_title") }),
+      h("label", { class: "field", for: "f-code" }, h("span", { text: t("home.code_label") }), codeInput),
+      codeErr,
+      h("button", { class: "btn btn-wide", testid: "join-go", onclick: join, text: t("home.join") }),
+    ),
+    h(
+      "section",
+      { class: "card", "aria-label": t("home.my_tables") },
+      h("h2", { text: t("home.my_tables") }),
+      held.length
+        ? h(
+            "ul",
+            { class: "list", testid: "my-tables" },
+            held.map((s) =>
+              h(
+                "li",
+                { class: "my-table", testid: "my-table", dataset: { code: s.code } },
+                h("a", { class: "my-table-link", href: `/t/${s.code}`, testid: "my-table-open", onclick: (e) => { e.preventDefault(); navigate(`/t/${s.code}`); } },
+                  h("b", { text: s.code }),
+                  h("span", { class: "muted", text: ` ${t("role.seat", { seat: s.seat })} \u00b7 ${s.name || ""}` }),
+                ),
+                h("button", {
+                  class: "btn btn-small btn-quiet",
+                  testid: "my-table-forget",
+                  "aria-label": t("home.forget", { code: s.code }),
+                  onclick: () => {
+                    forgetSeat(s.code);
+                    route();
+                  },
+                  text: "\u2715",
+                }),
+              ),
+            ),
+          )
+        : h("p", { class: "muted", testid: "my-tables-empty", text: t("home.none") }),
+    ),
+  );
+  root.replaceChildren(screen);
+  current = { destroy: onLangChange(() => route()) };
+}
+
+// --- a table: join or open ------------------------------------------------------------------------
+
+async function openTable(code, token) {
+  document.title = `${code} \u00b7 ${t("app.name")}`;
+  const seat = getSeat(code);
+  const watching = new URLSearchParams(location.search).has("watch");
+  if (seat && seat.token) return mountSeat(code, seat.token);
+  root.replaceChildren(h("main", { class: "loading", testid: "loading", text: t("table.connecting") }));
+  const res = await getTable(code);
+  if (token !== routeToken) return undefined;
+  if (!res.ok) {
+    if (res.status === 404 || res.body.code === "no_such_table") return showNotFound(code);
+    if (res.status !== 0) toastError(res.body);
+    // offline: the table screen still opens and waits for the connection
+    return watching ? mountSeat(code, null) : showJoin(code, null);
+  }
+  if (watching) return mountSeat(code, null);
+  return showJoin(code, res.body.state || {});
+}
+
+function mountSeat(code, token) {
+  unmount();
+  current = mountTable(root, {
+    code,
+    token,
+    onLeave: () => navigate("/"),
+    onBadToken: () => {
+      forgetSeat(code);
+      navigate(`/t/${code}`, { replace: true });
+    },
+  });
+}
+
+function showJoin(code, state) {
+  const seats = ["A", "B"].map((seat) => ({
+    seat,
+    taken: Boolean(get(state, `seats.${seat}.joined`, false)),
+    name: get(state, `seats.${seat}.name`, ""),
+  }));
+  const full = seats.every((s) => s.taken);
+  const nameInput = h("input", { id: "f-name", type: "text", maxlength: "40", required: true, autocomplete: "nickname", testid: "name-input", "aria-describedby": "name-err" });
+  const pidInput = h("input", { id: "f-pid", type: "text", maxlength: "40", autocomplete: "off", testid: "player-id-input" });
+  const err = h("p", { id: "name-err", class: "form-error", testid: "join-error", role: "alert" });
+  try {
+    nameInput.value = localStorage.getItem("dt.name") || "";
+    pidInput.value = localStorage.getItem("dt.player_id") || "";
+  } catch {
+    /* storage blocked */
+  }
+  let busy = false;
+  const take = async (seat) => {
+    const name = nameInput.value.trim();
+    if (!name) {
+      err.textContent = t("join.name_required");
+      nameInput.focus();
+      return;
+    }
+    if (name.length > 40) {
+      err.textContent = t("join.name_long");
+      return;
+    }
+    if (busy) return;
+    busy = true;
+    const player_id = pidInput.value.trim();
+    const body = { seat, name };
+    if (player_id) body.player_id = player_id;
+    const res = await joinTable(code, body);
+    busy = false;
+    if (!res.ok || !res.body.token) {
+      toastError(res.body);
+      if (res.body.code === "seat_taken" || res.body.code === "table_full") route();
+      return;
+    }
+    try {
+      localStorage.setItem("dt.name", name);
+      localStorage.setItem("dt.player_id", player_id);
+    } catch {
+      /* storage blocked */
+    }
+    saveSeat(code, { seat: res.body.seat || seat, token: res.body.token, name });
+    toast(t("join.seated", { seat: res.body.seat || seat }));
+    mountSeat(code, res.body.token);
+  };
+  const watch = () => navigate(`/t/${code}?watch`);
+  const screen = h(
+    "main",
+    { class: "join", testid: "join-screen" },
+    h("header", { class: "bar" },
+      h("button", { class: "icon-btn", testid: "go-home", "aria-label": t("nav.home"), onclick: () => navigate("/"), text: "\u2190" }),
+      h("span", { class: "bar-code", testid: "table-code", text: code }),
+      langSelect(),
+    ),
+    h("h1", { text: t("join.title", { code }) }),
+    full
+      ? h("p", { class: "status-line attention", testid: "table-full", text: t("join.full") })
+      : h(
+          "section",
+          { class: "card", "aria-label": t("join.take_title") },
+          h("label", { class: "field", for: "f-name" }, h("span", { text: t("join.name") }), nameInput),
+          h("label", { class: "field", for: "f-pid" }, h("span", { text: t("join.player_id") }), pidInput),
+          err,
+          h("div", { class: "seats-pick" },
+            seats.map((s) =>
+              h("button", {
+                class: ["btn", "btn-big", !s.taken && "btn-primary"],
+                testid: `take-seat-${s.seat}`,
+                disabled: s.taken,
+                onclick: () => take(s.seat),
+                text: s.taken ? t("join.seat_taken", { seat: s.seat, name: s.name || "?" }) : t("join.take_seat", { seat: s.seat }),
+              }),
+            ),
+          ),
+        ),
+    h("button", { class: ["btn", "btn-wide", full && "btn-primary"], testid: "watch", onclick: watch, text: t("join.watch") }),
+  );
+  root.replaceChildren(screen);
+  current = { destroy: onLangChange(() => route()) };
+}
+
+function showNotFound(code) {
+  root.replaceChildren(
+    h("main", { class: "notfound", testid: "not-found" },
+      h("h1", { text: t("notfound.title") }),
+      h("p", { text: t("notfound.text", { code: String(code).slice(0, 12) }) }),
+      h("button", { class: "btn btn-primary btn-wide", testid: "go-home", onclick: () => navigate("/"), text: t("nav.home") }),
+    ),
+  );
+}
+
+// --- start ---------------------------------------------------------------------------------------
+
+initLang();
+window.addEventListener("popstate", route);
+route();
+
+if ("serviceWorker" in navigator && location.protocol !== "file:") {
+  navigator.serviceWorker.register("/sw.js").catch(() => {
+    /* the app still works without offline start */
+  });
+}

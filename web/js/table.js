@@ -1,0 +1,1158 @@
+// The table screen: players' and spectators' view of one table, rendered from the state alone.
+
+import { qrUrl } from "./api.js";
+import { Connection } from "./conn.js";
+import { buzz, formatDuration, formatTime, h, reducedMotion } from "./dom.js";
+import { LANGS, lang, onLangChange, setLang, t } from "./i18n.js";
+import { KINDS, afterPending, applyChanges, signed, signedDelta } from "./lp.js";
+import { TableStore, get, other } from "./state.js";
+import { toast, toastError } from "./toast.js";
+
+const CHECK_ITEMS = ["handshake", "side_shown", "shuffled", "cut"];
+const HANDS = ["rock", "paper", "scissors"];
+const HAND_ICON = { rock: "\u270a", paper: "\u270b", scissors: "\u270c\ufe0f" };
+const QUICK = [100, 500, 1000];
+const MAX_AMOUNT = 1000000;
+const ROLLS_SHOWN = 5;
+
+/** A language picker (a native select: big enough and accessible everywhere). */
+export function langSelect() {
+  const sel = h("select", {
+    class: "lang",
+    testid: "lang",
+    "aria-label": t("lang.label"),
+    onchange: (e) => setLang(e.target.value),
+  });
+  for (const l of LANGS) sel.append(h("option", { value: l.code, text: l.label, selected: l.code === lang() }));
+  return sel;
+}
+
+/**
+ * Mount the table screen into root. opts: code, token (null: spectator), onLeave() to go home,
+ * onBadToken() when the server refuses the stored token. Returns {destroy}.
+ */
+export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
+  const store = new TableStore();
+  const conn = new Connection(code, { token });
+  const ui = {
+    kp: { target: "opp", kind: "damage", amount: "" },
+    rollCount: 1,
+    seenRolls: null,
+    seenAsks: new Set(),
+    concedeArmed: false,
+    judgeOpen: false,
+    resultDisputeOpen: false,
+    status: "connecting",
+    queued: conn.pendingCount,
+    forms: {}, // values typed into forms survive re-renders
+  };
+  const slots = {};
+  const sigs = {};
+  const order = [
+    "bar",
+    "banners",
+    "board",
+    "share",
+    "pending",
+    "phase",
+    "keypad",
+    "dice",
+    "counters",
+    "judge",
+    "ledger",
+    "disputes",
+    "ask",
+    "overlay",
+  ];
+  const screen = h("main", { class: "table-screen", testid: "table-screen", "aria-label": t("table.title") });
+  for (const name of order) {
+    slots[name] = h("div", { class: `slot slot-${name}` });
+    screen.append(slots[name]);
+  }
+  root.replaceChildren(screen);
+
+  const s = () => store.s;
+  const me = () => store.me;
+  const opp = () => store.opp;
+  const isSeat = () => store.isSeat;
+  const send = (cmd, args = {}) => conn.send(cmd, args);
+  const name = (seat) => get(s(), `seats.${seat}.name`, "") || t("seat.name", { seat });
+  const phase = () => get(s(), "phase", "");
+
+  /** Re-render a slot only when what it shows changed (keeps focus and typed values). */
+  function slot(nameOfSlot, sig, build) {
+    const key = JSON.stringify([lang(), sig]);
+    if (sigs[nameOfSlot] === key) return;
+    sigs[nameOfSlot] = key;
+    const node = build();
+    slots[nameOfSlot].replaceChildren(...(node ? [node] : []));
+  }
+
+  function forceRender() {
+    for (const k of Object.keys(sigs)) delete sigs[k];
+    render();
+  }
+
+  // --- wiring --------------------------------------------------------------------------------
+
+  const offs = [
+    conn.on("welcome", (msg) => store.welcome(msg)),
+    conn.on("update", (msg) => store.take(msg)),
+    conn.on("status", (st) => {
+      ui.status = st;
+      render();
+    }),
+    conn.on("queue", (n) => {
+      ui.queued = n;
+      render();
+    }),
+    conn.on("reply", ({ reply }) => {
+      if (!reply.ok) toastError(reply.error || {});
+    }),
+    conn.on("error", (err) => {
+      if (err && err.code !== "bad_token") toastError(err);
+    }),
+    conn.on("fatal", (err) => {
+      toastError(err);
+      onBadToken?.();
+    }),
+    store.subscribe(() => {
+      render();
+      notice();
+    }),
+    onLangChange(() => forceRender()),
+  ];
+
+  const ticker = setInterval(tick, 250);
+  const wake = wakeLock(() => store.state && phase() !== "match_over");
+  conn.start();
+  render();
+
+  // --- rendering -----------------------------------------------------------------------------
+
+  function render() {
+    const st = s();
+    const seat = isSeat();
+    const view = { role: store.role, seat: store.seat };
+    slot("bar", [view, ui.status, ui.queued, code], renderBar);
+    if (!store.state) {
+      slot("board", ["loading"], () =>
+        h("p", { class: "loading", testid: "loading", text: t("table.connecting") }),
+      );
+      return;
+    }
+    slot("banners", [view, st.time, st.phase, st.result, st.lp, st.turn, st.match, st.wins, st.seats], renderBanners);
+    slot("board", [view, st.seats, st.lp, st.wins, st.phase, st.duel_no, st.turn, st.clock, st.tokens], renderBoard);
+    slot("share", [view, st.seats], renderShare);
+    slot("pending", [view, st.pending, st.lp, st.seats], renderPending);
+    slot("phase", [view, st.phase, st.decks, st.pregame, st.turn, st.result, st.match, st.window, st.duel_no,
+      st.clock && st.clock.status, st.clock && st.clock.start_votes, st.seats, ui.concedeArmed, ui.resultDisputeOpen], renderPhase);
+    slot("keypad", [view, st.phase], renderKeypad);
+    updateKeypad();
+    slot("dice", [view, st.rolls, st.seats, ui.rollCount], renderDice);
+    slot("counters", [view, st.counters, st.tokens, st.seats], renderCounters);
+    slot("judge", [view, st.calls, ui.judgeOpen], renderJudge);
+    slot("ledger", [view, st.ledger, st.seats], renderLedger);
+    slot("disputes", [view, st.disputes, st.penalties, st.seats], renderDisputes);
+    slot("ask", [view, st.pending, st.lp, st.seats], renderAsk);
+    document.body.classList.toggle("has-ask", Boolean(slots.ask.firstChild));
+    tick();
+  }
+
+  function renderBar() {
+    const statusText = t(`conn.${ui.status}`);
+    const role = isSeat() ? t("role.seat", { seat: store.seat }) : store.role === "judge" ? t("role.judge") : t("role.spectator");
+    return h(
+      "header",
+      { class: "bar" },
+      h("button", { class: "icon-btn", testid: "go-home", "aria-label": t("nav.home"), onclick: () => onLeave?.(), text: "\u2190" }),
+      h("div", { class: "bar-title" },
+        h("span", { class: "bar-code", testid: "table-code", "aria-label": t("table.code"), text: code }),
+        h("span", { class: "bar-role", testid: "role", text: store.role ? role : "" }),
+      ),
+      h("span", {
+        class: ["conn", `conn-${ui.status}`],
+        testid: "conn-status",
+        role: "status",
+        dataset: { status: ui.status },
+        text: statusText,
+      }),
+      ui.queued > 0
+        ? h("span", { class: "queued", testid: "queue-count", dataset: { count: String(ui.queued) }, text: t("conn.queued", { n: ui.queued }) })
+        : null,
+      langSelect(),
+    );
+  }
+
+  function renderBanners() {
+    const st = s();
+    const out = [];
+    const stage = get(st, "time.stage", null);
+    const called = get(st, "time.called", false);
+    if (stage || called) {
+      let text = t("time.called");
+      if (stage === "finish_turn") text = t("time.finish_turn");
+      else if (stage === "extra_turns")
+        text = t("time.extra_turn", { n: get(st, "time.extra_turn", 0) || 1, of: get(st, "time.extra_turns", 3) });
+      else if (stage === "sudden_death" || stage === "extra_duel_sudden_death") text = t("time.sudden_death");
+      else if (stage === "extra_duel") text = t("time.extra_duel", { n: get(st, "turn.no", 1), of: 4 });
+      out.push(h("div", { class: "banner banner-time", testid: "time-banner", role: "alert", dataset: { stage: stage || "called" }, text }));
+    }
+    const lp = st.lp || {};
+    if (st.phase === "duel" && (lp.A <= 0 || lp.B <= 0)) {
+      const text = lp.A <= 0 && lp.B <= 0 ? t("duel.both_zero") : t("duel.zero", { name: name(lp.A <= 0 ? "A" : "B") });
+      out.push(h("div", { class: "banner banner-end", testid: "duel-over", role: "alert", text }));
+    }
+    if (st.phase === "duel_result" && st.result) {
+      out.push(h("div", { class: "banner banner-end", testid: "duel-result", role: "alert", text: resultText(st.result) }));
+    }
+    if ((st.phase === "match_result" || st.phase === "match_over") && st.match) {
+      out.push(h("div", { class: "banner banner-end", testid: "match-result", role: "alert", text: matchText(st.match) }));
+    }
+    return out.length ? h("div", { class: "banners" }, out) : null;
+  }
+
+  function resultText(result) {
+    const reason = result.reason ? t(`reason.${result.reason}`) : "";
+    const duel = result.duel || get(s(), "duel_no", 1);
+    const main = result.winner
+      ? t("result.duel_win", { duel, name: name(result.winner) })
+      : t("result.duel_draw", { duel });
+    return reason && !reason.startsWith("reason.") ? `${main} (${reason})` : main;
+  }
+
+  function matchText(match) {
+    const wins = get(s(), "wins", {});
+    const score = `${wins.A || 0}\u2013${wins.B || 0}`;
+    return match.winner ? t("result.match_win", { name: name(match.winner), score }) : t("result.match_draw", { score });
+  }
+
+  function seatBlock(seat, big) {
+    const st = s();
+    const lp = get(st, `lp.${seat}`, null);
+    const wins = get(st, `wins.${seat}`, 0);
+    const mine = isSeat() && seat === store.seat;
+    const turnPlayer = st.phase === "duel" && get(st, "turn.player", null) === seat;
+    const wrapId = isSeat() ? (mine ? "my-lp" : "opp-lp") : big ? "lp-bottom" : "lp-top";
+    const joined = get(st, `seats.${seat}.joined`, Boolean(get(st, `seats.${seat}.name`, "")));
+    return h(
+      "section",
+      {
+        class: ["seat", big ? "seat-me" : "seat-opp", turnPlayer && "seat-turn", lp !== null && lp <= 0 && "seat-zero"],
+        "aria-label": t("seat.label", { name: name(seat) }),
+        dataset: { seat },
+      },
+      h("div", { class: "seat-head" },
+        h("span", { class: "seat-name", testid: `name-${seat}`, text: joined ? name(seat) : t("seat.empty", { seat }) }),
+        mine ? h("span", { class: "tag", text: t("seat.you") }) : null,
+        turnPlayer ? h("span", { class: "tag tag-turn", text: t("duel.turn_tag") }) : null,
+        h("span", { class: "wins", testid: `wins-${seat}`, "aria-label": t("seat.wins", { n: wins }), text: "\u25cf".repeat(wins) + "\u25cb".repeat(Math.max(0, 2 - wins)) }),
+      ),
+      h("div", { class: "lp-wrap", testid: wrapId },
+        h("span", { class: "lp", testid: `lp-${seat}`, "aria-label": t("lp.aria", { name: name(seat) }), text: lp === null ? "\u2013" : String(lp) }),
+      ),
+    );
+  }
+
+  function renderBoard() {
+    const st = s();
+    const turnNo = get(st, "turn.no", null);
+    const turnPlayer = get(st, "turn.player", null);
+    const strip = h(
+      "div",
+      { class: "strip" },
+      h("span", { class: "phase", testid: "phase", dataset: { phase: st.phase || "" }, text: st.phase ? t(`phase.${st.phase}`) : "" }),
+      st.duel_no ? h("span", { class: "duel-no", testid: "duel-no", text: t("duel.no", { n: st.duel_no }) }) : null,
+      st.phase === "duel" && turnNo
+        ? h("span", {
+            class: "turn-info",
+            testid: "turn-info",
+            dataset: { turn: String(turnNo), player: turnPlayer || "" },
+            text: t("duel.turn", { n: turnNo, name: name(turnPlayer) }),
+          })
+        : null,
+      h("span", { class: "clock", testid: "clock", role: "timer", "aria-label": t("clock.label"), dataset: { status: get(st, "clock.status", "idle") } }),
+    );
+    return h("div", { class: "board" }, seatBlock(opp(), false), strip, seatBlock(me(), true));
+  }
+
+  function renderShare() {
+    const st = s();
+    const empty = ["A", "B"].filter((x) => !get(st, `seats.${x}.joined`, false));
+    if (!empty.length) return null;
+    const link = `${location.origin}/t/${code}`;
+    const copy = async () => {
+      try {
+        await navigator.clipboard.writeText(link);
+        toast(t("share.copied"));
+      } catch {
+        toast(link);
+      }
+    };
+    return h(
+      "section",
+      { class: "card share", testid: "share-panel", "aria-label": t("share.title") },
+      h("h2", { text: t("share.title") }),
+      h("p", { class: "muted", text: t("share.hint") }),
+      h("div", { class: "share-code", testid: "share-code", "aria-label": t("table.code"), text: code }),
+      h("img", { class: "qr", testid: "share-qr", src: qrUrl(code), alt: t("share.qr_alt"), width: "220", height: "220" }),
+      h("a", { class: "share-link", testid: "share-link", href: `/t/${code}`, text: link }),
+      h("div", { class: "row" },
+        h("button", { class: "btn", testid: "share-copy", onclick: copy, text: t("share.copy") }),
+        navigator.share
+          ? h("button", { class: "btn", testid: "share-native", onclick: () => navigator.share({ title: "Duel Table", url: link }).catch(() => {}), text: t("share.share") })
+          : null,
+      ),
+    );
+  }
+
+  // --- LP entries ----------------------------------------------------------------------------
+
+  function changeText(change, lpBefore) {
+    const who = name(change.seat);
+    const kind = change.kind || (change.delta < 0 ? "damage" : "gain");
+    const amount = change.kind ? change.amount : Math.abs(change.delta || 0);
+    if (kind === "halve") return t("change.halve", { name: who });
+    if (kind === "set") return t("change.set", { name: who, amount });
+    const base = t(`change.${kind}`, { name: who, amount });
+    return lpBefore == null ? base : `${base} (${signed(signedDelta(lpBefore, change))})`;
+  }
+
+  function changesText(changes, lpBefore) {
+    return (changes || []).map((c) => changeText(c, lpBefore ? lpBefore[c.seat] : null)).join(" \u00b7 ");
+  }
+
+  function openPending() {
+    return (get(s(), "pending", []) || []).filter((p) => p && !p.confirmed);
+  }
+
+  function renderPending() {
+    const pending = openPending();
+    if (!pending.length) return null;
+    let lp = { ...get(s(), "lp", {}) };
+    const rows = pending.map((p) => {
+      const before = lp;
+      lp = applyChanges(lp, p.changes);
+      const mineP = isSeat() && p.by === store.seat;
+      const theirs = isSeat() && p.by !== store.seat;
+      return h(
+        "li",
+        { class: ["pending", theirs && "pending-theirs"], testid: "pending-entry", dataset: { entry: String(p.entry), by: p.by || "" } },
+        h("div", { class: "pending-main" },
+          h("span", { class: "entry-no", text: `#${p.entry}` }),
+          h("span", { class: "pending-text", text: changesText(p.changes, before) }),
+        ),
+        h("div", { class: "pending-after muted", text: t("pending.after", { a: name("A"), la: lp.A, b: name("B"), lb: lp.B }) }),
+        h("div", { class: "pending-foot" },
+          h("span", { class: "muted", text: mineP ? t("pending.waiting") : theirs ? t("pending.yours_to_confirm") : t("pending.by", { name: name(p.by) }) }),
+          mineP
+            ? h("button", { class: "btn btn-small", testid: "withdraw-entry", dataset: { entry: String(p.entry) }, onclick: () => send("lp.withdraw", { entry: p.entry }), text: t("pending.withdraw") })
+            : null,
+        ),
+      );
+    });
+    return h("section", { class: "card", "aria-label": t("pending.title") }, h("h2", { text: t("pending.title") }), h("ul", { class: "list", testid: "pending-list" }, rows));
+  }
+
+  // The banner asking this phone to confirm the opponent's LP entry: fixed at the bottom, loud.
+  function renderAsk() {
+    if (!isSeat()) return null;
+    const pending = openPending();
+    const i = pending.findIndex((p) => p.by && p.by !== store.seat);
+    if (i < 0) return null;
+    const p = pending[i];
+    const before = afterPending(get(s(), "lp", {}), pending.slice(0, i));
+    const after = applyChanges(before, p.changes);
+    const mineFirst = pending.slice(0, i).some((x) => x.by === store.seat);
+    return h(
+      "div",
+      { class: "ask", testid: "confirm-banner", role: "alertdialog", "aria-live": "assertive", "aria-label": t("ask.title"), dataset: { entry: String(p.entry) } },
+      h("div", { class: "ask-title", text: t("ask.title_by", { name: name(p.by), n: p.entry }) }),
+      h("div", { class: "ask-text", text: changesText(p.changes, before) }),
+      h("div", { class: "ask-after", text: `${name("A")} ${after.A} \u00b7 ${name("B")} ${after.B}` }),
+      mineFirst ? h("div", { class: "muted", text: t("ask.after_yours") }) : null,
+      h("div", { class: "ask-buttons" },
+        h("button", { class: "btn btn-danger", testid: "reject-entry", dataset: { entry: String(p.entry) }, onclick: () => send("lp.reject", { entry: p.entry, reason: "" }), text: t("ask.reject") }),
+        h("button", { class: "btn btn-primary", testid: "confirm-entry", dataset: { entry: String(p.entry) }, onclick: () => send("lp.confirm", { entry: p.entry }), text: t("ask.confirm") }),
+      ),
+    );
+  }
+
+  // --- LP keypad: built once per phase/seat, updated in place as keys are tapped --------------
+
+  const kpRefs = {};
+
+  function renderKeypad() {
+    if (!isSeat() || phase() !== "duel") return null;
+    const kp = ui.kp;
+    const seg = (group, values, label, labelOf) =>
+      h(
+        "div",
+        { class: "seg", role: "radiogroup", "aria-label": label },
+        values.map((v) => {
+          const b = h("button", {
+            class: "seg-btn",
+            role: "radio",
+            testid: `keypad-${group}-${v}`,
+            text: labelOf(v),
+            onclick: () => {
+              kp[group] = v;
+              if (group === "kind" && v === "halve") kp.amount = "";
+              updateKeypad();
+            },
+          });
+          (kpRefs[group] ||= []).push([v, b]);
+          return b;
+        }),
+      );
+    kpRefs.target = [];
+    kpRefs.kind = [];
+    const key = (label, testid, fn, cls = "") =>
+      h("button", { class: ["key", cls], testid, "aria-label": label, text: label, onclick: () => { fn(); updateKeypad(); } });
+    const digit = (d) => key(d, `keypad-digit-${d}`, () => typeDigits(d));
+    kpRefs.amount = h("output", { class: "kp-amount", testid: "keypad-amount", "aria-live": "polite", "aria-label": t("kp.amount") });
+    kpRefs.preview = h("div", { class: "kp-preview", testid: "keypad-preview", "aria-live": "polite" });
+    kpRefs.propose = h("button", { class: "btn btn-primary btn-wide", testid: "propose", onclick: propose, text: t("kp.propose") });
+    kpRefs.keys = [];
+    const grid = h(
+      "div",
+      { class: "keys" },
+      ["7", "8", "9", "4", "5", "6", "1", "2", "3"].map(digit),
+      key("00", "keypad-00", () => typeDigits("00")),
+      digit("0"),
+      key("000", "keypad-000", () => typeDigits("000")),
+    );
+    const quick = h(
+      "div",
+      { class: "quick" },
+      QUICK.map((q) => key(`+${q}`, `keypad-quick-${q}`, () => addAmount(q), "key-quick")),
+      key("\u232b", "keypad-back", () => (kp.amount = kp.amount.slice(0, -1)), "key-quick"),
+      key("C", "keypad-clear", () => (kp.amount = ""), "key-quick"),
+    );
+    kpRefs.keys = [...grid.querySelectorAll("button"), ...quick.querySelectorAll("button")];
+    for (const b of kpRefs.keys) if (b.dataset.testid === "keypad-back") b.setAttribute("aria-label", t("kp.back"));
+    for (const b of kpRefs.keys) if (b.dataset.testid === "keypad-clear") b.setAttribute("aria-label", t("kp.clear"));
+    return h(
+      "section",
+      { class: "card keypad", testid: "keypad", "aria-label": t("kp.title") },
+      seg("target", ["me", "opp", "both"], t("kp.target"), (v) => t(`kp.target_${v}`)),
+      seg("kind", KINDS, t("kp.kind"), (v) => t(`kind.${v}`)),
+      h("div", { class: "kp-display" }, kpRefs.amount, kpRefs.preview),
+      quick,
+      grid,
+      kpRefs.propose,
+    );
+  }
+
+  function typeDigits(d) {
+    const kp = ui.kp;
+    if (kp.kind === "halve") return;
+    const next = (kp.amount + d).replace(/^0+(?=\d)/, "");
+    if (Number(next) <= MAX_AMOUNT) kp.amount = next === "0" && d !== "0" ? "" : next;
+  }
+
+  function addAmount(q) {
+    const kp = ui.kp;
+    if (kp.kind === "halve") return;
+    kp.amount = String(Math.min(MAX_AMOUNT, (Number(kp.amount) || 0) + q));
+  }
+
+  function keypadChanges() {
+    const kp = ui.kp;
+    const seats = kp.target === "both" ? ["A", "B"] : [kp.target === "me" ? store.seat : other(store.seat)];
+    const amount = kp.kind === "halve" ? 0 : Number(kp.amount) || 0;
+    return seats.map((seat) => ({ seat, kind: kp.kind, amount }));
+  }
+
+  function keypadReady() {
+    const kp = ui.kp;
+    return kp.kind === "halve" || kp.kind === "set" ? kp.kind === "halve" || kp.amount !== "" : Number(kp.amount) > 0;
+  }
+
+  function updateKeypad() {
+    if (!kpRefs.amount || !kpRefs.amount.isConnected) return;
+    const kp = ui.kp;
+    for (const group of ["target", "kind"]) {
+      for (const [v, b] of kpRefs[group] || []) {
+        b.setAttribute("aria-checked", String(kp[group] === v));
+        b.classList.toggle("on", kp[group] === v);
+      }
+    }
+    const halve = kp.kind === "halve";
+    kpRefs.amount.textContent = halve ? "\u00bd" : kp.amount || "0";
+    kpRefs.amount.classList.toggle("empty", !halve && !kp.amount);
+    for (const b of kpRefs.keys) b.disabled = halve && !["keypad-clear"].includes(b.dataset.testid);
+    const start = afterPending(get(s(), "lp", {}), openPending());
+    const after = applyChanges(start, keypadChanges());
+    kpRefs.preview.replaceChildren(
+      ...["A", "B"].map((seat) =>
+        h("span", { class: ["kp-prev", after[seat] !== start[seat] && "changed"], testid: `preview-${seat}` },
+          h("span", { class: "muted", text: `${name(seat)} ` }),
+          `${start[seat]} \u2192 `,
+          h("b", { text: String(after[seat]) }),
+        ),
+      ),
+    );
+    kpRefs.propose.disabled = !keypadReady();
+  }
+
+  function propose() {
+    if (!keypadReady()) return;
+    send("lp.propose", { changes: keypadChanges(), note: "" });
+    ui.kp.amount = "";
+    updateKeypad();
+  }
+
+  // --- the match flow, by phase ----------------------------------------------------------------
+
+  function renderPhase() {
+    const st = s();
+    const parts = [];
+    const clock = renderClockControls();
+    if (clock) parts.push(clock);
+    const builder = {
+      registration: phaseRegistration,
+      pregame: phasePregame,
+      duel: phaseDuel,
+      duel_result: phaseDuelResult,
+      between: phaseBetween,
+      match_result: phaseMatchResult,
+      match_over: phaseMatchOver,
+    }[st.phase];
+    if (builder) {
+      const node = builder();
+      if (node) parts.push(node);
+    }
+    return parts.length ? h("div", { class: "phase-panel", testid: "phase-panel", dataset: { phase: st.phase || "" } }, parts) : null;
+  }
+
+  function card(title, testid, ...children) {
+    return h("section", { class: "card", testid, "aria-label": title }, h("h2", { text: title }), children);
+  }
+
+  function renderClockControls() {
+    const st = s();
+    const status = get(st, "clock.status", "idle");
+    if (status !== "idle" || !isSeat() || st.phase === "match_over") return null;
+    const votes = get(st, "clock.start_votes", []) || [];
+    const voted = votes.includes(store.seat);
+    return h(
+      "div",
+      { class: "row clock-row" },
+      h("button", { class: "btn", testid: "clock-start", disabled: voted, onclick: () => send("clock.start"), text: voted ? t("clock.start_waiting") : t("clock.start") }),
+      votes.length && !voted ? h("span", { class: "muted", text: t("clock.opp_voted") }) : null,
+    );
+  }
+
+  function numberField(form, key, label, testid, { min = 0, max = 99 } = {}) {
+    const id = `f-${form}-${key}`;
+    const values = (ui.forms[form] ||= {});
+    const input = h("input", {
+      id,
+      type: "number",
+      inputmode: "numeric",
+      min: String(min),
+      max: String(max),
+      testid,
+      value: values[key] ?? "",
+      oninput: (e) => (values[key] = e.target.value),
+    });
+    return h("label", { class: "field", for: id }, h("span", { text: label }), input);
+  }
+
+  function countsText(c) {
+    if (!c) return "\u2013";
+    return t("deck.counts", { main: c.main ?? "?", extra: c.extra ?? "?", side: c.side ?? "?" });
+  }
+
+  function phaseRegistration() {
+    const st = s();
+    const decks = st.decks || {};
+    const meSeat = store.seat;
+    const parts = [];
+    if (isSeat()) {
+      const mine = get(decks, `${meSeat}.declared`, null);
+      const form = (ui.forms.deck ||= {});
+      if (mine && form.main === undefined) Object.assign(form, { main: String(mine.main), extra: String(mine.extra), side: String(mine.side) });
+      const err = h("p", { class: "form-error", testid: "deck-error", role: "alert" });
+      const declare = () => {
+        const v = { main: Number(form.main), extra: Number(form.extra || 0), side: Number(form.side || 0) };
+        const problems = [];
+        if (!Number.isInteger(v.main) || form.main === "" || v.main < 40 || v.main > 60) problems.push(t("deck.err_main"));
+        if (!Number.isInteger(v.extra) || v.extra < 0 || v.extra > 15) problems.push(t("deck.err_extra"));
+        if (!Number.isInteger(v.side) || v.side < 0 || v.side > 15) problems.push(t("deck.err_side"));
+        err.textContent = problems.join(" ");
+        if (!problems.length) send("deck.declare", v);
+      };
+      parts.push(
+        h("p", { class: "muted", text: t("deck.hint") }),
+        h("div", { class: "fields3" },
+          numberField("deck", "main", t("deck.main"), "deck-main", { min: 40, max: 60 }),
+          numberField("deck", "extra", t("deck.extra"), "deck-extra", { max: 15 }),
+          numberField("deck", "side", t("deck.side"), "deck-side", { max: 15 }),
+        ),
+        err,
+        h("button", { class: "btn btn-primary btn-wide", testid: "deck-declare", onclick: declare, text: mine ? t("deck.redeclare") : t("deck.declare") }),
+        h("p", { class: "status-line", testid: "deck-mine", text: mine ? t("deck.mine", { counts: countsText(mine) }) + " \u00b7 " + (get(decks, `${meSeat}.confirmed`, false) ? t("deck.confirmed_by_opp") : t("deck.waiting_opp")) : t("deck.not_declared") }),
+      );
+    }
+    for (const seat of isSeat() ? [other(meSeat)] : ["A", "B"]) {
+      const decl = get(decks, `${seat}.declared`, null);
+      const confirmed = get(decks, `${seat}.confirmed`, false);
+      parts.push(
+        h("div", { class: ["status-line", isSeat() && decl && !confirmed && "attention"], testid: `deck-${seat}` },
+          h("span", { text: decl ? t("deck.theirs", { name: name(seat), counts: countsText(decl) }) : t("deck.theirs_none", { name: name(seat) }) }),
+          decl && confirmed ? h("span", { class: "ok", text: " \u2713" }) : null,
+        ),
+      );
+      if (isSeat() && decl && !confirmed) {
+        parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "confirm-deck", onclick: () => send("deck.confirm", { seat }), text: t("deck.confirm", { name: name(seat) }) }));
+      }
+    }
+    return card(t("phase.registration"), "registration", parts);
+  }
+
+  function phasePregame() {
+    const st = s();
+    const pg = st.pregame || {};
+    const checks = pg.checks || {};
+    const parts = [];
+    // R6.1-R6.4 checklist
+    const mineChecks = isSeat() ? checks[store.seat] || [] : [];
+    const list = h(
+      "div",
+      { class: "checklist", role: "group", "aria-label": t("pre.checklist") },
+      CHECK_ITEMS.map((item) => {
+        const done = mineChecks.includes(item);
+        return h("button", {
+          class: ["check", done && "done"],
+          testid: `check-${item}`,
+          "aria-pressed": String(done),
+          disabled: !isSeat() || done,
+          onclick: () => send("pregame.check", { items: [item] }),
+          text: `${done ? "\u2611" : "\u2610"} ${t(`pre.item_${item}`)}`,
+        });
+      }),
+    );
+    const allDone = CHECK_ITEMS.every((i) => mineChecks.includes(i));
+    parts.push(h("h3", { text: t("pre.checklist") }));
+    if (isSeat()) {
+      parts.push(list);
+      if (!allDone)
+        parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "checks-all-done", onclick: () => send("pregame.check", { items: CHECK_ITEMS.filter((i) => !mineChecks.includes(i)) }), text: t("pre.all_done") }));
+    }
+    for (const seat of isSeat() ? [other(store.seat)] : ["A", "B"]) {
+      const n = (checks[seat] || []).filter((i) => CHECK_ITEMS.includes(i)).length;
+      parts.push(h("p", { class: "status-line", testid: `checks-${seat}`, text: t("pre.progress", { name: name(seat), n, of: CHECK_ITEMS.length }) }));
+    }
+    // R6.5 who chooses: rock-paper-scissors, unless the chooser is known (duel 2+: the loser)
+    const chooser = pg.chooser || null;
+    const first = pg.first || null;
+    if (!chooser) parts.push(rpsPanel(pg.rps || {}));
+    else if (!first) {
+      parts.push(h("h3", { text: t("pre.order") }));
+      if (isSeat() && chooser === store.seat) {
+        parts.push(
+          h("p", { class: "attention status-line", testid: "chooser", text: t("pre.you_choose") }),
+          h("div", { class: "row" },
+            h("button", { class: "btn btn-primary", testid: "choose-first", onclick: () => send("duel.choose", { order: "first" }), text: t("pre.go_first") }),
+            h("button", { class: "btn", testid: "choose-second", onclick: () => send("duel.choose", { order: "second" }), text: t("pre.go_second") }),
+          ),
+        );
+      } else parts.push(h("p", { class: "status-line", testid: "chooser", text: t("pre.they_choose", { name: name(chooser) }) }));
+    } else {
+      parts.push(h("p", { class: "status-line", testid: "first-player", dataset: { seat: first }, text: t("pre.first_is", { name: name(first) }) }));
+      const drawn = pg.drawn || {};
+      if (isSeat()) {
+        parts.push(
+          drawn[store.seat]
+            ? h("p", { class: "status-line ok", testid: "drawn-me", text: t("pre.drawn_done") })
+            : h("button", { class: "btn btn-primary btn-wide", testid: "draw-5", onclick: () => send("duel.draw"), text: t("pre.drawn_5") }),
+        );
+      }
+      for (const seat of isSeat() ? [other(store.seat)] : ["A", "B"]) {
+        parts.push(h("p", { class: "status-line", testid: `drawn-${seat}`, text: drawn[seat] ? t("pre.drawn_them", { name: name(seat) }) : t("pre.drawing_them", { name: name(seat) }) }));
+      }
+    }
+    return card(t("phase.pregame"), "pregame", parts);
+  }
+
+  function rpsPanel(rps) {
+    const parts = [h("h3", { text: t("rps.title") })];
+    const picks = rps.picks || {};
+    const report = rps.report || rps.reported || null;
+    const last = rps.last || (Array.isArray(rps.rounds) ? rps.rounds[rps.rounds.length - 1] : null) || null;
+    if (last && last.A && last.B) {
+      parts.push(h("p", { class: "status-line", testid: "rps-last", text: t("rps.last", { a: name("A"), ha: handText(last.A), b: name("B"), hb: handText(last.B) }) + (last.winner ? "" : ` \u2014 ${t("rps.tie")}`) }));
+    }
+    if (report && report.winner) {
+      const by = report.by || null;
+      parts.push(h("p", { class: ["status-line", isSeat() && by && by !== store.seat && "attention"], testid: "rps-report", text: t("rps.reported", { name: name(by), winner: name(report.winner) }) }));
+      if (isSeat() && by && by !== store.seat) {
+        parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "rps-confirm", onclick: () => send("rps.confirm"), text: t("rps.confirm") }));
+      } else if (isSeat()) parts.push(h("p", { class: "muted", text: t("pending.waiting") }));
+      return h("div", { class: "rps", testid: "rps" }, parts);
+    }
+    if (isSeat()) {
+      const mine = picks[store.seat];
+      const theirs = picks[other(store.seat)];
+      parts.push(
+        h("div", { class: "row rps-hands", role: "group", "aria-label": t("rps.pick") },
+          HANDS.map((hand) =>
+            h("button", {
+              class: ["btn", "hand", mine === hand && "on"],
+              testid: `rps-${hand}`,
+              "aria-pressed": String(mine === hand),
+              disabled: Boolean(mine),
+              onclick: () => send("rps.pick", { hand }),
+              text: `${HAND_ICON[hand]} ${t(`rps.${hand}`)}`,
+            }),
+          ),
+        ),
+        h("p", { class: "status-line", testid: "rps-status", text: mine ? (theirs ? "" : t("rps.waiting")) : theirs ? t("rps.they_picked", { name: name(other(store.seat)) }) : t("rps.pick_hint") }),
+        h("p", { class: "muted", text: t("rps.physical") }),
+        h("div", { class: "row" },
+          h("button", { class: "btn", testid: "rps-report-me", onclick: () => send("rps.report", { winner: store.seat }), text: t("rps.i_won") }),
+          h("button", { class: "btn", testid: "rps-report-opp", onclick: () => send("rps.report", { winner: other(store.seat) }), text: t("rps.they_won") }),
+        ),
+      );
+    } else {
+      parts.push(h("p", { class: "status-line", testid: "rps-status", text: t("rps.in_progress") }));
+    }
+    return h("div", { class: "rps", testid: "rps" }, parts);
+  }
+
+  function handText(hand) {
+    if (!HANDS.includes(hand)) return "?";
+    return `${HAND_ICON[hand]} ${t(`rps.${hand}`)}`;
+  }
+
+  function phaseDuel() {
+    const st = s();
+    const turn = st.turn || {};
+    const parts = [];
+    const myTurn = isSeat() && turn.player === store.seat;
+    parts.push(h("p", { class: "status-line big-line", testid: "whose-turn", text: turn.no ? (myTurn ? t("duel.your_turn", { n: turn.no }) : t("duel.turn", { n: turn.no, name: name(turn.player) })) : "" }));
+    if (!isSeat()) return card(t("phase.duel"), "duel", parts);
+    if (myTurn) parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "end-turn", onclick: () => send("turn.end", { turn: turn.no }), text: t("duel.end_turn", { n: turn.no }) }));
+    if (!ui.concedeArmed) {
+      parts.push(h("button", { class: "btn btn-quiet", testid: "concede", onclick: () => { ui.concedeArmed = true; render(); }, text: t("duel.concede") }));
+    } else {
+      parts.push(
+        h("p", { class: "attention status-line", text: t("duel.concede_sure") }),
+        h("div", { class: "row" },
+          h("button", { class: "btn", testid: "concede-cancel", onclick: () => { ui.concedeArmed = false; render(); }, text: t("common.cancel") }),
+          h("button", { class: "btn btn-danger", testid: "concede-confirm", onclick: () => { ui.concedeArmed = false; send("duel.concede"); render(); }, text: t("duel.concede_yes") }),
+        ),
+      );
+    }
+    return card(t("phase.duel"), "duel", parts);
+  }
+
+  function confirmedLine(confirmed, testid) {
+    return ["A", "B"].map((seat) =>
+      h("p", { class: "status-line", testid: `${testid}-${seat}`, text: `${name(seat)}: ${confirmed && confirmed[seat] ? t("common.confirmed") : t("common.not_yet")}` }),
+    );
+  }
+
+  function phaseDuelResult() {
+    const st = s();
+    const result = st.result || {};
+    const duel = result.duel || st.duel_no || 1;
+    const confirmed = result.confirmed || {};
+    const parts = [h("p", { class: "result-line", text: resultText(result) }), confirmedLine(confirmed, "result-confirmed")];
+    if (isSeat() && !confirmed[store.seat]) {
+      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "result-confirm", onclick: () => send("result.confirm", { duel }), text: t("result.confirm") }));
+      parts.push(disputeControl(duel));
+    }
+    return card(t("phase.duel_result"), "duel-result-panel", parts);
+  }
+
+  function disputeControl(duel) {
+    if (!ui.resultDisputeOpen) {
+      return h("button", { class: "btn btn-quiet", testid: "result-dispute", onclick: () => { ui.resultDisputeOpen = true; render(); }, text: t("result.dispute") });
+    }
+    const form = (ui.forms.dispute ||= { reason: "" });
+    return h("div", { class: "stack" },
+      h("label", { class: "field", for: "f-dispute" }, h("span", { text: t("result.dispute_reason") }),
+        h("input", { id: "f-dispute", type: "text", maxlength: "200", testid: "result-dispute-reason", value: form.reason, oninput: (e) => (form.reason = e.target.value) }),
+      ),
+      h("div", { class: "row" },
+        h("button", { class: "btn", testid: "result-dispute-cancel", onclick: () => { ui.resultDisputeOpen = false; render(); }, text: t("common.cancel") }),
+        h("button", { class: "btn btn-danger", testid: "result-dispute-send", onclick: () => { ui.resultDisputeOpen = false; send("result.dispute", { duel, reason: form.reason || "" }); render(); }, text: t("result.dispute_send") }),
+      ),
+    );
+  }
+
+  function phaseBetween() {
+    const st = s();
+    const decks = st.decks || {};
+    const parts = [h("p", { class: "status-line", testid: "window-timer", role: "timer" })];
+    if (isSeat()) {
+      const mine = decks[store.seat] || {};
+      parts.push(h("h3", { text: t("between.deck_check") }));
+      if (mine.checked) parts.push(h("p", { class: "status-line ok", testid: "deck-checked", text: t("between.checked") }));
+      else
+        parts.push(h("div", { class: "row" },
+          h("button", { class: "btn btn-primary", testid: "deck-check-ok", onclick: () => send("deck.check", { ok: true, note: "" }), text: t("between.check_ok", { counts: countsText(mine.current || mine.declared) }) }),
+          h("button", { class: "btn btn-quiet", testid: "deck-check-problem", onclick: () => send("deck.check", { ok: false, note: "" }), text: t("between.check_problem") }),
+        ));
+      // R6.8 side decking: the deck keeps its count
+      const form = (ui.forms.side ||= {});
+      const err = h("p", { class: "form-error", testid: "side-error", role: "alert" });
+      const submit = () => {
+        const n = (k) => Number(form[k] || 0);
+        const v = { main: { in: n("main_in"), out: n("main_out") }, extra: { in: n("extra_in"), out: n("extra_out") } };
+        const bad = [v.main.in, v.main.out, v.extra.in, v.extra.out].some((x) => !Number.isInteger(x) || x < 0 || x > 15);
+        if (bad) err.textContent = t("side.err_range");
+        else if (v.main.in !== v.main.out || v.extra.in !== v.extra.out) err.textContent = t("side.err_equal");
+        else {
+          err.textContent = "";
+          send("side.exchange", v);
+        }
+      };
+      parts.push(
+        h("h3", { text: t("side.title") }),
+        h("p", { class: "muted", text: t("side.hint") }),
+        h("div", { class: "fields4" },
+          numberField("side", "main_in", t("side.main_in"), "side-main-in", { max: 15 }),
+          numberField("side", "main_out", t("side.main_out"), "side-main-out", { max: 15 }),
+          numberField("side", "extra_in", t("side.extra_in"), "side-extra-in", { max: 15 }),
+          numberField("side", "extra_out", t("side.extra_out"), "side-extra-out", { max: 15 }),
+        ),
+        err,
+        h("button", { class: "btn btn-wide", testid: "side-submit", onclick: submit, text: t("side.submit") }),
+        mine.current ? h("p", { class: "muted", testid: "deck-current", text: t("side.current", { counts: countsText(mine.current) }) }) : null,
+      );
+      parts.push(
+        mine.ready
+          ? h("p", { class: "status-line ok", testid: "ready-me", text: t("between.ready_done") })
+          : h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }),
+      );
+    }
+    for (const seat of isSeat() ? [other(store.seat)] : ["A", "B"]) {
+      const d = decks[seat] || {};
+      parts.push(h("p", { class: "status-line", testid: `between-${seat}`, text: `${name(seat)}: ${d.checked ? t("between.checked_short") : t("between.not_checked")} \u00b7 ${d.ready ? t("between.is_ready") : t("between.not_ready")}` }));
+    }
+    return card(t("phase.between"), "between", parts);
+  }
+
+  function phaseMatchResult() {
+    const st = s();
+    const match = st.match || {};
+    const confirmed = match.confirmed || {};
+    const parts = [h("p", { class: "result-line", text: matchText(match) }), confirmedLine(confirmed, "match-confirmed")];
+    if (isSeat() && !confirmed[store.seat]) {
+      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-confirm", onclick: () => send("match.confirm"), text: t("match.confirm") }));
+    }
+    return card(t("phase.match_result"), "match-result-panel", parts);
+  }
+
+  function phaseMatchOver() {
+    const st = s();
+    const parts = [h("p", { class: "result-line", text: st.match ? matchText(st.match) : t("phase.match_over") })];
+    if (isSeat()) parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-new", onclick: () => send("match.new"), text: t("match.new") }));
+    return card(t("phase.match_over"), "match-over", parts);
+  }
+
+  // --- coin and die ------------------------------------------------------------------------------
+
+  function rollText(roll) {
+    const results = (roll.results || []).map((r) => (roll.kind === "coin" ? t(`coin.${r}`) : String(r)));
+    return results.join(" \u00b7 ");
+  }
+
+  function renderDice() {
+    const st = s();
+    const rolls = (st.rolls || []).slice(-ROLLS_SHOWN).reverse();
+    const parts = [];
+    if (isSeat()) {
+      parts.push(
+        h("div", { class: "seg", role: "radiogroup", "aria-label": t("dice.count") },
+          [1, 2, 3].map((n) =>
+            h("button", { class: ["seg-btn", ui.rollCount === n && "on"], role: "radio", "aria-checked": String(ui.rollCount === n), testid: `roll-count-${n}`, onclick: () => { ui.rollCount = n; render(); }, text: `\u00d7${n}` }),
+          ),
+        ),
+        h("div", { class: "row" },
+          h("button", { class: "btn", testid: "coin-toss", onclick: () => send("coin.toss", { count: ui.rollCount }), text: `\ud83e\ude99 ${t("dice.coin")}` }),
+          h("button", { class: "btn", testid: "die-roll", onclick: () => send("die.roll", { count: ui.rollCount }), text: `\ud83c\udfb2 ${t("dice.die")}` }),
+        ),
+      );
+    }
+    parts.push(
+      rolls.length
+        ? h("ul", { class: "list rolls", testid: "roll-list" },
+            rolls.map((r) =>
+              h("li", { class: ["roll", r.void && "void"], testid: "roll-row", dataset: { roll: String(r.roll), kind: r.kind || "" } },
+                h("span", { class: "roll-result", text: rollText(r) }),
+                h("span", { class: "muted", text: `${t(`dice.${r.kind === "coin" ? "coin" : "die"}`)} \u00b7 ${name(r.by)} \u00b7 ${formatTime(r.at_ms)}${r.void ? ` \u00b7 ${t("dice.void")}` : ""}` }),
+              ),
+            ),
+          )
+        : h("p", { class: "muted", text: t("dice.none") }),
+    );
+    return card(t("dice.title"), "dice", parts);
+  }
+
+  // A short reveal for a new roll: a neutral tumble (no faces) and then the result alone, so the
+  // animation can never be read as a different result. With reduced motion: the result at once.
+  function showRoll(roll) {
+    const result = h("div", { class: "roll-big", testid: "roll-overlay-result", text: rollText(roll) });
+    const box = h(
+      "div",
+      { class: "overlay", testid: "roll-overlay", role: "status", "aria-live": "assertive", onclick: () => box.remove() },
+      h("div", { class: "overlay-card" },
+        h("div", { class: "muted", text: `${name(roll.by)} \u00b7 ${t(`dice.${roll.kind === "coin" ? "coin" : "die"}`)}` }),
+        result,
+      ),
+    );
+    if (!reducedMotion()) {
+      result.classList.add("rolling");
+      result.textContent = roll.kind === "coin" ? "\ud83e\ude99" : "\ud83c\udfb2";
+      setTimeout(() => {
+        result.classList.remove("rolling");
+        result.textContent = rollText(roll);
+      }, 700);
+    }
+    slots.overlay.replaceChildren(box);
+    setTimeout(() => box.remove(), 3500);
+  }
+
+  // --- counters and tokens -------------------------------------------------------------------------
+
+  function renderCounters() {
+    const st = s();
+    const seats = isSeat() ? [store.seat, other(store.seat)] : ["A", "B"];
+    const parts = seats.map((seat) => {
+      const own = isSeat() && seat === store.seat;
+      const counters = get(st, `counters.${seat}`, {}) || {};
+      const tokens = get(st, `tokens.${seat}`, 0);
+      const rows = Object.entries(counters).map(([cname, value]) =>
+        h("li", { class: "counter", testid: "counter-row", dataset: { seat, name: cname } },
+          h("span", { class: "counter-name", text: cname }),
+          own ? h("button", { class: "btn btn-small", testid: "counter-dec", dataset: { name: cname }, "aria-label": t("counters.dec", { name: cname }), onclick: () => send("counter.change", { name: cname, delta: -1 }), text: "\u2212" }) : null,
+          h("b", { class: "counter-value", testid: "counter-value", text: String(value) }),
+          own ? h("button", { class: "btn btn-small", testid: "counter-inc", dataset: { name: cname }, "aria-label": t("counters.inc", { name: cname }), onclick: () => send("counter.change", { name: cname, delta: 1 }), text: "+" }) : null,
+          own ? h("button", { class: "btn btn-small btn-quiet", testid: "counter-clear", dataset: { name: cname }, "aria-label": t("counters.clear_one", { name: cname }), onclick: () => send("counter.clear", { name: cname }), text: "\u2715" }) : null,
+        ),
+      );
+      const tokenRow = h("div", { class: "counter tokens" },
+        h("span", { class: "counter-name", text: t("counters.tokens") }),
+        own ? h("button", { class: "btn btn-small", testid: "token-dec", "aria-label": t("counters.token_dec"), onclick: () => send("token.change", { delta: -1 }), text: "\u2212" }) : null,
+        h("b", { class: "counter-value", testid: `token-count-${seat}`, text: String(tokens) }),
+        own ? h("button", { class: "btn btn-small", testid: "token-inc", "aria-label": t("counters.token_inc"), onclick: () => send("token.change", { delta: 1 }), text: "+" }) : null,
+      );
+      const block = [h("h3", { text: own ? t("counters.mine") : name(seat) }), tokenRow, rows.length ? h("ul", { class: "list" }, rows) : null];
+      if (own) {
+        const form = (ui.forms.counter ||= { name: "" });
+        const add = () => {
+          const cname = (form.name || "").trim().slice(0, 60);
+          if (!cname) return;
+          send("counter.change", { name: cname, delta: 1 });
+          form.name = "";
+          input.value = "";
+        };
+        const input = h("input", { id: "f-counter", type: "text", maxlength: "60", testid: "counter-name", placeholder: t("counters.name_ph"), value: form.name, oninput: (e) => (form.name = e.target.value), onkeydown: (e) => e.key === "Enter" && add() });
+        block.push(
+          h("div", { class: "row" },
+            h("label", { class: "sr-only", for: "f-counter", text: t("counters.name") }),
+            input,
+            h("button", { class: "btn", testid: "counter-add", onclick: add, text: t("counters.add") }),
+          ),
+          Object.keys(counters).length ? h("button", { class: "btn btn-quiet btn-small", testid: "counters-clear-all", onclick: () => send("counter.clear", {}), text: t("counters.clear_all") }) : null,
+        );
+      }
+      return h("div", { class: "counter-block", testid: `counters-${seat}` }, block);
+    });
+    return card(t("counters.title"), "counters", parts);
+  }
+
+  // --- judge calls -------------------------------------------------------------------------------
+
+  function renderJudge() {
+    const st = s();
+    const calls = (st.calls || []).filter((c) => c && c.status !== "closed");
+    const parts = [];
+    for (const c of calls) {
+      const coming = c.status === "acknowledged";
+      parts.push(h("p", { class: ["status-line", coming ? "ok" : "attention"], testid: "judge-status", dataset: { status: c.status || "" },
+        text: `${coming ? t("judge.coming") : t("judge.called", { name: name(c.seat) })}${c.judge && coming ? ` (${c.judge})` : ""}${c.reason ? ` \u2014 ${c.reason}` : ""}` }));
+    }
+    if (isSeat()) {
+      if (!ui.judgeOpen) {
+        parts.push(h("button", { class: "btn btn-wide", testid: "call-judge", onclick: () => { ui.judgeOpen = true; render(); }, text: `\u2691 ${t("judge.call")}` }));
+      } else {
+        const form = (ui.forms.judge ||= { reason: "" });
+        parts.push(
+          h("label", { class: "field", for: "f-judge" }, h("span", { text: t("judge.reason") }),
+            h("input", { id: "f-judge", type: "text", maxlength: "200", testid: "judge-reason", value: form.reason, oninput: (e) => (form.reason = e.target.value) }),
+          ),
+          h("div", { class: "row" },
+            h("button", { class: "btn", testid: "judge-cancel", onclick: () => { ui.judgeOpen = false; render(); }, text: t("common.cancel") }),
+            h("button", { class: "btn btn-primary", testid: "judge-send", onclick: () => { send("judge.call", { reason: form.reason || "" }); form.reason = ""; ui.judgeOpen = false; render(); }, text: t("judge.send") }),
+          ),
+        );
+      }
+    }
+    if (!parts.length) return null;
+    return card(t("judge.title"), "judge", parts);
+  }
+
+  // --- the score sheet ---------------------------------------------------------------------------
+
+  function renderLedger() {
+    const st = s();
+    const ledger = Array.isArray(st.ledger) ? st.ledger : [];
+    const head = h("div", { class: "ledger-head" },
+      h("span", { text: t("ledger.entry") }),
+      h("span", { class: "num", text: name("A") }),
+      h("span", { class: "num", text: name("B") }),
+    );
+    const rows = [];
+    let lastDuel = null;
+    for (const e of [...ledger].reverse()) {
+      if (e.duel !== lastDuel && e.duel != null) {
+        rows.push(h("li", { class: "ledger-duel", text: t("duel.no", { n: e.duel }) }));
+        lastDuel = e.duel;
+      }
+      const who = [t("ledger.by", { name: name(e.by) })];
+      if (e.confirmed_by) {
+        const cb = String(e.confirmed_by);
+        who.push(t("ledger.confirmed_by", { name: cb.startsWith("judge") ? t("ledger.judge", { name: cb.split(":")[1] || "" }).trim() : name(cb) }));
+      }
+      rows.push(
+        h("li", { class: "ledger-row", testid: "ledger-row", dataset: { entry: String(e.entry) } },
+          h("div", { class: "ledger-main" },
+            h("span", { class: "ledger-what" }, h("span", { class: "entry-no", text: `#${e.entry}` }), " ", changesText(e.changes, null)),
+            h("span", { class: "num", testid: "ledger-lp-A", text: String(get(e, "lp.A", "")) }),
+            h("span", { class: "num", testid: "ledger-lp-B", text: String(get(e, "lp.B", "")) }),
+          ),
+          h("div", { class: "ledger-meta muted", text: [e.turn ? t("ledger.turn", { n: e.turn }) : null, ...who, formatTime(e.at_ms), e.note || null].filter(Boolean).join(" \u00b7 ") }),
+        ),
+      );
+    }
+    return h("section", { class: "card ledger", testid: "ledger", "aria-label": t("ledger.title") },
+      h("h2", { text: t("ledger.title") }),
+      head,
+      rows.length ? h("ol", { class: "list" }, rows) : h("p", { class: "muted", testid: "ledger-empty", text: t("ledger.empty") }),
+    );
+  }
+
+  function renderDisputes() {
+    const st = s();
+    const disputes = Array.isArray(st.disputes) ? st.disputes : [];
+    const penalties = Array.isArray(st.penalties) ? st.penalties : [];
+    if (!disputes.length && !penalties.length) return null;
+    const parts = [];
+    for (const d of disputes) {
+      const status = d.status || (d.settled ? "settled" : "open");
+      parts.push(h("li", { class: "dispute", testid: "dispute-row", dataset: { entry: String(d.entry ?? ""), status } },
+        h("span", { text: `${d.entry != null ? `#${d.entry} ` : ""}${d.changes ? changesText(d.changes, null) : ""}` }),
+        h("span", { class: "muted", text: [d.by ? t("ledger.by", { name: name(d.by) }) : null, d.reason || null, t(`dispute.${status}`), d.action ? t(`dispute.action_${d.action}`) : null, d.note || null].filter(Boolean).join(" \u00b7 ") }),
+      ));
+    }
+    for (const p of penalties) {
+      parts.push(h("li", { class: "dispute", testid: "penalty-row" },
+        h("span", { text: `${name(p.seat)}: ${t(`penalty.${p.level}`)}` }),
+        h("span", { class: "muted", text: [p.infraction ? String(p.infraction).replace(/_/g, " ") : null, p.note || null].filter(Boolean).join(" \u00b7 ") }),
+      ));
+    }
+    return card(t("disputes.title"), "disputes", h("ul", { class: "list" }, parts));
+  }
+
+  // --- time, alerts and the screen --------------------------------------------------------------
+
+  function tick() {
+    const st = store.state;
+    if (!st) return;
+    const now = conn.serverNow();
+    const clockEl = slots.board.querySelector('[data-testid="clock"]');
+    if (clockEl) {
+      const status = get(st, "clock.status", "idle");
+      let ms = get(st, "clock.duration_ms", get(st, "ruleset.match_minutes", 40) * 60000);
+      if (status === "running") ms = get(st, "clock.deadline_ms", now) - now;
+      else if (status === "paused") ms = get(st, "clock.remaining_ms", 0);
+      const text = formatDuration(ms);
+      if (clockEl.textContent !== text) clockEl.textContent = text;
+      clockEl.classList.toggle("low", status !== "idle" && ms < 5 * 60000);
+      clockEl.classList.toggle("out", status !== "idle" && ms <= 0);
+    }
+    const win = slots.phase.querySelector('[data-testid="window-timer"]');
+    if (win) {
+      const started = get(st, "window.started_ms", null);
+      const limit = get(st, "window.limit_ms", 180000);
+      if (started) {
+        const used = Math.max(0, now - started);
+        win.textContent = t("between.window", { used: formatDuration(used), limit: formatDuration(limit) });
+        win.classList.toggle("attention", used > limit);
+      } else win.textContent = t("between.window", { used: "0:00", limit: formatDuration(limit) });
+    }
+  }
+
+  // Buzz and reveal on what is new: the opponent's LP entry to confirm, a new coin/die result.
+  function notice() {
+    const st = s();
+    const rolls = st.rolls || [];
+    const lastRoll = rolls.length ? rolls[rolls.length - 1] : null;
+    if (ui.seenRolls === null) ui.seenRolls = lastRoll ? lastRoll.roll : 0;
+    else if (lastRoll && lastRoll.roll > ui.seenRolls) {
+      ui.seenRolls = lastRoll.roll;
+      if (!lastRoll.void) showRoll(lastRoll);
+    }
+    if (!isSeat()) return;
+    const asks = [];
+    for (const p of openPending()) if (p.by && p.by !== store.seat) asks.push(`lp:${p.entry}`);
+    for (const seat of ["A", "B"]) {
+      if (seat !== store.seat && get(st, `decks.${seat}.declared`, null) && !get(st, `decks.${seat}.confirmed`, false))
+        asks.push(`deck:${seat}:${JSON.stringify(get(st, `decks.${seat}.declared`))}`);
+    }
+    const report = get(st, "pregame.rps.report", null) || get(st, "pregame.rps.reported", null);
+    if (report && report.by && report.by !== store.seat) asks.push(`rps:${report.winner}`);
+    const fresh = asks.filter((a) => !ui.seenAsks.has(a));
+    ui.seenAsks = new Set(asks);
+    if (fresh.length) buzz();
+  }
+
+  function destroy() {
+    clearInterval(ticker);
+    for (const off of offs) off();
+    wake.release();
+    conn.stop();
+    document.body.classList.remove("has-ask");
+  }
+
+  return { destroy, conn, store };
+}
+
+/** Keep the screen on while wanted() says so; re-acquired when the page becomes visible again. */
+function wakeLock(wanted) {
+  let sentinel = null;
+  let stopped = false;
+  const acquire = async () => {
+    if (stopped || sentinel || !("wakeLock" in navigator) || document.visibilityState !== "visible" || !wanted()) return;
+    try {
+      sentinel = await navigator.wakeLock.request("screen");
+      sentinel.addEventListener("release", () => (sentinel = null));
+    } catch {
+      sentinel = null; // refused (battery saver, no gesture yet): try again later
+    }
+  };
+  const onVis = () => acquire();
+  document.addEventListener("visibilitychange", onVis);
+  const timer = setInterval(() => {
+    if (!wanted() && sentinel) {
+      sentinel.release().catch(() => {});
+      sentinel = null;
+    } else acquire();
+  }, 5000);
+  acquire();
+  return {
+    release() {
+      stopped = true;
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", onVis);
+      sentinel?.release().catch(() => {});
+      sentinel = null;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// Toasts: short messages at the top of the screen (errors from the server, confirmations).
+
+import { h } from "./dom.js";
+import { has, t } from "./i18n.js";
+
+let region = null;
+
+function ensureRegion() {
+  if (region && region.isConnected) return region;
+  region = h("div", { class: "toasts", role: "status", "aria-live": "polite", testid: "toasts" });
+  document.body.append(region);
+  return region;
+}
+
+/** Show a message for a few seconds; kind "error" | "info". Tapping it closes it. */
+export function toast(message, kind = "info", ms = 5000) {
+  const el = h("div", {
+    class: ["toast", `toast-${kind}`],
+    testid: "toast",
+    role: kind === "error" ? "alert" : null,
+    dataset: { kind },
+    text: message,
+  });
+  const close = () => el.remove();
+  el.addEventListener("click", close);
+  const box = ensureRegion();
+  box.append(el);
+  while (box.children.length > 3) box.firstElementChild.remove();
+  setTimeout(close, ms);
+  return el;
+}
+
+/** The text for a server error: our own words for codes we know, else the server's message. */
+export function errorText(error) {
+  const code = error && error.code;
+  if (code && has(`err.${code}`)) return t(`err.${code}`);
+  if (error && error.message) return error.message;
+  return code ? t("err.unknown_code", { code }) : t("err.unknown");
+}
+
+/** Show a server error as a toast. */
+export function toastError(error) {
+  const el = toast(errorText(error), "error", 6000);
+  if (error && error.code) el.dataset.code = error.code;
+  return el;
+}

@@ -1,0 +1,94 @@
+// The service worker: serves the app shell offline. Table state and the API are never cached:
+// they live on the server and reach the page through the websocket and /api/.
+
+const VERSION = "v1";
+const CACHE = `duel-table-shell-${VERSION}`;
+const SHELL = [
+  "/",
+  "/index.html",
+  "/manifest.webmanifest",
+  "/css/app.css",
+  "/js/app.js",
+  "/js/api.js",
+  "/js/conn.js",
+  "/js/dom.js",
+  "/js/i18n.js",
+  "/js/i18n/en.js",
+  "/js/i18n/ja.js",
+  "/js/i18n/zh-Hant.js",
+  "/js/lp.js",
+  "/js/seats.js",
+  "/js/state.js",
+  "/js/table.js",
+  "/js/toast.js",
+  "/icons/icon.svg",
+  "/icons/icon-192.png",
+  "/icons/icon-512.png",
+  "/icons/icon-maskable-192.png",
+  "/icons/icon-maskable-512.png",
+];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      await cache.addAll(SHELL.map((url) => new Request(url, { cache: "reload" })));
+      await self.skipWaiting();
+    })(),
+  );
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      const names = await caches.keys();
+      await Promise.all(names.filter((n) => n.startsWith("duel-table-") && n !== CACHE).map((n) => caches.delete(n)));
+      await self.clients.claim();
+    })(),
+  );
+});
+
+function neverCache(url) {
+  return url.pathname.startsWith("/api/") || url.pathname.startsWith("/ws/") || url.pathname.startsWith("/judge");
+}
+
+self.addEventListener("fetch", (event) => {
+  const req = event.request;
+  if (req.method !== "GET") return;
+  const url = new URL(req.url);
+  if (url.origin !== self.location.origin || neverCache(url)) return; // straight to the network
+
+  if (req.mode === "navigate") {
+    // Network first, so a deployed update shows at once; the cached shell when offline.
+    event.respondWith(
+      (async () => {
+        try {
+          return await fetch(req);
+        } catch {
+          const cache = await caches.open(CACHE);
+          return (await cache.match("/index.html")) || (await cache.match("/")) || Response.error();
+        }
+      })(),
+    );
+    return;
+  }
+
+  // Shell files: from the cache, refreshed in the background for the next start.
+  event.respondWith(
+    (async () => {
+      const cache = await caches.open(CACHE);
+      const hit = await cache.match(req);
+      const fresh = fetch(req)
+        .then((res) => {
+          if (res.ok && SHELL.includes(url.pathname)) cache.put(req, res.clone());
+          return res;
+        })
+        .catch(() => null);
+      if (hit) {
+        event.waitUntil(fresh);
+        return hit;
+      }
+      return (await fresh) || Response.error();
+    })(),
+  );
+});
