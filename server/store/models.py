@@ -121,7 +121,7 @@ def open_database(url: str, data_dir: str) -> Database:
         )
     if url.startswith("postgres://"):
         url = "postgresql://" + url[len("postgres://") :]
-    return connect(url, autorollback=True)
+    return connect(url)
 
 
 def is_sqlite(database: Database | DatabaseProxy) -> bool:

@@ -1,0 +1,67 @@
+"""Fixtures for the server's tests: an app on a fresh database, its client, a bare store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from server import create_app
+from server.store import EventStore, bind, db, open_database
+
+T0 = 1_764_484_800_000
+
+
+class FixedClock:
+    """A server clock tests move by hand."""
+
+    def __init__(self, now_ms: int = T0) -> None:
+        self.now_ms = now_ms
+
+    def __call__(self) -> int:
+        return self.now_ms
+
+    def advance(self, ms: int) -> None:
+        self.now_ms += ms
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock()
+
+
+@pytest.fixture
+def app_config(tmp_path: Path, database_url: str, clock: FixedClock) -> dict[str, Any]:
+    """Settings for a test app: its own SQLite file (or the test PostgreSQL), no timer."""
+    return {
+        "TESTING": True,
+        "DATA_DIR": str(tmp_path),
+        "DATABASE_URL": database_url,
+        "REDIS_URL": "",
+        "SECRET_KEY": "test",
+        "TIMER_ENABLED": False,
+        "CLOCK": clock,
+    }
+
+
+@pytest.fixture
+def app(app_config: dict[str, Any]) -> Iterator[Flask]:
+    application = create_app(app_config)
+    yield application
+    application.extensions["duel_table"].close()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def store(tmp_path: Path, database_url: str) -> EventStore:
+    """A bare event store on a fresh SQLite file (or the test PostgreSQL)."""
+    bind(open_database(database_url, str(tmp_path)))
+    return EventStore(db)

@@ -1,0 +1,229 @@
+"""The event store on a real database: append, idempotency, concurrency, the hash chain."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from server.errors import AppError
+from server.rules import Actor, RuleError, get_ruleset, replay
+from server.store import EventStore, db
+from server.store.events import GENESIS, chain_hash, hash_token
+from server.store.models import CommandRow, EventRow, SeatRow, TableRow
+
+T0 = 1_764_484_800_000
+DECK = {"main": 40, "extra": 15, "side": 15}
+
+
+def seat(s: str) -> Actor:
+    return Actor("seat", s, f"Player {s}")
+
+
+def new_table(store: EventStore) -> str:
+    code = store.create_table(get_ruleset(), T0)
+    store.join(code, "A", "Yugi", "", T0)
+    store.join(code, "B", "Kaiba", "", T0)
+    return code
+
+
+def test_create_table_writes_the_first_event(store: EventStore):
+    code = store.create_table(get_ruleset(match_minutes=30), T0)
+    assert len(code) == 6 and set(code) <= set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+    [first] = store.events_since(code, 0)
+    assert first["seq"] == 1 and first["type"] == "table.created"
+    snap = store.snapshot(code)
+    assert snap.seq == 1 and snap.state.code == code
+    assert snap.state.ruleset.match_minutes == 30
+
+
+def test_join_stores_only_the_token_hash(store: EventStore):
+    code = store.create_table(get_ruleset(), T0)
+    joined, events = store.join(code, None, "Yugi", "P-1", T0)
+    assert joined.seat == "A" and joined.seq == 2 and events[0]["type"] == "seat.joined"
+    with db.connection_context():
+        row = SeatRow.get(SeatRow.seat == "A")
+    assert row.token_hash == hash_token(joined.token) and joined.token not in row.token_hash
+    assert store.seat_actor(code, joined.token) == Actor("seat", "A", "Yugi")
+    assert store.seat_actor(code, "forged") is None
+
+
+def test_join_refuses_a_taken_seat_and_a_full_table(store: EventStore):
+    code = store.create_table(get_ruleset(), T0)
+    store.join(code, "B", "Kaiba", "", T0)
+    with pytest.raises(AppError) as taken:
+        store.join(code, "B", "Joey", "", T0)
+    assert taken.value.code == "seat_taken" and taken.value.status == 409
+    assert store.join(code, None, "Yugi", "", T0)[0].seat == "A"
+    with pytest.raises(AppError) as full:
+        store.join(code, None, "Joey", "", T0)
+    assert full.value.code == "table_full"
+    assert store.snapshot(code).seq == 3
+
+
+def test_unknown_table(store: EventStore):
+    with pytest.raises(AppError) as err:
+        store.append("ZZZZZZ", "deck.declare", DECK, seat("A"), "c1", T0)
+    assert err.value.code == "no_such_table" and err.value.status == 404
+    assert not store.exists("ZZZZZZ")
+
+
+def test_append_writes_events_and_moves_the_sequence(store: EventStore):
+    code = new_table(store)
+    result = store.append(code, "deck.declare", DECK, seat("A"), "c1", T0 + 5)
+    assert result.seq == 4 and not result.duplicate
+    assert [e["type"] for e in result.events] == ["deck.declared"]
+    assert result.events[0]["actor"] == {"role": "seat", "seat": "A", "name": "Player A"}
+    assert store.events_since(code, 3) == result.events
+    assert store.snapshot(code).state.decks["A"].registered is not None
+
+
+def test_a_repeated_command_id_is_applied_once(store: EventStore):
+    code = new_table(store)
+    first = store.append(code, "deck.declare", DECK, seat("A"), "same", T0)
+    again = store.append(code, "deck.declare", DECK, seat("A"), "same", T0 + 100)
+    assert again.duplicate and again.seq == first.seq and again.events == []
+    assert store.snapshot(code).seq == first.seq
+    with db.connection_context():
+        assert CommandRow.select().count() >= 1
+        assert EventRow.select().join(TableRow).where(TableRow.code == code).count() == 4
+
+
+def test_a_refused_command_changes_nothing_and_may_be_sent_again(store: EventStore):
+    code = new_table(store)
+    with pytest.raises(RuleError) as err:
+        store.append(code, "deck.declare", {**DECK, "main": 39}, seat("A"), "c1", T0)
+    assert err.value.code == "deck_size"
+    assert store.snapshot(code).seq == 3
+    ok = store.append(code, "deck.declare", DECK, seat("A"), "c1", T0)
+    assert ok.seq == 4 and not ok.duplicate
+
+
+def test_the_cached_state_equals_a_replay_of_the_log(store: EventStore):
+    code = new_table(store)
+    store.append(code, "deck.declare", DECK, seat("A"), "a", T0)
+    store.append(code, "deck.declare", DECK, seat("B"), "b", T0)
+    store.append(code, "deck.confirm", {"seat": "B"}, seat("A"), "c", T0)
+    from server.rules import Event
+
+    events = [Event.from_dict(e) for e in store.events_since(code, 0)]
+    assert replay(events) == store.snapshot(code).state
+    # A store with an empty cache (another process) reads the same state from the log.
+    assert EventStore(db).snapshot(code).state == store.snapshot(code).state
+
+
+def test_two_stores_like_two_processes_see_each_others_writes(store: EventStore):
+    code = new_table(store)
+    other = EventStore(db)
+    store.snapshot(code)
+    other.append(code, "deck.declare", DECK, seat("A"), "x1", T0)
+    result = store.append(code, "deck.declare", DECK, seat("B"), "x2", T0)
+    assert result.seq == 5
+    assert store.snapshot(code).state == other.snapshot(code).state
+    assert other.append(code, "deck.declare", DECK, seat("B"), "x2", T0).duplicate
+
+
+def test_concurrent_commands_get_contiguous_sequence_numbers(store: EventStore):
+    code = new_table(store)
+    stores = [store, EventStore(db)]
+    errors: list[BaseException] = []
+    seqs: list[int] = []
+    lock = threading.Lock()
+
+    def worker(n: int) -> None:
+        try:
+            for i in range(10):
+                who = seat("A" if (n + i) % 2 else "B")
+                result = stores[n % 2].append(code, "deck.declare", DECK, who, f"{n}-{i}", T0)
+                with lock:
+                    seqs.append(result.seq)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sorted(seqs) == list(range(4, 84))
+    assert store.snapshot(code).seq == 83
+    assert store.verify(code).ok
+
+
+def test_concurrent_retries_of_one_command_apply_it_once(store: EventStore):
+    code = new_table(store)
+    results = []
+
+    def send() -> None:
+        results.append(store.append(code, "deck.declare", DECK, seat("A"), "retry", T0))
+
+    threads = [threading.Thread(target=send) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({r.seq for r in results}) == 1
+    assert sum(not r.duplicate for r in results) == 1
+    assert store.snapshot(code).seq == 4
+
+
+def test_the_hash_chain_links_every_event(store: EventStore):
+    code = new_table(store)
+    store.append(code, "deck.declare", DECK, seat("A"), "a", T0)
+    log = store.log(code)
+    assert log[0]["prev_hash"] == GENESIS
+    for before, after in zip(log, log[1:], strict=False):
+        assert after["prev_hash"] == before["hash"]
+    first = log[0]
+    assert first["hash"] == chain_hash(
+        GENESIS, code, 1, first["type"], first["data"], first["actor"], first["at_ms"]
+    )
+    assert store.verify(code).ok and store.verify(code).count == 4
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "problem"),
+    [
+        ("data", '{"seat":"B","name":"Mallory","player_id":""}', "hash does not match"),
+        ("at_ms", T0 + 1, "hash does not match"),
+        ("type", "seat.left", "hash does not match"),
+        ("prev_hash", "f" * 64, "prev_hash does not match"),
+    ],
+)
+def test_verify_names_the_first_tampered_event(store: EventStore, column, value, problem):
+    code = new_table(store)
+    store.append(code, "deck.declare", DECK, seat("A"), "a", T0)
+    with db.connection_context():
+        table_id = TableRow.get(TableRow.code == code).id
+        EventRow.update({column: value}).where(
+            (EventRow.table == table_id) & (EventRow.seq == 3)
+        ).execute()
+    result = store.verify(code)
+    assert not result.ok and result.seq == 3 and result.problem == problem
+
+
+def test_verify_notices_a_deleted_event(store: EventStore):
+    code = new_table(store)
+    store.append(code, "deck.declare", DECK, seat("A"), "a", T0)
+    with db.connection_context():
+        table_id = TableRow.get(TableRow.code == code).id
+        EventRow.delete().where((EventRow.table == table_id) & (EventRow.seq == 2)).execute()
+    result = store.verify(code)
+    assert not result.ok and result.seq == 2 and result.problem == "missing event"
+
+
+def test_due_lists_tables_whose_timer_passed(store: EventStore):
+    code = new_table(store)
+    for who in "AB":
+        store.append(code, "deck.declare", DECK, seat(who), f"d{who}", T0)
+    store.append(code, "deck.confirm", {"seat": "B"}, seat("A"), "cA", T0)
+    store.append(code, "deck.confirm", {"seat": "A"}, seat("B"), "cB", T0)
+    store.append(code, "clock.start", {}, Actor("judge", name="J"), "start", T0)
+    assert code not in [c for c, _ in store.due(T0 + 1000)]
+    due = dict(store.due(T0 + 41 * 60_000))
+    assert code in due
+    tick = store.append(code, "tick", {}, Actor("system"), f"tick:{due[code]}", T0 + 41 * 60_000)
+    assert tick.events and tick.events[0]["type"]
+    again = store.append(code, "tick", {}, Actor("system"), f"tick:{due[code]}", T0 + 41 * 60_000)
+    assert again.duplicate
