@@ -51,7 +51,13 @@ def resume(tx: Tx, args: Mapping[str, Any]) -> None:
 def extend(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge gives extra time, in minutes or seconds."""
     s = tx.state
-    ms = int(args.get("minutes", 0) or 0) * 60_000 + int(args.get("seconds", 0) or 0) * 1000
+    minutes, seconds = args.get("minutes") or 0, args.get("seconds") or 0
+    require(
+        all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in (minutes, seconds)),
+        "invalid",
+        "Minutes and seconds are whole numbers.",
+    )
+    ms = int(minutes) * 60_000 + int(seconds) * 1000
     require(0 < ms <= MAX_EXTENSION_MS, "invalid", "An extension is 1 second to 60 minutes.")
     require(not s.time.called, "time_called", "Time has been called; settle the table instead.")
     require(s.phase != MATCH_OVER, "wrong_phase", "The match is over.")
@@ -77,8 +83,12 @@ def tick(tx: Tx, args: Mapping[str, Any]) -> None:
     s = tx.state
     if s.window and not s.window.flagged and s.phase in (BETWEEN, PREGAME):
         if now - s.window.started_ms >= s.ruleset.window_seconds * 1000:  # R4.2
-            tx.emit("flag.raised", kind="window_overtime", seat=None,
-                    detail=f"after duel {s.window.after_duel}")
+            tx.emit(
+                "flag.raised",
+                kind="window_overtime",
+                seat=None,
+                detail=f"after duel {s.window.after_duel}",
+            )
 
 
 def call_time(tx: Tx) -> None:

@@ -142,8 +142,9 @@ def parse(text: str, banlist: BanList | None = None) -> DeckList:
             copies, card = (int(m.group(2)), m.group(1)) if m else (1, line)
         card = re.sub(r"\s+", " ", card).strip()
         if not card or len(card) > MAX_NAME:
-            raise RuleError("invalid", f"Line {number}: a card name is 1 to {MAX_NAME} characters.",
-                            line=number)
+            raise RuleError(
+                "invalid", f"Line {number}: a card name is 1 to {MAX_NAME} characters.", line=number
+            )
         if not 1 <= copies <= 60:
             raise RuleError("invalid", f"Line {number}: a count is 1 to 60.", line=number)
         key = fold(card)
@@ -159,8 +160,16 @@ def problems(deck: DeckList, banlist: BanList | None = None) -> list[dict[str, o
         n = deck.count(part)
         if not low <= n <= high:
             rule = {"main": "R2.1", "extra": "R2.2", "side": "R2.3"}[part]
-            found.append({"rule": rule, "code": "deck_size", "part": part, "count": n,
-                          "min": low, "max": high})
+            found.append(
+                {
+                    "rule": rule,
+                    "code": "deck_size",
+                    "part": part,
+                    "count": n,
+                    "min": low,
+                    "max": high,
+                }
+            )
     totals: dict[str, int] = {}
     spelled: dict[str, str] = {}
     for part in PARTS:
@@ -170,18 +179,33 @@ def problems(deck: DeckList, banlist: BanList | None = None) -> list[dict[str, o
             spelled.setdefault(key, card)
     for key in sorted(totals):
         if totals[key] > MAX_COPIES:
-            found.append({"rule": "R2.4", "code": "too_many_copies", "card": spelled[key],
-                          "count": totals[key], "max": MAX_COPIES})
+            found.append(
+                {
+                    "rule": "R2.4",
+                    "code": "too_many_copies",
+                    "card": spelled[key],
+                    "count": totals[key],
+                    "max": MAX_COPIES,
+                }
+            )
         if banlist and key in banlist.limits and totals[key] > banlist.limits[key]:
             limit = banlist.limits[key]
             status = {0: "forbidden", 1: "limited", 2: "semi_limited"}[limit]
-            found.append({"rule": "R2.5", "code": status, "card": spelled[key],
-                          "count": totals[key], "max": limit})
+            found.append(
+                {
+                    "rule": "R2.5",
+                    "code": status,
+                    "card": spelled[key],
+                    "count": totals[key],
+                    "max": limit,
+                }
+            )
     return found
 
 
-def exchange(deck: DeckList, registered: DeckList, moves: Mapping[str, Mapping[str, int]]
-             ) -> DeckList:
+def exchange(
+    deck: DeckList, registered: DeckList, moves: Mapping[str, Mapping[str, int]]
+) -> DeckList:
     """Side decking by card (R6.8, R2.6): ``moves`` maps "in"/"out" to card -> copies for the
     main or extra deck, e.g. {"main_in": {...}, "main_out": {...}}. Only cards of the
     registered list move, and each deck keeps its count."""
@@ -191,20 +215,30 @@ def exchange(deck: DeckList, registered: DeckList, moves: Mapping[str, Mapping[s
         card_out = dict(moves.get(f"{part}_out") or {})
         n_in, n_out = sum(card_in.values()), sum(card_out.values())
         if n_in != n_out:
-            raise RuleError("count_changed",
-                            f"R6.8: the {part} deck must keep {deck.count(part)} cards; this "
-                            f"exchange changes it by {n_in - n_out:+d}.", deck=part,
-                            by=n_in - n_out)
+            raise RuleError(
+                "count_changed",
+                f"R6.8: the {part} deck must keep {deck.count(part)} cards; this "
+                f"exchange changes it by {n_in - n_out:+d}.",
+                deck=part,
+                by=n_in - n_out,
+            )
         for card, copies in card_out.items():
             if new[part].get(card, 0) < copies:
-                raise RuleError("not_in_deck", f"{card} is not in your {part} deck that often.",
-                                card=card, deck=part)
+                raise RuleError(
+                    "not_in_deck",
+                    f"{card} is not in your {part} deck that often.",
+                    card=card,
+                    deck=part,
+                )
             new[part][card] -= copies
             new["side"][card] = new["side"].get(card, 0) + copies
         for card, copies in card_in.items():
             if new["side"].get(card, 0) < copies:
-                raise RuleError("not_in_side", f"{card} is not in your side deck that often "
-                                "(R2.6: only registered cards).", card=card)
+                raise RuleError(
+                    "not_in_side",
+                    f"{card} is not in your side deck that often (R2.6: only registered cards).",
+                    card=card,
+                )
             new["side"][card] -= copies
             new[part][card] = new[part].get(card, 0) + copies
     cleaned = {p: {c: n for c, n in new[p].items() if n > 0} for p in PARTS}

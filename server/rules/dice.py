@@ -29,9 +29,7 @@ def _count(args: Mapping[str, Any]) -> int:
 
 
 def _rate(tx: Tx, seat: str) -> None:
-    recent = [
-        r for r in tx.state.rolls if r.by == seat and tx.now_ms - r.at_ms < RATE_WINDOW_MS
-    ]
+    recent = [r for r in tx.state.rolls if r.by == seat and tx.now_ms - r.at_ms < RATE_WINDOW_MS]
     require(
         len(recent) < RATE_MAX,
         "rate_limited",
@@ -89,9 +87,7 @@ def change_counter(tx: Tx, args: Mapping[str, Any]) -> None:
         "Change a counter by a whole number.",
     )
     mine = tx.state.counters[seat]
-    require(
-        name in mine or len(mine) < MAX_COUNTERS, "too_many", "Too many different counters."
-    )
+    require(name in mine or len(mine) < MAX_COUNTERS, "too_many", "Too many different counters.")
     value = mine.get(name, 0) + int(delta)
     require(0 <= value <= MAX_COUNTER, "invalid", f"A counter holds 0 to {MAX_COUNTER}.")
     tx.emit("counter.changed", seat=seat, name=name, value=value)
@@ -104,6 +100,7 @@ def clear_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     _in_duel(tx)
     name = args.get("name")
     mine = tx.state.counters[seat]
+    require(name is None or isinstance(name, str), "invalid", "A counter's name is text.")
     require(bool(mine) and (name is None or name in mine), "not_found", "No such counter.")
     tx.emit("counter.cleared", seat=seat, name=name)
 

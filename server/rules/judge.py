@@ -38,8 +38,12 @@ def call(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     open_calls = [c for c in tx.state.calls if c.seat == seat and c.status != "closed"]
     require(len(open_calls) < 3, "too_many", "A judge is already called; please wait.")
-    tx.emit("judge.called", call=len(tx.state.calls) + 1, seat=seat,
-            reason=str(args.get("reason") or ""))
+    tx.emit(
+        "judge.called",
+        call=len(tx.state.calls) + 1,
+        seat=seat,
+        reason=str(args.get("reason") or ""),
+    )
 
 
 def _find(tx: Tx, args: Mapping[str, Any]) -> Call:

@@ -18,11 +18,16 @@ KINDS = ("damage", "gain", "cost", "halve", "set")
 MAX_AMOUNT = 1_000_000
 
 
-def parse_changes(raw: Sequence[Mapping[str, Any]]) -> tuple[Change, ...]:
+def parse_changes(raw: Any) -> tuple[Change, ...]:
     """Check and build the changes of an entry: one or two, at most one per seat."""
-    require(0 < len(raw) <= 2, "invalid", "An entry changes one or both seats' LP.")
+    require(
+        isinstance(raw, list | tuple) and 0 < len(raw) <= 2,
+        "invalid",
+        "An entry changes one or both seats' LP.",
+    )
     changes = []
     for item in raw:
+        require(isinstance(item, Mapping), "invalid", "Each change is an object.")
         seat, kind, amount = item.get("seat"), item.get("kind"), item.get("amount", 0)
         require(seat in SEATS, "unknown_seat", "The seat must be A or B.", seat=seat)
         require(kind in KINDS, "invalid", "Unknown kind of LP change.", kind=kind)
@@ -103,8 +108,12 @@ def reject(tx: Tx, args: Mapping[str, Any]) -> None:
     require(p.confirmed_by is None, "already_confirmed", "That entry is already confirmed.")
     reason = str(args.get("reason") or "")
     tx.emit("lp.rejected", entry=p.entry, by=seat, reason=reason)
-    tx.emit("judge.called", call=len(tx.state.calls) + 1, seat=seat,
-            reason=f"LP entry #{p.entry} disputed" + (f": {reason}" if reason else ""))
+    tx.emit(
+        "judge.called",
+        call=len(tx.state.calls) + 1,
+        seat=seat,
+        reason=f"LP entry #{p.entry} disputed" + (f": {reason}" if reason else ""),
+    )
     flush(tx)
 
 
@@ -124,8 +133,15 @@ def correct(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge's entry, applied at once (a correction is a new entry, never an edit: R1.4)."""
     require(tx.state.phase == DUEL, "wrong_phase", "LP can be corrected only during a duel.")
     changes = parse_changes(args.get("changes") or [])
-    apply_entry(tx, tx.state.next_entry, tx.actor.label, changes, str(args.get("note") or ""),
-                tx.actor.label, new=True)
+    apply_entry(
+        tx,
+        tx.state.next_entry,
+        tx.actor.label,
+        changes,
+        str(args.get("note") or ""),
+        tx.actor.label,
+        new=True,
+    )
 
 
 @command("dispute.settle", JUDGES)
@@ -253,5 +269,3 @@ def _settled(s: TableState, e: Event) -> TableState:
         for d in s.disputes
     )
     return s.evolve(disputes=disputes)
-
-

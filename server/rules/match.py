@@ -72,7 +72,7 @@ def _phase(tx: Tx, *phases: str, message: str) -> None:
 def declare(tx: Tx, args: Mapping[str, Any]) -> None:
     """Declare the seat's deck counts for the match."""
     seat = tx.seat
-    _phase(tx, REGISTRATION, message="Deck counts are declared before the first duel (R2.8).")
+    _open_registration(tx, "Deck counts are declared before the first duel (R2.8).")
     counts = validate_counts(args)
     tx.emit("deck.declared", seat=seat, counts=counts.to_dict())
 
@@ -81,15 +81,27 @@ def declare(tx: Tx, args: Mapping[str, Any]) -> None:
 def confirm_deck(tx: Tx, args: Mapping[str, Any]) -> None:
     """Confirm the opponent's declaration: their side deck was shown (R6.2)."""
     seat = tx.seat
-    _phase(tx, REGISTRATION, message="Declarations are confirmed before the first duel.")
+    _open_registration(tx, "Declarations are confirmed before the first duel.")
     target = args.get("seat", other(seat))
     require(target == other(seat), "own_entry", "The opponent confirms your declaration.")
     deck = tx.state.decks[target]
     require(deck.registered is not None, "not_declared", "The opponent has not declared yet.")
     require(not deck.confirmed, "already_confirmed", "Already confirmed.")
     tx.emit("deck.confirmed", seat=target, by=seat)
-    if all(d.registered and d.confirmed for d in tx.state.decks.values()):
+    if tx.state.phase == REGISTRATION and _registered(tx.state):
         tx.emit("pregame.opened", duel=tx.state.duel_no, chooser=None)
+
+
+def _registered(s: TableState) -> bool:
+    return all(d.registered and d.confirmed for d in s.decks.values())
+
+
+def _open_registration(tx: Tx, message: str) -> None:
+    """Declarations belong before the first duel (R2.8); a duel-loss penalty before it leaves
+    them still open between duels, until both are confirmed."""
+    s = tx.state
+    late = s.phase == BETWEEN and not _registered(s)
+    require(s.phase == REGISTRATION or late, "wrong_phase", message, phase=s.phase)
 
 
 # --- before each duel (R6.1-R6.7) ---------------------------------------------------------
@@ -391,8 +403,12 @@ def deck_check(tx: Tx, args: Mapping[str, Any]) -> None:
     note = str(args.get("note") or "")
     tx.emit("deck.checked", seat=seat, ok=ok, note=note)
     if not ok:
-        tx.emit("judge.called", call=len(tx.state.calls) + 1, seat=seat,
-                reason="Deck count problem after the duel (R7.5)" + (f": {note}" if note else ""))
+        tx.emit(
+            "judge.called",
+            call=len(tx.state.calls) + 1,
+            seat=seat,
+            reason="Deck count problem after the duel (R7.5)" + (f": {note}" if note else ""),
+        )
 
 
 @command("side.exchange", SEAT)
@@ -407,6 +423,7 @@ def side_exchange(tx: Tx, args: Mapping[str, Any]) -> None:
     moves = {}
     for part in ("main", "extra"):
         raw = args.get(part) or {}
+        require(isinstance(raw, Mapping), "invalid", "Give {'in': n, 'out': n}.", deck=part)
         n_in, n_out = raw.get("in", 0), raw.get("out", 0)
         for n in (n_in, n_out):
             require(
@@ -447,6 +464,7 @@ def ready(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     _phase(tx, BETWEEN, message="Nothing to get ready for now.")
     deck = tx.state.decks[seat]
+    require(_registered(tx.state), "not_declared", "Both decks are declared and confirmed first.")
     require(deck.checked, "deck_not_checked", "Check your deck's counts first (R7.5).")
     require(not deck.ready, "already_done", "Already ready.")
     tx.emit("between.ready", seat=seat)

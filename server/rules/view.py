@@ -32,26 +32,54 @@ def view(s: TableState, seat: str | None = None) -> dict[str, Any]:
         "extra_duel": s.extra_duel,
         "wins": dict(s.wins),
         "duels": [
-            {"no": d.no, "winner": d.winner, "reason": d.reason, "extra": d.extra,
-             "lp": dict(d.lp), "at_ms": d.at_ms}
+            {
+                "no": d.no,
+                "winner": d.winner,
+                "reason": d.reason,
+                "extra": d.extra,
+                "lp": dict(d.lp),
+                "at_ms": d.at_ms,
+            }
             for d in s.duels
         ],
         "lp": dict(s.lp),
         "pending": [
-            {"entry": p.entry, "by": p.by, "changes": _changes(p.changes), "note": p.note,
-             "at_ms": p.at_ms, "confirmed": p.confirmed_by is not None}
+            {
+                "entry": p.entry,
+                "by": p.by,
+                "changes": _changes(p.changes),
+                "note": p.note,
+                "at_ms": p.at_ms,
+                "confirmed": p.confirmed_by is not None,
+            }
             for p in s.pending
         ],
         "ledger": [
-            {"entry": r.entry, "duel": r.duel, "turn": r.turn, "by": r.by,
-             "confirmed_by": r.confirmed_by, "changes": _changes(r.changes), "note": r.note,
-             "lp": dict(r.lp), "at_ms": r.at_ms}
+            {
+                "entry": r.entry,
+                "duel": r.duel,
+                "turn": r.turn,
+                "by": r.by,
+                "confirmed_by": r.confirmed_by,
+                "changes": _changes(r.changes),
+                "note": r.note,
+                "lp": dict(r.lp),
+                "at_ms": r.at_ms,
+            }
             for r in s.ledger
         ],
         "disputes": [
-            {"entry": d.entry, "by": d.proposal.by, "changes": _changes(d.proposal.changes),
-             "note": d.proposal.note, "rejected_by": d.rejected_by, "reason": d.reason,
-             "status": d.status, "judge": d.judge, "at_ms": d.at_ms}
+            {
+                "entry": d.entry,
+                "by": d.proposal.by,
+                "changes": _changes(d.proposal.changes),
+                "note": d.proposal.note,
+                "rejected_by": d.rejected_by,
+                "reason": d.reason,
+                "status": d.status,
+                "judge": d.judge,
+                "at_ms": d.at_ms,
+            }
             for d in s.disputes
         ],
         "decks": {
@@ -81,8 +109,12 @@ def view(s: TableState, seat: str | None = None) -> dict[str, Any]:
             else None
         ),
         "result": (
-            {"duel": s.result.duel, "winner": s.result.winner, "reason": s.result.reason,
-             "confirmed": {k: k in s.result.confirmed for k in SEATS}}
+            {
+                "duel": s.result.duel,
+                "winner": s.result.winner,
+                "reason": s.result.reason,
+                "confirmed": {k: k in s.result.confirmed for k in SEATS},
+            }
             if s.result
             else None
         ),
@@ -112,26 +144,51 @@ def view(s: TableState, seat: str | None = None) -> dict[str, Any]:
             "extra_duel_turns": s.ruleset.extra_duel_turns,
         },
         "window": (
-            {"after_duel": s.window.after_duel, "started_ms": s.window.started_ms,
-             "limit_ms": s.ruleset.window_seconds * 1000, "flagged": s.window.flagged}
+            {
+                "after_duel": s.window.after_duel,
+                "started_ms": s.window.started_ms,
+                "limit_ms": s.ruleset.window_seconds * 1000,
+                "flagged": s.window.flagged,
+            }
             if s.window
             else None
         ),
         "rolls": [
-            {"roll": r.roll, "kind": r.kind, "results": list(r.results), "by": r.by,
-             "at_ms": r.at_ms, "duel": r.duel, "void": r.void}
+            {
+                "roll": r.roll,
+                "kind": r.kind,
+                "results": list(r.results),
+                "by": r.by,
+                "at_ms": r.at_ms,
+                "duel": r.duel,
+                "void": r.void,
+            }
             for r in s.rolls[-10:]
         ],
         "counters": {k: dict(v) for k, v in s.counters.items()},
         "tokens": dict(s.tokens),
         "calls": [
-            {"call": c.call, "seat": c.seat, "reason": c.reason, "status": c.status,
-             "judge": c.judge, "note": c.note, "at_ms": c.at_ms}
+            {
+                "call": c.call,
+                "seat": c.seat,
+                "reason": c.reason,
+                "status": c.status,
+                "judge": c.judge,
+                "note": c.note,
+                "at_ms": c.at_ms,
+            }
             for c in s.calls
         ],
         "penalties": [
-            {"seat": p.seat, "level": p.level, "infraction": p.infraction, "note": p.note,
-             "judge": p.judge, "duel": p.duel, "at_ms": p.at_ms}
+            {
+                "seat": p.seat,
+                "level": p.level,
+                "infraction": p.infraction,
+                "note": p.note,
+                "judge": p.judge,
+                "duel": p.duel,
+                "at_ms": p.at_ms,
+            }
             for p in s.penalties
         ],
         "flags": [

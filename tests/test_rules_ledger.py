@@ -1,0 +1,304 @@
+"""The LP ledger: the score sheet both seats confirm (R1.4, R3.2, R3.3, R7.4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.rules_helpers import Table
+
+
+@pytest.fixture
+def t() -> Table:
+    """A duel in progress, A's turn 1, both at 8000."""
+    return Table().register().start_duel(first="A")
+
+
+def test_r3_2_duel_starts_at_8000(t: Table) -> None:
+    assert t.state.lp == {"A": 8000, "B": 8000}
+
+
+def test_r7_4_proposal_waits_for_the_other_seat(t: Table) -> None:
+    entry = t.propose("A", ("B", "damage", 1200), note="battle")
+    assert t.state.lp == {"A": 8000, "B": 8000}
+    assert [p.entry for p in t.state.pending] == [entry]
+    events = t.confirm("B", entry)
+    assert t.types(events) == ["lp.confirmed", "lp.applied"]
+    assert t.state.lp == {"A": 8000, "B": 6800}
+    row = t.state.ledger[-1]
+    assert (row.entry, row.by, row.confirmed_by, row.note) == (entry, "A", "B", "battle")
+    assert row.duel == 1 and row.turn == 1 and row.lp == {"A": 8000, "B": 6800}
+    assert t.state.pending == ()
+
+
+def test_r7_4_a_seat_may_propose_its_own_loss(t: Table) -> None:
+    t.lp("A", "cost", 1000, by="A")
+    assert t.state.lp["A"] == 7000
+    assert t.state.ledger[-1].confirmed_by == "B"
+
+
+def test_r7_1_reject_makes_a_dispute_and_calls_a_judge(t: Table) -> None:
+    entry = t.propose("A", ("B", "damage", 3000))
+    events = t.do("B", "lp.reject", entry=entry, reason="it was 2000")
+    assert t.types(events) == ["lp.rejected", "judge.called"]
+    assert t.state.lp["B"] == 8000 and t.state.pending == ()
+    (d,) = t.state.disputes
+    assert (d.entry, d.rejected_by, d.reason, d.status) == (entry, "B", "it was 2000", "open")
+    (call,) = t.state.calls
+    assert call.seat == "B" and f"#{entry}" in call.reason and call.status == "open"
+
+
+def test_r7_1_judge_settles_dispute_apply_or_void(t: Table) -> None:
+    e1 = t.propose("A", ("B", "damage", 3000))
+    t.do("B", "lp.reject", entry=e1)
+    t.do("judge", "dispute.settle", entry=e1, action="apply", note="replayed the battle")
+    assert t.state.lp["B"] == 5000
+    assert t.state.ledger[-1].confirmed_by == "judge:Kaiba"
+    assert t.state.disputes[0].status == "applied"
+    t.refuse("judge", "dispute.settle", "already_settled", entry=e1, action="void")
+    e2 = t.propose("B", ("A", "damage", 100))
+    t.do("A", "lp.reject", entry=e2)
+    t.do("judge", "dispute.settle", entry=e2, action="void")
+    assert t.state.lp["A"] == 8000 and t.state.disputes[1].status == "void"
+    t.refuse("judge", "dispute.settle", "not_found", entry=99, action="void")
+    e3 = t.propose("B", ("A", "damage", 100))
+    t.do("A", "lp.reject", entry=e3)
+    t.refuse("judge", "dispute.settle", "invalid", entry=e3, action="maybe")
+
+
+def test_r1_4_withdraw_removes_pending_entry(t: Table) -> None:
+    entry = t.propose("A", ("B", "damage", 500))
+    assert t.types(t.do("A", "lp.withdraw", entry=entry)) == ["lp.withdrawn"]
+    assert t.state.pending == () and t.state.lp["B"] == 8000
+    t.refuse("B", "lp.confirm", "not_pending", entry=entry)
+
+
+def test_r1_4_later_entry_confirmed_first_waits_for_the_earlier(t: Table) -> None:
+    e1 = t.propose("A", ("B", "damage", 1000))
+    e2 = t.propose("A", ("B", "halve", 0))
+    events = t.confirm("B", e2)
+    assert t.types(events) == ["lp.confirmed"]  # waits behind e1
+    assert t.state.lp["B"] == 8000
+    t.refuse("B", "lp.confirm", "already_confirmed", entry=e2)
+    events = t.confirm("B", e1)
+    assert t.types(events) == ["lp.confirmed", "lp.applied", "lp.applied"]
+    # order of proposal: 8000 - 1000 = 7000, then halved = 3500 (not 4000 - 1000 = 3000)
+    assert [r.entry for r in t.state.ledger] == [e1, e2]
+    assert t.state.lp["B"] == 3500
+
+
+def test_r1_4_withdrawing_the_earlier_entry_releases_the_later(t: Table) -> None:
+    e1 = t.propose("A", ("B", "damage", 1000))
+    e2 = t.propose("A", ("B", "damage", 200))
+    t.confirm("B", e2)
+    events = t.do("A", "lp.withdraw", entry=e1)
+    assert t.types(events) == ["lp.withdrawn", "lp.applied"]
+    assert t.state.lp["B"] == 7800
+
+
+def test_r1_4_rejecting_the_earlier_entry_releases_the_later(t: Table) -> None:
+    e1 = t.propose("A", ("B", "damage", 1000))
+    e2 = t.propose("A", ("B", "damage", 200))
+    t.confirm("B", e2)
+    events = t.do("B", "lp.reject", entry=e1)
+    assert t.types(events) == ["lp.rejected", "judge.called", "lp.applied"]
+    assert t.state.lp["B"] == 7800
+
+
+def test_r7_4_simultaneous_damage_confirmed_as_one(t: Table) -> None:
+    entry = t.propose("A", ("A", "damage", 800), ("B", "damage", 800), note="Ring of Destruction")
+    t.confirm("B", entry)
+    assert t.state.lp == {"A": 7200, "B": 7200}
+    assert len(t.state.ledger) == 1 and len(t.state.ledger[0].changes) == 2
+
+
+@pytest.mark.parametrize(
+    ("start", "kind", "amount", "after"),
+    [
+        (8000, "halve", 0, 4000),
+        (7999, "halve", 0, 4000),  # halving rounds up
+        (1, "halve", 0, 1),
+        (8000, "set", 1234, 1234),
+        (8000, "gain", 500, 8500),
+        (8000, "cost", 1000, 7000),
+        (1000, "damage", 5000, 0),  # never below 0
+        (1000, "cost", 1000, 0),
+    ],
+)
+def test_r1_4_kinds_of_change(t: Table, start: int, kind: str, amount: int, after: int) -> None:
+    if start != 8000:
+        t.do("judge", "lp.correct", changes=[{"seat": "B", "kind": "set", "amount": start}])
+    t.lp("B", kind, amount)
+    assert t.state.lp["B"] == after
+    assert min(t.state.lp.values()) >= 0
+
+
+def test_r1_4_halve_ignores_the_amount(t: Table) -> None:
+    t.lp("B", "halve", 999)
+    assert t.state.lp["B"] == 4000
+    assert t.state.ledger[-1].changes[0].amount == 0
+
+
+def test_r3_1_lp_zero_ends_the_duel(t: Table) -> None:
+    lethal = t.propose("A", ("B", "damage", 9000))
+    waiting = t.propose("B", ("A", "damage", 100))
+    events = t.confirm("B", lethal)
+    assert t.types(events) == ["lp.confirmed", "lp.applied", "lp.cancelled", "duel.ended"]
+    assert t.state.lp["B"] == 0 and t.state.phase == "duel_result"
+    assert t.state.result is not None and t.state.result.winner == "A"
+    assert t.state.result.reason == "lp_zero"
+    assert t.state.pending == ()
+    t.refuse("B", "lp.confirm", "not_pending", entry=waiting)
+
+
+def test_r3_3_both_at_zero_is_a_drawn_duel(t: Table) -> None:
+    t.do("judge", "lp.correct", changes=[{"seat": "A", "kind": "set", "amount": 500}])
+    entry = t.propose("B", ("A", "damage", 500), ("B", "damage", 8000))
+    t.confirm("A", entry)
+    assert t.state.lp == {"A": 0, "B": 0}
+    assert t.state.result is not None and t.state.result.winner is None
+    t.confirm_result()
+    assert t.state.wins == {"A": 0, "B": 0}  # counts for neither
+    assert t.state.duels[-1].winner is None
+    assert t.state.phase == "between" and t.state.duel_no == 2
+
+
+def test_r1_4_judge_correction_is_a_new_entry_applied_at_once(t: Table) -> None:
+    t.hit("B", 1000)
+    events = t.do(
+        "judge", "lp.correct", changes=[{"seat": "B", "kind": "gain", "amount": 1000}], note="fix"
+    )
+    assert t.types(events) == ["lp.applied"]
+    assert t.state.lp["B"] == 8000
+    assert [r.entry for r in t.state.ledger] == [1, 2]
+    assert t.state.ledger[-1].by == "judge:Kaiba"
+
+
+def test_r1_4_entry_numbers_keep_counting_across_duels(t: Table) -> None:
+    t.win_duel("A")
+    t.between().start_duel(first="B")
+    entry = t.propose("A", ("B", "damage", 10))
+    assert entry == 2  # entry 1 ended duel 1; numbers are never reused
+    assert entry > max(r.entry for r in t.state.ledger)
+
+
+# --- refusals ----------------------------------------------------------------------------
+
+DAMAGE = [{"seat": "B", "kind": "damage", "amount": 100}]
+
+
+@pytest.mark.parametrize(
+    ("who", "cmd", "args", "code"),
+    [
+        ("A", "lp.confirm", {"entry": 1}, "own_entry"),  # confirm own entry
+        ("A", "lp.reject", {"entry": 1}, "own_entry"),  # reject own entry
+        ("B", "lp.withdraw", {"entry": 1}, "not_yours"),
+        ("B", "lp.confirm", {"entry": 42}, "not_pending"),
+        ("B", "lp.confirm", {"entry": "1"}, "not_pending"),
+        ("judge", "lp.confirm", {"entry": 1}, "forbidden"),
+        ("system", "lp.propose", {"changes": DAMAGE}, "forbidden"),
+        ("A", "lp.correct", {"changes": DAMAGE}, "forbidden"),
+        ("A", "no.such", {}, "unknown_command"),
+    ],
+)
+def test_r7_4_refused_confirmations(
+    t: Table, who: str, cmd: str, args: dict[str, Any], code: str
+) -> None:
+    t.propose("A", ("B", "damage", 100))
+    t.refuse(who, cmd, code, **args)
+
+
+def test_r7_4_confirm_twice_is_refused(t: Table) -> None:
+    entry = t.propose("A", ("B", "damage", 100))
+    t.confirm("B", entry)
+    t.refuse("B", "lp.confirm", "already_confirmed", entry=entry)
+    t.refuse("B", "lp.reject", "already_confirmed", entry=entry)
+    t.refuse("A", "lp.withdraw", "already_confirmed", entry=entry)
+
+
+def test_r7_4_confirm_or_withdraw_after_withdrawal_is_refused(t: Table) -> None:
+    entry = t.propose("A", ("B", "damage", 100))
+    t.do("A", "lp.withdraw", entry=entry)
+    t.refuse("B", "lp.confirm", "not_pending", entry=entry)
+    t.refuse("A", "lp.withdraw", "not_pending", entry=entry)
+
+
+def test_r7_4_confirm_after_rejection_is_refused(t: Table) -> None:
+    entry = t.propose("A", ("B", "damage", 100))
+    t.do("B", "lp.reject", entry=entry)
+    t.refuse("B", "lp.confirm", "not_pending", entry=entry)
+
+
+def test_r7_4_waiting_entry_cannot_be_withdrawn_or_rejected(t: Table) -> None:
+    t.propose("A", ("B", "damage", 100))
+    e2 = t.propose("A", ("B", "damage", 100))
+    t.confirm("B", e2)
+    t.refuse("A", "lp.withdraw", "already_confirmed", entry=e2)
+    t.refuse("B", "lp.reject", "already_confirmed", entry=e2)
+
+
+@pytest.mark.parametrize(
+    ("changes", "code"),
+    [
+        ([{"seat": "C", "kind": "damage", "amount": 100}], "unknown_seat"),
+        ([{"seat": None, "kind": "damage", "amount": 100}], "unknown_seat"),
+        ([{"seat": "B", "kind": "poison", "amount": 100}], "invalid"),
+        ([{"seat": "B", "kind": "damage", "amount": "100"}], "invalid"),
+        ([{"seat": "B", "kind": "damage", "amount": 100.0}], "invalid"),
+        ([{"seat": "B", "kind": "damage", "amount": True}], "invalid"),
+        ([{"seat": "B", "kind": "damage", "amount": None}], "invalid"),
+        ([{"seat": "B", "kind": "damage", "amount": -1}], "invalid"),
+        ([{"seat": "B", "kind": "damage", "amount": 1_000_001}], "invalid"),
+        ([{"seat": "B", "kind": "set", "amount": 10**30}], "invalid"),
+        ([], "invalid"),
+        (None, "invalid"),
+        ("damage", "invalid"),
+        (12, "invalid"),
+        (["B"], "invalid"),
+        ([None], "invalid"),
+        ([{"seat": "B", "kind": "damage", "amount": 1}] * 3, "invalid"),
+        ([{"seat": "B", "kind": "damage", "amount": 1}, {"seat": "B", "kind": "gain"}], "invalid"),
+    ],
+)
+def test_r1_4_invalid_entries_are_refused(t: Table, changes: Any, code: str) -> None:
+    t.refuse("A", "lp.propose", code, changes=changes)
+    t.refuse("judge", "lp.correct", code, changes=changes)
+
+
+@pytest.mark.parametrize("amount", [0, 1, 1_000_000])
+def test_r1_4_amount_bounds_are_accepted(t: Table, amount: int) -> None:
+    t.propose("A", ("B", "damage", amount))
+
+
+def test_r1_4_no_lp_entry_outside_a_duel() -> None:
+    t = Table().register()
+    t.refuse("A", "lp.propose", "wrong_phase", changes=DAMAGE)
+    t.refuse("judge", "lp.correct", "wrong_phase", changes=DAMAGE)
+    t.start_duel().hit("B", 8000)
+    t.refuse("A", "lp.propose", "wrong_phase", changes=DAMAGE)
+
+
+def test_unknown_seat_actor_is_refused(t: Table) -> None:
+    t.refuse(Table_actor("C"), "lp.propose", "forbidden", changes=DAMAGE)
+
+
+def test_seat_must_have_joined() -> None:
+    t = Table()
+    t.do("system", "seat.join", seat="A", name="Yugi")
+    t.refuse("B", "judge.call", "forbidden")
+
+
+def Table_actor(seat: str) -> Any:  # noqa: N802
+    from server.rules import Actor
+
+    return Actor("seat", seat)
+
+
+def test_r1_4_log_replays_to_the_same_state(t: Table) -> None:
+    e1 = t.propose("A", ("B", "damage", 1000))
+    e2 = t.propose("B", ("A", "gain", 300))
+    t.confirm("A", e2)
+    t.do("B", "lp.reject", entry=e1)
+    t.hit("A", 8300)
+    assert t.replayed() == t.state
