@@ -1,0 +1,164 @@
+"""The official score sheet on the web: the printable page, several tables' sheets for a round,
+and the exports (the hash-chained log as JSON, the LP ledger as CSV).
+
+Everything is computed from the table's event log by `server.sheet`; this module only reads the
+store, checks the chain and renders.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from datetime import UTC, datetime, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from flask import Blueprint, Flask, Response, jsonify, render_template, request
+
+from server import services
+from server.errors import AppError
+from server.sheet import Chain, Sheet, build_sheet, iso_text, ledger_rows, public_log, time_text
+
+bp = Blueprint("sheets", __name__)
+
+MAX_CODES = 100  # one round of a large event; a bigger print is split by the organiser
+CODE = re.compile(r"[0-9A-Z]{1,16}")
+
+
+def rate_limit() -> None:
+    """Share the HTTP limiter of the other table routes, when the app has one."""
+    limiter = getattr(services(), "http_limiter", None)
+    if limiter is not None and not limiter.take(request.remote_addr or "?"):
+        raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
+
+
+def request_tz() -> tzinfo:
+    """The time zone the sheet is written in: `?tz=Area/City`, else the server's own."""
+    name = request.args.get("tz", "").strip()
+    if not name:
+        return datetime.now().astimezone().tzinfo or ZoneInfo("UTC")
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise AppError("invalid", "Unknown time zone.", {"tz": [name]}) from None
+
+
+def table_sheet(code: str) -> tuple[Sheet, list[dict[str, Any]]]:
+    """A table's sheet and log, with the chain checked over the same events that are shown."""
+    store = services().store
+    for _ in range(3):
+        check = store.verify(code)
+        log = store.log(code)
+        if not check.ok or check.count == len(log):
+            break  # otherwise an event arrived between the two reads: read again
+    head = str(log[-1]["hash"]) if log else ""
+    chain = Chain(check.ok, check.count, head, check.seq, check.problem)
+    return build_sheet(log, chain), log
+
+
+def parse_codes(raw: str) -> list[str]:
+    """Table codes from `A,B C`: upper-cased, in order, each once."""
+    codes: list[str] = []
+    for part in re.split(r"[\s,;]+", raw.upper()):
+        if part and part not in codes:
+            codes.append(part)
+    if len(codes) > MAX_CODES:
+        raise AppError("invalid", f"At most {MAX_CODES} tables at once.", {"codes": [len(codes)]})
+    return codes
+
+
+def render_sheets(codes: list[str], tz: tzinfo | None = None) -> str:
+    """The printable sheets of several tables, one per page, in the order given (an unknown
+    code prints as a page saying so). For the organiser's print of a round."""
+    sheets: list[tuple[str, Sheet | None]] = []
+    for code in codes:
+        if not CODE.fullmatch(code) or not services().store.exists(code):
+            sheets.append((code, None))
+        else:
+            sheets.append((code, table_sheet(code)[0]))
+    return render_template("sheets.html", sheets=sheets, **_helpers(tz))
+
+
+def _helpers(tz: tzinfo | None) -> dict[str, Any]:
+    tz = tz or UTC
+    now = services().clock()
+    return {
+        "hm": lambda ms: time_text(ms, tz),
+        "iso": lambda ms: iso_text(ms, tz),
+        "printed_ms": now,
+        "tz_name": datetime.fromtimestamp(now / 1000, tz).strftime("%Z (UTC%z)"),
+    }
+
+
+def _no_store(response: Response) -> Response:
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/t/<code>/sheet")
+def sheet_page(code: str) -> Response | tuple[str, int]:
+    """The score sheet of one table, ready to print."""
+    rate_limit()
+    code = code.upper()
+    tz = request_tz()
+    if not CODE.fullmatch(code) or not services().store.exists(code):
+        return render_template("sheets.html", sheets=[(code, None)], **_helpers(tz)), 404
+    return _no_store(Response(render_sheets([code], tz), mimetype="text/html"))
+
+
+@bp.get("/sheets")
+def sheets_page() -> Response:
+    """Several tables' sheets for one print: `/sheets?codes=K7QF2M,ABC234`."""
+    rate_limit()
+    codes = parse_codes(request.args.get("codes", ""))
+    if not codes:
+        raise AppError("invalid", "Name the tables: ?codes=CODE1,CODE2", {"codes": ["missing"]})
+    return _no_store(Response(render_sheets(codes, request_tz()), mimetype="text/html"))
+
+
+@bp.get("/api/tables/<code>/export.json")
+def export_json(code: str) -> Response:
+    """The whole log with its hashes and the chain's check, to keep or to verify elsewhere."""
+    rate_limit()
+    code = code.upper()
+    sheet, log = table_sheet(code)
+    chain = sheet.chain
+    body = {
+        "code": code,
+        "exported_ms": services().clock(),
+        "hash": "sha256(prev_hash + canonical JSON of {actor, at_ms, code, data, seq, type})",
+        "genesis": "0" * 64,
+        "head": chain.head,
+        "count": len(log),
+        "verified": {
+            "ok": chain.ok,
+            "count": chain.count,
+            "seq": chain.seq,
+            "problem": chain.problem,
+        },
+        "events": public_log(log),
+    }
+    response = jsonify(body)
+    response.headers["Content-Disposition"] = f'attachment; filename="duel-table-{code}.json"'
+    return _no_store(response)
+
+
+@bp.get("/api/tables/<code>/ledger.csv")
+def ledger_csv(code: str) -> Response:
+    """The confirmed LP entries as CSV, safe to open in a spreadsheet."""
+    rate_limit()
+    code = code.upper()
+    tz = request_tz()
+    sheet, _log = table_sheet(code)
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\r\n").writerows(ledger_rows(sheet, tz))
+    response = Response(buffer.getvalue(), mimetype="text/csv")
+    response.headers["Content-Type"] = "text/csv; charset=utf-8"
+    response.headers["Content-Disposition"] = f'attachment; filename="duel-table-{code}-ledger.csv"'
+    return _no_store(response)
+
+
+def init_app(app: Flask) -> None:
+    """Register the sheet's pages and exports on `app`."""
+    app.register_blueprint(bp)

@@ -1,0 +1,632 @@
+"""The official score sheet (R1.4): a table's event log turned into the rows of the paper sheet.
+
+Pure: no Flask, no database. `build_sheet` replays the envelopes through the rules core
+(`server.rules.apply`), so the duel and turn of each entry come from the same state the table
+had, and reads everything else from the events' own data. `ledger_rows` gives the CSV export's
+rows; `public_log` hides what a spectator may not see yet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
+from typing import Any
+
+from server.rules import EMPTY, Event, TableState, apply
+
+SEATS = ("A", "B")
+
+REASONS = {
+    "lp_zero": "LP 0",
+    "concede": "concession",
+    "time_lp": "time: more LP after the extra turns",
+    "time_draw": "time: equal LP",
+    "sudden_death": "sudden death",
+    "judge": "judge's decision",
+    "penalty": "penalty",
+    "wins": "duel wins",
+    "time_lead": "time: leading in duel wins",
+    "extra_duel": "Extra Duel",
+    "match_loss": "penalty: match loss",
+    "disqualification": "penalty: disqualification",
+    "disqualification_total": "penalty: disqualification",
+}
+STAGES = {
+    "finish_turn": "current turn is finished",
+    "extra_turns": "extra turn",
+    "sudden_death": "sudden death",
+    "extra_duel": "Extra Duel",
+    "extra_duel_sudden_death": "Extra Duel, sudden death",
+}
+FLAGS = {
+    "turn_overtime": "turn over the thinking time",
+    "window_overtime": "between-duel time over",
+}
+
+
+# --- the sheet ---------------------------------------------------------------------------
+
+
+@dataclass
+class LedgerRow:
+    """One confirmed LP entry: the changes, both running totals, who and when."""
+
+    entry: int
+    duel: int
+    turn: int
+    changes: dict[str, str]
+    delta: dict[str, int | None]
+    kinds: dict[str, str]
+    lp: dict[str, int]
+    by: str
+    confirmed_by: str
+    note: str
+    at_ms: int
+    by_judge: bool = False
+
+
+@dataclass
+class Confirmation:
+    """A seat's (or a judge's) yes to a result, and when."""
+
+    who: str
+    at_ms: int
+
+
+@dataclass
+class DuelSheet:
+    """One duel's column of the sheet, its start and its result."""
+
+    no: int
+    extra: bool = False
+    start_lp: int = 8000
+    started_ms: int | None = None
+    chooser: str | None = None
+    rps: str = ""
+    first: str | None = None
+    rows: list[LedgerRow] = field(default_factory=list)
+    winner: str | None = None
+    reason: str = ""
+    decided: bool = False
+    decided_by: str = ""
+    final: bool = False
+    final_lp: dict[str, int] | None = None
+    final_ms: int | None = None
+    confirmations: list[Confirmation] = field(default_factory=list)
+
+    @property
+    def reason_text(self) -> str:
+        return REASONS.get(self.reason, self.reason)
+
+
+@dataclass
+class RollLine:
+    roll: int
+    duel: int
+    kind: str
+    results: str
+    by: str
+    at_ms: int
+    void: bool = False
+    void_note: str = ""
+
+
+@dataclass
+class Line:
+    """A dated line of the judges' or the clock's history."""
+
+    at_ms: int
+    duel: int
+    who: str
+    text: str
+    note: str = ""
+
+
+@dataclass
+class MatchSheet:
+    """One match at the table: its duels, result, rolls, rulings and clock history."""
+
+    no: int
+    decks: dict[str, str] = field(default_factory=dict)
+    duels: list[DuelSheet] = field(default_factory=list)
+    winner: str | None = None
+    reason: str = ""
+    decided: bool = False
+    decided_by: str = ""
+    decided_ms: int | None = None
+    confirmations: list[Confirmation] = field(default_factory=list)
+    rolls: list[RollLine] = field(default_factory=list)
+    rulings: list[Line] = field(default_factory=list)
+    penalties: list[Line] = field(default_factory=list)
+    clock: list[Line] = field(default_factory=list)
+    decks_log: list[Line] = field(default_factory=list)
+
+    @property
+    def reason_text(self) -> str:
+        return REASONS.get(self.reason, self.reason)
+
+    @property
+    def entries(self) -> int:
+        return sum(len(d.rows) for d in self.duels)
+
+    @property
+    def wins(self) -> dict[str, int]:
+        """Duel wins so far (an Extra Duel decides the match but is not a duel win)."""
+        won = {s: 0 for s in SEATS}
+        for d in self.duels:
+            if d.final and d.winner in SEATS and not d.extra:
+                won[str(d.winner)] += 1
+        return won
+
+    def duel(self, no: int, start_lp: int) -> DuelSheet:
+        """The duel numbered `no`, made on first sight."""
+        for d in self.duels:
+            if d.no == no:
+                return d
+        made = DuelSheet(no=no, start_lp=start_lp)
+        self.duels.append(made)
+        return made
+
+
+@dataclass
+class Chain:
+    """The hash chain's state as printed: head, length, and the first broken link if any."""
+
+    ok: bool
+    count: int
+    head: str
+    seq: int | None = None
+    problem: str | None = None
+
+
+@dataclass
+class Sheet:
+    """A table's whole score sheet."""
+
+    code: str
+    ruleset: dict[str, Any]
+    created_ms: int
+    seats: dict[str, dict[str, str]]
+    matches: list[MatchSheet]
+    chain: Chain
+    last_ms: int
+
+    def name(self, seat: str | None) -> str:
+        """A seat's player name, or the label as given (a judge)."""
+        if seat in SEATS:
+            return self.seats[str(seat)]["name"] or f"Seat {seat}"
+        return seat or ""
+
+
+# --- formatting helpers ------------------------------------------------------------------
+
+
+def change_text(change: Mapping[str, Any]) -> str:
+    """How a change is written on the sheet: -1000, +500, -1000 cost, half, =4000."""
+    kind, amount = change.get("kind"), int(change.get("amount", 0))
+    if kind == "damage":
+        return f"-{amount}"
+    if kind == "cost":
+        return f"-{amount} cost"
+    if kind == "gain":
+        return f"+{amount}"
+    if kind == "halve":
+        return "half"
+    return f"={amount}"
+
+
+def who(actor: Mapping[str, Any]) -> str:
+    """How the sheet names an event's actor: A, B, judge:<name>, or the server."""
+    role, seat, name = actor.get("role"), actor.get("seat"), actor.get("name") or ""
+    if role == "seat" and seat:
+        return str(seat)
+    if role == "system":
+        return "server"
+    return f"{role}:{name}" if name else str(role or "")
+
+
+def clock_text(ms: int) -> str:
+    """Minutes and seconds, e.g. 40:00 or 2:30."""
+    seconds = max(0, ms) // 1000
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def local(ms: int | None, tz: tzinfo | None) -> datetime | None:
+    """An event time as an aware datetime in `tz` (UTC when None)."""
+    if ms is None:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).astimezone(tz or UTC)
+
+
+def time_text(ms: int | None, tz: tzinfo | None) -> str:
+    """HH:MM:SS in `tz`."""
+    when = local(ms, tz)
+    return when.strftime("%H:%M:%S") if when else ""
+
+
+def iso_text(ms: int | None, tz: tzinfo | None) -> str:
+    """ISO 8601 with the offset, to the millisecond."""
+    when = local(ms, tz)
+    return when.isoformat(timespec="milliseconds") if when else ""
+
+
+# --- building ----------------------------------------------------------------------------
+
+
+def _event(envelope: Mapping[str, Any]) -> Event:
+    return Event.from_dict(
+        {
+            "type": envelope["type"],
+            "data": envelope.get("data") or {},
+            "at_ms": envelope.get("at_ms") or 0,
+            "actor": envelope.get("actor") or {},
+        }
+    )
+
+
+class _Builder:
+    """Walks the log once, keeping the replayed state beside the sheet being written."""
+
+    def __init__(self) -> None:
+        self.state: TableState = EMPTY
+        self.code = ""
+        self.ruleset: dict[str, Any] = {}
+        self.created_ms = 0
+        self.last_ms = 0
+        self.seats = {s: {"name": "", "player_id": ""} for s in SEATS}
+        self.matches: list[MatchSheet] = [MatchSheet(no=1)]
+
+    @property
+    def match(self) -> MatchSheet:
+        return self.matches[-1]
+
+    def current_duel(self) -> DuelSheet:
+        return self.match.duel(self.state.duel_no, self.state.ruleset.starting_lp)
+
+    def feed(self, envelope: Mapping[str, Any]) -> None:
+        event = _event(envelope)
+        before = self.state
+        self.state = apply(before, event)
+        self.last_ms = max(self.last_ms, event.at_ms)
+        step = getattr(self, "on_" + event.type.replace(".", "_"), None)
+        if step is not None:
+            step(event, before, who(envelope.get("actor") or {}))
+
+    # table and seats
+
+    def on_table_created(self, e: Event, before: TableState, by: str) -> None:
+        self.code = str(e.data.get("code", ""))
+        self.ruleset = dict(e.data.get("ruleset") or {})
+        self.created_ms = e.at_ms
+
+    def on_seat_joined(self, e: Event, before: TableState, by: str) -> None:
+        self.seats[e.data["seat"]] = {
+            "name": str(e.data.get("name", "")),
+            "player_id": str(e.data.get("player_id", "")),
+        }
+
+    def on_match_started(self, e: Event, before: TableState, by: str) -> None:
+        sheet = MatchSheet(no=int(e.data.get("match", len(self.matches) + 1)))
+        sheet.decks = dict(self.match.decks)
+        self.matches.append(sheet)
+
+    # decks (R2, R6.8, R7.5)
+
+    def on_deck_declared(self, e: Event, before: TableState, by: str) -> None:
+        c = e.data["counts"]
+        self.match.decks[e.data["seat"]] = f"main {c['main']}, extra {c['extra']}, side {c['side']}"
+
+    def on_deck_checked(self, e: Event, before: TableState, by: str) -> None:
+        if not e.data.get("ok", True):
+            self.match.decks_log.append(
+                Line(e.at_ms, before.duel_no - 1, by, "deck count problem", e.data.get("note", ""))
+            )
+
+    def on_side_exchanged(self, e: Event, before: TableState, by: str) -> None:
+        parts = [
+            f"{part} {e.data[part]['in']} in / {e.data[part]['out']} out"
+            for part in ("main", "extra")
+            if e.data.get(part, {}).get("in")
+        ]
+        text = "side deck: " + ", ".join(parts)
+        self.match.decks_log.append(Line(e.at_ms, before.duel_no, by, text))
+
+    # the start of a duel (R6.5-R6.7)
+
+    def on_rps_decided(self, e: Event, before: TableState, by: str) -> None:
+        duel = self.current_duel()
+        throws = before.pregame.throws if e.data.get("how") == "app" else ()
+        how = "in the app" if e.data.get("how") == "app" else f"reported, confirmed by {by}"
+        if len(throws) > 1:
+            how += f" after {len(throws) - 1} tie(s)"
+        duel.rps = f"{e.data['winner']} won rock-paper-scissors ({how})"
+
+    def on_pregame_opened(self, e: Event, before: TableState, by: str) -> None:
+        duel = self.current_duel()
+        duel.chooser = e.data.get("chooser")
+
+    def on_duel_chosen(self, e: Event, before: TableState, by: str) -> None:
+        duel = self.current_duel()
+        duel.chooser = e.data["seat"]
+        duel.first = e.data["first"]
+
+    def on_duel_started(self, e: Event, before: TableState, by: str) -> None:
+        duel = self.current_duel()
+        duel.started_ms = e.at_ms
+        duel.extra = bool(e.data.get("extra"))
+        duel.first = e.data.get("first", duel.first)
+        duel.start_lp = self.state.lp["A"]
+
+    # the ledger (R1.4, R7.4)
+
+    def on_lp_applied(self, e: Event, before: TableState, by: str) -> None:
+        d = e.data
+        row = self.state.ledger[-1]  # the rules' own row: duel and turn as the table had them
+        changes: dict[str, str] = {s: "" for s in SEATS}
+        kinds: dict[str, str] = {s: "" for s in SEATS}
+        delta: dict[str, int | None] = {s: None for s in SEATS}
+        for change in d["changes"]:
+            seat = change["seat"]
+            changes[seat] = change_text(change)
+            kinds[seat] = str(change["kind"])
+            delta[seat] = int(d["lp"][seat]) - before.lp[seat]
+        confirmed_by = str(d["confirmed_by"])
+        self.current_duel().rows.append(
+            LedgerRow(
+                entry=int(d["entry"]),
+                duel=row.duel,
+                turn=row.turn,
+                changes=changes,
+                delta=delta,
+                kinds=kinds,
+                lp={s: int(d["lp"][s]) for s in SEATS},
+                by=str(d["by"]),
+                confirmed_by=confirmed_by,
+                note=str(d.get("note") or ""),
+                at_ms=e.at_ms,
+                by_judge=bool(d.get("new")) or confirmed_by not in SEATS,
+            )
+        )
+
+    def on_lp_rejected(self, e: Event, before: TableState, by: str) -> None:
+        p = next((p for p in before.pending if p.entry == e.data["entry"]), None)
+        text = f"LP entry #{e.data['entry']} rejected by {e.data['by']}"
+        if p is not None:
+            text += (
+                f" ({p.by}: "
+                + ", ".join(f"{c.seat} {change_text(c.to_dict())}" for c in p.changes)
+                + ")"
+            )
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("reason", "")))
+
+    def on_dispute_settled(self, e: Event, before: TableState, by: str) -> None:
+        action = "applied" if e.data["action"] == "apply" else "voided"
+        text = f"disputed LP entry #{e.data['entry']} {action}"
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("note", "")))
+
+    # results (R3, R7.3, R7.4)
+
+    def on_duel_ended(self, e: Event, before: TableState, by: str) -> None:
+        duel = self.match.duel(int(e.data["duel"]), self.state.ruleset.starting_lp)
+        duel.winner = e.data.get("winner")
+        duel.reason = str(e.data.get("reason", ""))
+        duel.decided = True
+        duel.decided_by = by
+        duel.confirmations = []
+
+    def on_result_confirmed(self, e: Event, before: TableState, by: str) -> None:
+        duel = self.match.duel(int(e.data["duel"]), self.state.ruleset.starting_lp)
+        duel.confirmations.append(Confirmation(e.data["seat"], e.at_ms))
+
+    def on_duel_final(self, e: Event, before: TableState, by: str) -> None:
+        duel = self.match.duel(int(e.data["duel"]), self.state.ruleset.starting_lp)
+        duel.winner = e.data.get("winner")
+        duel.reason = str(e.data.get("reason", ""))
+        duel.extra = bool(e.data.get("extra", duel.extra))
+        duel.final = True
+        duel.final_ms = e.at_ms
+        duel.final_lp = dict(self.state.duels[-1].lp) if self.state.duels else dict(before.lp)
+        if by not in SEATS:  # a judge's decision stands for both seats
+            duel.confirmations.append(Confirmation(by, e.at_ms))
+
+    def on_match_decided(self, e: Event, before: TableState, by: str) -> None:
+        m = self.match
+        m.winner = e.data.get("winner")
+        m.reason = str(e.data.get("reason", ""))
+        m.decided = True
+        m.decided_by = by
+        m.decided_ms = e.at_ms
+        m.confirmations = [Confirmation(by, e.at_ms)] if e.data.get("final") else []
+
+    def on_match_confirmed(self, e: Event, before: TableState, by: str) -> None:
+        self.match.confirmations.append(Confirmation(e.data["seat"], e.at_ms))
+
+    # coin and die (R1.5)
+
+    def on_roll_made(self, e: Event, before: TableState, by: str) -> None:
+        d = e.data
+        results = ", ".join(str(r) for r in d.get("results", []))
+        self.match.rolls.append(
+            RollLine(int(d["roll"]), before.duel_no, str(d["kind"]), results, by, e.at_ms)
+        )
+
+    def on_roll_voided(self, e: Event, before: TableState, by: str) -> None:
+        for m in self.matches:
+            for r in m.rolls:
+                if r.roll == e.data["roll"]:
+                    r.void = True
+                    r.void_note = f"voided by {by}" + (
+                        f": {e.data['note']}" if e.data.get("note") else ""
+                    )
+        text = f"roll #{e.data['roll']} voided"
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("note", "")))
+
+    # judges (R7.1, R8)
+
+    def on_judge_called(self, e: Event, before: TableState, by: str) -> None:
+        seat = e.data.get("seat") or by
+        text = f"judge called by {seat}"
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("reason", "")))
+
+    def on_judge_acknowledged(self, e: Event, before: TableState, by: str) -> None:
+        text = f"call #{e.data['call']} taken"
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text))
+
+    def on_judge_closed(self, e: Event, before: TableState, by: str) -> None:
+        text = f"call #{e.data['call']} closed (ruling)"
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("note", "")))
+
+    def on_penalty_recorded(self, e: Event, before: TableState, by: str) -> None:
+        d = e.data
+        level = str(d["level"]).replace("_", " ")
+        text = f"{d['seat']}: {level}, {str(d['infraction']).replace('_', ' ')}"
+        self.match.penalties.append(Line(e.at_ms, before.duel_no, by, text, d.get("note", "")))
+
+    # the clock (R4, R5)
+
+    def _clock(self, e: Event, before: TableState, by: str, text: str, note: str = "") -> None:
+        self.match.clock.append(Line(e.at_ms, before.duel_no, by, text, note))
+
+    def on_clock_started(self, e: Event, before: TableState, by: str) -> None:
+        self._clock(e, before, by, f"clock started ({clock_text(e.data['duration_ms'])})")
+
+    def on_clock_paused(self, e: Event, before: TableState, by: str) -> None:
+        left = clock_text(e.data.get("remaining_ms", 0))
+        self._clock(e, before, by, f"clock paused ({left} left)")
+
+    def on_clock_resumed(self, e: Event, before: TableState, by: str) -> None:
+        left = clock_text(e.data.get("remaining_ms", 0))
+        self._clock(e, before, by, f"clock resumed ({left} left)")
+
+    def on_clock_extended(self, e: Event, before: TableState, by: str) -> None:
+        text = f"extension +{clock_text(e.data['ms'])}"
+        self._clock(e, before, by, text, e.data.get("reason", ""))
+
+    def on_time_called(self, e: Event, before: TableState, by: str) -> None:
+        where = str(e.data.get("during", "")).replace("_", " ")
+        if before.phase == "duel" and before.turn is not None:
+            where = f"duel {before.duel_no}, turn {before.turn.no}"
+        self._clock(e, before, by, f"TIME called ({where})")
+
+    def on_time_stage(self, e: Event, before: TableState, by: str) -> None:
+        stage = str(e.data["stage"])
+        text = STAGES.get(stage, stage)
+        if stage == "extra_turns":
+            total = self.state.ruleset.extra_turns
+            turn = self.state.turn.no + 1 if self.state.turn else 0
+            text = f"extra turn {e.data.get('extra_turn', 0)} of {total}"
+            if turn:
+                text += f" (turn {turn})"
+        self._clock(e, before, by, text)
+
+    def on_flag_raised(self, e: Event, before: TableState, by: str) -> None:
+        kind = str(e.data["kind"])
+        text = FLAGS.get(kind, kind.replace("_", " "))
+        seat = e.data.get("seat")
+        detail = str(e.data.get("detail", ""))
+        self._clock(e, before, by, f"{text}" + (f": {seat}" if seat else ""), detail)
+
+
+def build_sheet(log: Iterable[Mapping[str, Any]], chain: Chain | None = None) -> Sheet:
+    """The score sheet of a table from its envelopes (in seq order) and its chain check."""
+    envelopes = list(log)
+    builder = _Builder()
+    for envelope in envelopes:
+        builder.feed(envelope)
+    if chain is None:
+        head = str(envelopes[-1].get("hash", "")) if envelopes else ""
+        chain = Chain(ok=True, count=len(envelopes), head=head)
+    matches = [m for m in builder.matches if m.duels or m.decided or m.no == 1 or m.rolls]
+    return Sheet(
+        code=builder.code,
+        ruleset=builder.ruleset,
+        created_ms=builder.created_ms,
+        seats=builder.seats,
+        matches=matches,
+        chain=chain,
+        last_ms=builder.last_ms,
+    )
+
+
+# --- exports -----------------------------------------------------------------------------
+
+LEDGER_HEADER = [
+    "duel",
+    "entry",
+    "turn",
+    "seat A change",
+    "seat B change",
+    "LP A",
+    "LP B",
+    "proposed by",
+    "confirmed by",
+    "note",
+    "time",
+    "match",
+    "seat A kind",
+    "seat B kind",
+]
+# A formula opener (and the tab/CR spreadsheets also honour); a plain integer is left alone.
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_INTEGER = re.compile(r"-?\d+")
+
+
+def csv_safe(value: Any) -> str:
+    """A cell a spreadsheet will not run: a leading = + - @ gets a quote in front."""
+    text = "" if value is None else str(value)
+    if text.startswith(_FORMULA) and not _INTEGER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def ledger_rows(sheet: Sheet, tz: tzinfo | None = None) -> list[list[str]]:
+    """The CSV export: a header, then one row per confirmed LP entry, every cell made safe.
+
+    A change is the signed difference the entry made to the seat's LP (a halving or a judge's
+    "set" too), so a spreadsheet can add the column up; its kind is in the last columns.
+    """
+    rows = [list(LEDGER_HEADER)]
+    for match in sheet.matches:
+        for duel in match.duels:
+            for r in duel.rows:
+                rows.append(
+                    [
+                        csv_safe(v)
+                        for v in (
+                            duel.no,
+                            r.entry,
+                            r.turn,
+                            r.delta["A"],
+                            r.delta["B"],
+                            r.lp["A"],
+                            r.lp["B"],
+                            r.by,
+                            r.confirmed_by,
+                            r.note,
+                            iso_text(r.at_ms, tz),
+                            match.no,
+                            r.kinds["A"],
+                            r.kinds["B"],
+                        )
+                    ]
+                )
+    return rows
+
+
+def public_log(log: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The log as anyone may see it: a rock-paper-scissors pick not yet revealed is hidden.
+
+    A pick is revealed by the `rps.thrown` that follows the second pick, so only picks after
+    the last throw are secret. A hidden pick is marked, since its hash covers the real hand.
+    """
+    last_throw = max((i for i, e in enumerate(log) if e.get("type") == "rps.thrown"), default=-1)
+    out = []
+    for i, entry in enumerate(log):
+        item = dict(entry)
+        if item.get("type") == "rps.picked" and i > last_throw:
+            item["data"] = {**dict(item.get("data") or {}), "hand": None}
+            item["hidden"] = True
+        out.append(item)
+    return out
