@@ -36,6 +36,7 @@ MAX_REPLAY = 500
 CLOSE_POLICY = 1008
 CLOSE_BAD_TOKEN = 4001
 CLOSE_NO_TABLE = 4004
+CLOSE_FORBIDDEN = 4003
 SPECTATOR = Actor(role="spectator")
 
 
@@ -233,7 +234,14 @@ class Connection:
                 return False
             self.actor = actor
         else:
-            self.actor = SPECTATOR
+            from .staff import spectators_allowed, staff_actor
+
+            # A judge or organiser of the table's event is known by the login cookie.
+            self.actor = staff_actor(self.code) or SPECTATOR
+            if self.actor is SPECTATOR and not spectators_allowed(self.code):
+                self.send({"type": "error", "error": error_body("spectators_off")})
+                self._close(CLOSE_FORBIDDEN, "spectators not allowed")
+                return False
         if not self.subscribed:
             # Subscribe before reading the state, so nothing committed in between is missed.
             self.hub.subscribe(self.code, self._on_publish)

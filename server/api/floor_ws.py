@@ -1,0 +1,294 @@
+"""The judges' floor websocket, `/ws/floor/<event_id>`: every table of an event, live.
+
+One feed per event is shared by all of that event's floor sockets in this process. The feed
+listens to the hub for each of the event's tables and only marks a table dirty; every
+`FLOOR_INTERVAL_MS` (500 ms) it rebuilds the summaries of the dirty tables (`server.floor`)
+from the store's cached state and hands the changed ones to each socket, which keeps only the
+latest summary per table until it sends. So however busy a table is, a judge's screen gets at
+most ~2 updates of it a second, and 500 busy tables cost one summary each per interval.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Flask, current_app, request
+from flask_sock import Sock
+from simple_websocket import ConnectionClosed
+
+from server import services
+from server.errors import error_body
+from server.floor import summarise
+from server.rules import view
+
+from .ws import _SendAll, origin_allowed
+
+log = logging.getLogger(__name__)
+
+sock = Sock()
+# Its own blueprint: a second Sock's default one would clash with the table socket's.
+bp = Blueprint("floor_ws", __name__)
+
+POLL_SECONDS = 0.05
+CLOSE_POLICY = 1008
+CLOSE_FORBIDDEN = 4003
+
+
+class Subscriber:
+    """One floor socket's mailbox: the latest summary of each changed table, not yet sent."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: dict[str, dict[str, Any]] = {}
+        self._full = False
+
+    def push(self, summaries: list[dict[str, Any]]) -> None:
+        with self._lock:
+            for s in summaries:
+                self._pending[s["code"]] = s
+
+    def reload(self) -> None:
+        """Ask for a full floor message (the event's tables changed: a new round)."""
+        with self._lock:
+            self._full = True
+
+    def take(self) -> tuple[bool, list[dict[str, Any]]]:
+        with self._lock:
+            full, items = self._full, list(self._pending.values())
+            self._pending.clear()
+            self._full = False
+            return full, items
+
+
+class Feed:
+    """One event's tables as floor summaries, kept fresh from the hub."""
+
+    def __init__(self, event_id: int, registry: FeedRegistry) -> None:
+        self.event_id = event_id
+        self.registry = registry
+        self._lock = threading.Lock()
+        self.codes: dict[str, int] = {}
+        self.summaries: dict[str, dict[str, Any]] = {}
+        self._phase_since: dict[str, tuple[str, int]] = {}
+        self._dirty: set[str] = set()
+        self._subs: set[Subscriber] = set()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- hub side ----------------------------------------------------------------------------
+
+    def _on_publish(self, code: str, seq: int) -> None:
+        with self._lock:
+            self._dirty.add(code)
+
+    def _summarise(self, code: str) -> dict[str, Any] | None:
+        try:
+            snap = self.registry.store.snapshot(code)
+        except Exception:
+            log.exception("floor: cannot read table %s", code)
+            return None
+        v = view(snap.state)
+        now = self.registry.clock()
+        seen = self._phase_since.get(code)
+        if seen is None or seen[0] != v["phase"]:
+            seen = (v["phase"], now)
+            self._phase_since[code] = seen
+        return summarise(v, number=self.codes.get(code), seq=snap.seq, phase_since_ms=seen[1])
+
+    def load(self) -> None:
+        """(Re)read the event's tables and subscribe to each."""
+        codes = self.registry.tournament.codes(self.event_id)
+        hub = self.registry.hub
+        for code in set(self.codes) - set(codes):
+            hub.unsubscribe(code, self._on_publish)
+        for code in set(codes) - set(self.codes):
+            hub.subscribe(code, self._on_publish)
+        self.codes = codes
+        fresh = {}
+        for code in codes:
+            s = self._summarise(code)
+            if s is not None:
+                fresh[code] = s
+        self.summaries = fresh
+
+    def flush(self) -> int:
+        """Rebuild the dirty tables' summaries; hand the changed ones to every socket."""
+        with self._lock:
+            dirty, self._dirty = self._dirty, set()
+        changed = []
+        for code in dirty:
+            if code not in self.codes:
+                continue
+            s = self._summarise(code)
+            if s is None:
+                continue
+            old = self.summaries.get(code)
+            if old is None or old["seq"] != s["seq"]:
+                self.summaries[code] = s
+                changed.append(s)
+        if changed:
+            with self._lock:
+                subs = list(self._subs)
+            for sub in subs:
+                sub.push(changed)
+        return len(changed)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.registry.interval):
+            try:
+                self.flush()
+            except Exception:
+                log.exception("floor feed of event %s failed", self.event_id)
+
+    # -- socket side --------------------------------------------------------------------------
+
+    def attach(self, sub: Subscriber) -> None:
+        with self._lock:
+            first = not self._subs
+            self._subs.add(sub)
+        if first:
+            self.load()
+            self._stop.clear()
+            self._thread = threading.Thread(
+                target=self._run, name=f"floor-{self.event_id}", daemon=True
+            )
+            self._thread.start()
+
+    def detach(self, sub: Subscriber) -> bool:
+        """Remove a socket; True when it was the last one (the feed then stops)."""
+        with self._lock:
+            self._subs.discard(sub)
+            last = not self._subs
+        if last:
+            self._stop.set()
+            for code in self.codes:
+                self.registry.hub.unsubscribe(code, self._on_publish)
+            self.codes = {}
+        return last
+
+    def reset(self) -> None:
+        """The event's tables changed (pairings, a new round): reload, send everything."""
+        with self._lock:
+            if not self._subs:
+                return
+            subs = list(self._subs)
+        self.load()
+        for sub in subs:
+            sub.reload()
+
+    def tables(self) -> list[dict[str, Any]]:
+        return sorted(self.summaries.values(), key=lambda s: s["number"] or 0)
+
+
+class FeedRegistry:
+    """The feeds of one app, by event id."""
+
+    def __init__(
+        self, tournament: Any, store: Any, hub: Any, clock: Callable[[], int], interval_ms: int
+    ) -> None:
+        self.tournament, self.store, self.hub, self.clock = tournament, store, hub, clock
+        self.interval = interval_ms / 1000
+        self._feeds: dict[int, Feed] = {}
+        self._lock = threading.Lock()
+
+    def attach(self, event_id: int, sub: Subscriber) -> Feed:
+        with self._lock:
+            feed = self._feeds.get(event_id)
+            if feed is None:
+                feed = self._feeds[event_id] = Feed(event_id, self)
+        feed.attach(sub)
+        return feed
+
+    def detach(self, feed: Feed, sub: Subscriber) -> None:
+        with self._lock:
+            if feed.detach(sub) and self._feeds.get(feed.event_id) is feed:
+                del self._feeds[feed.event_id]
+
+    def reset(self, event_id: int) -> None:
+        with self._lock:
+            feed = self._feeds.get(event_id)
+        if feed is not None:
+            feed.reset()
+
+
+def _send(ws: Any, message: dict[str, Any]) -> None:
+    ws.send(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
+
+
+@sock.route("/ws/floor/<int:event_id>", bp=bp)
+def floor_socket(ws: Any, event_id: int) -> None:
+    """A judge's or organiser's floor view of one event."""
+    from .staff import current_staff, tournament
+
+    found = services()
+    config = current_app.config
+    if hasattr(ws, "sock"):
+        ws.sock = _SendAll(ws.sock)
+    if not origin_allowed(request.headers.get("Origin"), request.host, config["ALLOWED_ORIGINS"]):
+        _send(ws, {"type": "error", "error": error_body("bad_origin", "Origin refused.")})
+        ws.close(reason=CLOSE_POLICY, message="origin not allowed")
+        return
+    staff = current_staff()
+    role = tournament().role(staff, event_id)
+    if role is None:
+        code = "not_logged_in" if staff is None else "forbidden"
+        _send(ws, {"type": "error", "error": error_body(code)})
+        ws.close(reason=CLOSE_FORBIDDEN, message=code)
+        return
+    ev = tournament().event(event_id)
+    registry: FeedRegistry = current_app.extensions["duel_table_floor"]
+    sub = Subscriber()
+    feed = registry.attach(event_id, sub)
+
+    def full() -> None:
+        rnd = tournament().current_round(event_id)
+        _send(
+            ws,
+            {
+                "type": "floor",
+                "event": {"id": ev.id, "name": ev.name, "round": rnd.number},
+                "role": role,
+                "user": staff.username if staff else "",
+                "now_ms": found.clock(),
+                "tables": feed.tables(),
+            },
+        )
+
+    try:
+        full()
+        while True:
+            raw = ws.receive(timeout=POLL_SECONDS)
+            if raw is not None:
+                try:
+                    message = json.loads(raw)
+                except (ValueError, UnicodeDecodeError):
+                    message = None
+                t = message.get("t") if isinstance(message, dict) else None
+                if message and message.get("type") == "ping" and isinstance(t, int | float):
+                    _send(ws, {"type": "pong", "t": t, "now_ms": found.clock()})
+            reload, items = sub.take()
+            if reload:
+                full()
+            elif items:
+                _send(ws, {"type": "tables", "now_ms": found.clock(), "tables": items})
+    except ConnectionClosed:
+        pass
+    finally:
+        registry.detach(feed, sub)
+
+
+def init_app(app: Flask) -> None:
+    """Bind the floor socket to `app` (after `staff.init_app`)."""
+    found = app.extensions["duel_table"]
+    app.extensions["duel_table_floor"] = FeedRegistry(
+        app.extensions["duel_table_tournament"],
+        found.store,
+        found.hub,
+        found.clock,
+        app.config.get("FLOOR_INTERVAL_MS", 500),
+    )
+    app.register_blueprint(bp)

@@ -1,0 +1,467 @@
+"""Judges and organisers over HTTP: login, events, judges, pairings, rounds, exports, cards.
+
+A staff login is a cookie (`dt_staff`: HttpOnly, SameSite=Lax, Secure over HTTPS) naming a
+server-side session. Every state-changing request must carry that session's CSRF token in the
+`X-CSRF-Token` header and, when the browser sends one, a same-site `Origin`. A seat token opens
+nothing here. Staff see only the events they belong to. Judges act at a table over the table
+websocket (`hello` without a token: the cookie makes them "judge" or "organiser" there).
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hmac
+import io
+from typing import Any
+
+import segno
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, redirect, request
+from markupsafe import escape
+from marshmallow import Schema, fields, validate
+
+from server import services
+from server.errors import AppError
+from server.rules import RULESETS, Actor, view
+from server.store.tournament import Staff, Tournament, create_tables, parse_pairings
+
+from .http import load_body
+from .schemas import Bool, Int, Text
+from .ws import origin_allowed
+
+COOKIE = "dt_staff"
+CSRF_HEADER = "X-CSRF-Token"
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+bp = Blueprint("staff", __name__)
+
+
+# -- schemas ----------------------------------------------------------------------------------
+
+
+class LoginSchema(Schema):
+    username = Text(40, min_length=1, required=True)
+    password = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+class EventSchema(Schema):
+    name = Text(80, min_length=1, required=True)
+    date = fields.String(required=True, validate=validate.Regexp(r"^\d{4}-\d{2}-\d{2}$"))
+    ruleset = fields.String(load_default="ocg-2008", validate=validate.OneOf(sorted(RULESETS)))
+    match_minutes = Int(1, 600, load_default=40)
+    tables = Int(1, 1000, required=True)
+
+
+class EventPatchSchema(Schema):
+    spectators = Bool(required=True)
+
+
+class JudgeSchema(Schema):
+    username = Text(40, min_length=3, required=True)
+    password = fields.String(load_default="", validate=validate.Length(max=200))
+
+
+class PairingsSchema(Schema):
+    csv = fields.String(required=True, validate=validate.Length(min=1, max=200_000))
+
+
+# -- the session --------------------------------------------------------------------------------
+
+
+def tournament() -> Tournament:
+    """The app's tournament service."""
+    return current_app.extensions["duel_table_tournament"]
+
+
+def current_staff() -> Staff | None:
+    """The logged-in judge or organiser of this request, or None."""
+    if "staff" not in g:
+        g.staff = tournament().session(request.cookies.get(COOKIE), services().clock())
+    return g.staff
+
+
+def staff_actor(code: str) -> Actor | None:
+    """The actor the request's login makes at a table (None: not staff of its event)."""
+    return tournament().table_actor(current_staff(), code)
+
+
+def spectators_allowed(code: str) -> bool:
+    """Whether a token-less, login-less viewer may watch this table."""
+    return tournament().spectators_allowed(code)
+
+
+def require_staff() -> Staff:
+    staff = current_staff()
+    if staff is None:
+        raise AppError("not_logged_in", "Log in as a judge or organiser.", status=401)
+    return staff
+
+
+def require_role(event_id: int, *roles: str) -> Staff:
+    """The logged-in account, if it has one of `roles` at the event; judges of other events
+    are told nothing about this one."""
+    staff = require_staff()
+    role = tournament().role(staff, event_id)
+    if role is None:
+        raise AppError("forbidden", "You are not staff of this event.", status=403)
+    if role not in roles:
+        raise AppError("forbidden", "Only the event's organiser can do that.", status=403)
+    return staff
+
+
+@bp.before_request
+def check_request() -> None:
+    """Before every state-changing staff request: a same-site Origin and the CSRF token."""
+    if request.method in SAFE_METHODS:
+        return
+    config = current_app.config
+    if not origin_allowed(request.headers.get("Origin"), request.host, config["ALLOWED_ORIGINS"]):
+        raise AppError("bad_origin", "Cross-site request refused.", status=403)
+    if request.endpoint == "staff.login":
+        # No session yet: a JSON body cannot be sent cross-site without a CORS preflight.
+        if not request.is_json:
+            raise AppError("bad_request", "Send JSON.", status=415)
+        return
+    staff = current_staff()
+    if staff is None:
+        return  # the view refuses with not_logged_in
+    sent = request.headers.get(CSRF_HEADER, "")
+    if not hmac.compare_digest(sent.encode(), staff.csrf.encode()):
+        raise AppError("bad_csrf", "Missing or wrong CSRF token; reload the page.", status=403)
+
+
+def _me(staff: Staff) -> dict[str, Any]:
+    return {"username": staff.username, "kind": staff.kind, "csrf": staff.csrf}
+
+
+# -- login ----------------------------------------------------------------------------------------
+
+
+@bp.post("/api/auth/login")
+def login() -> Response:
+    """Log in; sets the session cookie and returns the CSRF token."""
+    if not services().http_limiter.take("login:" + (request.remote_addr or "?")):
+        raise AppError("rate_limited", "Too many attempts; wait a moment.", status=429)
+    body = load_body(LoginSchema())
+    token, staff = tournament().login(body["username"], body["password"], services().clock())
+    response = jsonify(_me(staff))
+    response.set_cookie(
+        COOKIE,
+        token,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure,
+        path="/",
+        max_age=16 * 3600,
+    )
+    return response
+
+
+@bp.post("/api/auth/logout")
+def logout() -> Response:
+    """Close the session."""
+    require_staff()
+    tournament().logout(request.cookies.get(COOKIE, ""))
+    response = jsonify({"ok": True})
+    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Lax")
+    return response
+
+
+@bp.get("/api/auth/me")
+def me() -> Response:
+    """Who is logged in, with the CSRF token for later requests."""
+    return jsonify(_me(require_staff()))
+
+
+# -- events -------------------------------------------------------------------------------------
+
+
+@bp.get("/api/events")
+def list_events() -> Response:
+    """The events this account is staff of."""
+    staff = require_staff()
+    return jsonify({"events": tournament().events_of(staff), "rulesets": sorted(RULESETS)})
+
+
+@bp.post("/api/events")
+def create_event() -> tuple[Response, int]:
+    """Create an event and its tables (organiser accounts only)."""
+    staff = require_staff()
+    if staff.kind != "organiser":
+        raise AppError("forbidden", "Only an organiser creates events.", status=403)
+    body = load_body(EventSchema())
+    ev = tournament().create_event(
+        staff,
+        body["name"],
+        body["date"],
+        body["ruleset"],
+        body["match_minutes"],
+        body["tables"],
+        services().clock(),
+    )
+    return jsonify(tournament().event_detail(ev.id)), 201
+
+
+@bp.get("/api/events/<int:event_id>")
+def get_event(event_id: int) -> Response:
+    """An event, its rounds, tables and staff."""
+    require_role(event_id, "judge", "organiser")
+    detail = tournament().event_detail(event_id)
+    detail["my_role"] = tournament().role(current_staff(), event_id)
+    return jsonify(detail)
+
+
+@bp.patch("/api/events/<int:event_id>")
+def patch_event(event_id: int) -> Response:
+    """Change an event's settings: whether token-less spectators may watch its tables."""
+    require_role(event_id, "organiser")
+    body = load_body(EventPatchSchema())
+    tournament().set_spectators(event_id, body["spectators"])
+    return jsonify(tournament().event_detail(event_id))
+
+
+@bp.post("/api/events/<int:event_id>/judges")
+def add_judge(event_id: int) -> tuple[Response, int]:
+    """Create a judge account for the event (or add an existing judge)."""
+    require_role(event_id, "organiser")
+    body = load_body(JudgeSchema())
+    name = tournament().add_judge(
+        event_id, body["username"], body["password"] or None, services().clock()
+    )
+    return jsonify({"username": name, "role": "judge"}), 201
+
+
+@bp.post("/api/events/<int:event_id>/pairings")
+def set_pairings(event_id: int) -> Response:
+    """Pairings of the current round from CSV or pasted lines."""
+    require_role(event_id, "organiser")
+    body = load_body(PairingsSchema())
+    count = tournament().set_pairings(event_id, parse_pairings(body["csv"]))
+    _refresh_floor(event_id)
+    return jsonify({"paired": count, "tables": tournament().tables(event_id)})
+
+
+@bp.post("/api/events/<int:event_id>/round/start")
+def start_round(event_id: int) -> Response:
+    """Start the match clock of every table at one server instant."""
+    staff = require_role(event_id, "organiser")
+    found = services()
+    actor = Actor(role="organiser", name=staff.username)
+    result = tournament().start_round(event_id, actor, found.clock())
+    for code, seq in result.pop("seqs").items():
+        found.hub.publish(code, seq)
+    return jsonify(result)
+
+
+@bp.post("/api/events/<int:event_id>/round/end")
+def end_round(event_id: int) -> Response:
+    """Mark the current round ended."""
+    require_role(event_id, "organiser")
+    number = tournament().end_round(event_id, services().clock())
+    return jsonify({"round": number, "ended": True})
+
+
+@bp.post("/api/events/<int:event_id>/round/next")
+def next_round(event_id: int) -> tuple[Response, int]:
+    """Open the next round with fresh tables."""
+    require_role(event_id, "organiser")
+    number = tournament().next_round(event_id, services().clock())
+    _refresh_floor(event_id)
+    return jsonify(tournament().event_detail(event_id) | {"round": number}), 201
+
+
+RESULT_COLUMNS = [
+    "round",
+    "table",
+    "code",
+    "player_a",
+    "player_a_id",
+    "player_b",
+    "player_b_id",
+    "duels",
+    "wins_a",
+    "wins_b",
+    "match_winner",
+    "match_reason",
+    "match_confirmed",
+    "time_called",
+    "penalties",
+]
+
+
+def result_row(number: int, round_no: int, code: str, v: dict[str, Any]) -> dict[str, Any]:
+    """One table's line of the results export, from its view."""
+    seats = v["seats"]
+    match = v["match"]
+    if not match["decided"]:
+        winner = ""
+    elif match["winner"] is None:
+        winner = "draw"
+    else:
+        winner = match["winner"]
+    duels = " ".join(
+        f"{d['no']}{'x' if d['extra'] else ''}:{d['winner'] or 'draw'}" for d in v["duels"]
+    )
+    penalties = "; ".join(
+        f"{p['seat']} {p['level']} {p['infraction']} ({p['judge']})" for p in v["penalties"]
+    )
+    return {
+        "round": round_no,
+        "table": number,
+        "code": code,
+        "player_a": seats["A"]["name"],
+        "player_a_id": seats["A"]["player_id"],
+        "player_b": seats["B"]["name"],
+        "player_b_id": seats["B"]["player_id"],
+        "duels": duels,
+        "wins_a": v["wins"]["A"],
+        "wins_b": v["wins"]["B"],
+        "match_winner": winner,
+        "match_reason": match["reason"] or "",
+        "match_confirmed": "yes" if v["phase"] == "match_over" else "no",
+        "time_called": "yes" if v["time"]["called"] else "no",
+        "penalties": penalties,
+    }
+
+
+def _csv_safe(value: Any) -> Any:
+    # A cell starting with = + - @ is a formula to a spreadsheet: quote it as text.
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+@bp.get("/api/events/<int:event_id>/results.csv")
+def results_csv(event_id: int) -> Response:
+    """Every table's result of a round (the current one, or ?round=n) as CSV."""
+    require_role(event_id, "organiser", "judge")
+    round_no = request.args.get("round", type=int)
+    store = services().store
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=RESULT_COLUMNS)
+    writer.writeheader()
+    for table in tournament().tables(event_id, round_no):
+        snap = store.snapshot(table["code"])
+        row = result_row(table["number"], table["round"], table["code"], view(snap.state))
+        writer.writerow({k: _csv_safe(v) for k, v in row.items()})
+    name = f"event-{event_id}-round-{round_no or 'current'}.csv"
+    return Response(
+        out.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+# -- the judge's view of one table -------------------------------------------------------------
+
+
+@bp.get("/api/staff/tables/<code>")
+def staff_table(code: str) -> Response:
+    """A table's full view and log, for staff of its event."""
+    code = code.upper()
+    staff = require_staff()
+    t = tournament()
+    event_id = t.table_event(code)
+    if t.role(staff, event_id) is None:
+        raise AppError("forbidden", "You are not staff of this table's event.", status=403)
+    info = t.table_info(code)
+    snap = services().store.snapshot(code)
+    log = services().store.log(code)
+    return jsonify(
+        {"code": code, "info": info, "seq": snap.seq, "state": view(snap.state), "log": log}
+    )
+
+
+# -- the players' side: pairings on the join screen, stable seat links --------------------------
+
+
+@bp.get("/api/tables/<code>/event")
+def table_event(code: str) -> Response:
+    """The event, round, table number and pairing of an event table (404 for a casual one)."""
+    info = tournament().table_info(code.upper())
+    if info is None:
+        raise AppError("not_event_table", "This table belongs to no event.", status=404)
+    return jsonify(info)
+
+
+@bp.get("/s/<slug>/<int:number>/<seat>")
+def seat_link(slug: str, number: int, seat: str) -> Response:
+    """A table card's QR code: the seat of table `number` in the event's current round."""
+    if seat not in ("A", "B"):
+        raise AppError("unknown_seat", "The seat must be A or B.", status=404)
+    code = tournament().seat_link(slug, number)
+    return redirect(f"/t/{code}?seat={seat}", code=302)
+
+
+def _qr_data_uri(url: str) -> str:
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="svg", scale=5, border=2, xmldecl=False)
+    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+@bp.get("/organiser/events/<int:event_id>/cards")
+def cards(event_id: int) -> Response:
+    """Printable table cards: per table its number and one QR code per seat (4 per A4 page)."""
+    staff = current_staff()
+    if staff is None or tournament().role(staff, event_id) != "organiser":
+        return Response("Log in as this event's organiser.", status=403, mimetype="text/plain")
+    ev = tournament().event(event_id)
+    base = request.host_url.rstrip("/")
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{escape(ev.name)}: table cards</title>",
+        "<link rel='stylesheet' href='/css/cards.css'>",
+        "<script type='module' src='/js/organiser/cards.js'></script></head><body>",
+        "<p class='noprint'><button id='print' type='button'>Print</button></p>",
+    ]
+    for table in tournament().tables(event_id):
+        parts.append("<section class='card'>")
+        parts.append(f"<h1>{escape(ev.name)}</h1><p class='no'>{table['number']}</p>")
+        parts.append("<div class='seats'>")
+        for seat in ("A", "B"):
+            url = f"{base}/s/{ev.slug}/{table['number']}/{seat}"
+            parts.append(
+                f"<figure><img alt='QR seat {seat}' src='{_qr_data_uri(url)}'>"
+                f"<figcaption>Seat {seat} · 座位 {seat} · 席 {seat}</figcaption></figure>"
+            )
+        parts.append("</div></section>")
+    parts.append("</body></html>")
+    return Response("".join(parts), mimetype="text/html")
+
+
+# -- the pages ------------------------------------------------------------------------------------
+
+
+@bp.get("/judge")
+@bp.get("/judge/<path:rest>")
+def judge_page(rest: str = "") -> Response:
+    """The judges' app (login, floor view, table detail)."""
+    from .web import _send
+
+    return _send("judge.html")
+
+
+@bp.get("/organiser")
+@bp.get("/organiser/<path:rest>")
+def organiser_page(rest: str = "") -> Response:
+    """The organisers' app (events, tables, judges, pairings, rounds, exports)."""
+    from .web import _send
+
+    return _send("organiser.html")
+
+
+def _refresh_floor(event_id: int) -> None:
+    feeds = current_app.extensions.get("duel_table_floor")
+    if feeds is not None:
+        feeds.reset(event_id)
+
+
+def init_app(app: Flask) -> None:
+    """Create the tournament tables and register the staff routes."""
+    create_tables()
+    app.extensions["duel_table_tournament"] = Tournament(services_of(app).store)
+    app.register_blueprint(bp)
+
+
+def services_of(app: Flask) -> Any:
+    return app.extensions["duel_table"]

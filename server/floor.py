@@ -1,0 +1,173 @@
+"""The judges' floor view of one table: a small projection of the table's view.
+
+Pure: no I/O, no clock reads. `summarise` takes the view (`server.rules.view`) and returns what
+a judge walking the floor needs at a glance: names, duel score, LP, phase, time, and alerts with
+the server time each began (the screen shows their age)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+ALERT_ORDER = (
+    "judge_call",
+    "dispute",
+    "time_called",
+    "deck_problem",
+    "window_over",
+    "turn_over",
+    "unconfirmed_result",
+)
+DECK_FLAGS = ("deck_check", "exchange_refused")
+
+
+def phase_of(v: dict[str, Any]) -> dict[str, Any]:
+    """What the table is doing: duel n, extra turn k/3, sudden death, between duels, ..."""
+    t = v["time"]
+    phase = v["phase"]
+    out: dict[str, Any] = {"kind": phase, "duel": v["duel_no"]}
+    if phase == "duel":
+        stage = t.get("stage")
+        if stage == "extra_turns":
+            out.update(kind="extra_turns", turn=t["extra_turn"], of=t["extra_turns"])
+        elif stage in ("sudden_death", "extra_duel_sudden_death"):
+            out["kind"] = "sudden_death"
+        elif stage == "finish_turn":
+            out["kind"] = "finish_turn"
+        elif v.get("extra_duel"):
+            out["kind"] = "extra_duel"
+        if v.get("turn"):
+            out["turn_no"] = v["turn"]["no"]
+            out["turn_player"] = v["turn"]["player"]
+    elif phase == "between" and v.get("window"):
+        out["since_ms"] = v["window"]["started_ms"]
+        out["limit_ms"] = v["window"]["limit_ms"]
+    elif phase == "match_over":
+        out["winner"] = v["match"]["winner"]
+        out["reason"] = v["match"]["reason"]
+    return out
+
+
+def alerts_of(v: dict[str, Any], phase_since_ms: int | None = None) -> list[dict[str, Any]]:
+    """Everything a judge should look at, most urgent kinds first, oldest first within a kind."""
+    found: list[dict[str, Any]] = []
+    for c in v["calls"]:
+        if c["status"] != "closed":
+            found.append(
+                {
+                    "kind": "judge_call",
+                    "since_ms": c["at_ms"],
+                    "seat": c["seat"],
+                    "detail": c["reason"],
+                    "call": c["call"],
+                    "status": c["status"],
+                    "judge": c["judge"] or "",
+                }
+            )
+    for d in v["disputes"]:
+        if d["status"] == "open":
+            found.append(
+                {
+                    "kind": "dispute",
+                    "since_ms": d["at_ms"],
+                    "seat": d["rejected_by"],
+                    "detail": d["reason"],
+                    "entry": d["entry"],
+                }
+            )
+    t = v["time"]
+    if t["called"] and v["phase"] != "match_over":
+        found.append(
+            {
+                "kind": "time_called",
+                "since_ms": t["called_ms"],
+                "seat": None,
+                "detail": t.get("stage") or "",
+            }
+        )
+    for f in v["flags"]:
+        if f["kind"] in DECK_FLAGS and f["duel"] >= v["duel_no"] - 1 and v["phase"] != "duel":
+            found.append(
+                {
+                    "kind": "deck_problem",
+                    "since_ms": f["at_ms"],
+                    "seat": f["seat"],
+                    "detail": f["detail"],
+                }
+            )
+    w = v.get("window")
+    if w and w["flagged"] and v["phase"] in ("between", "pregame"):
+        found.append(
+            {
+                "kind": "window_over",
+                "since_ms": w["started_ms"] + w["limit_ms"],
+                "seat": None,
+                "detail": "",
+            }
+        )
+    turn = v.get("turn")
+    if v["phase"] == "duel" and turn:
+        think_ms = v["ruleset"].get("think_seconds", 180) * 1000
+        label = f"turn {turn['no']}"
+        if any(
+            f["kind"] == "turn_overtime" and f["duel"] == v["duel_no"] and f["detail"] == label
+            for f in v["flags"]
+        ):
+            found.append(
+                {
+                    "kind": "turn_over",
+                    "since_ms": turn["started_ms"] + think_ms,
+                    "seat": turn["player"],
+                    "detail": label,
+                }
+            )
+    unconfirmed = v["phase"] in ("duel_result", "match_result")
+    if unconfirmed:
+        part = v["result"] if v["phase"] == "duel_result" else v["match"]
+        waiting = [k for k, ok in (part or {}).get("confirmed", {}).items() if not ok]
+        found.append(
+            {
+                "kind": "unconfirmed_result",
+                "since_ms": phase_since_ms,
+                "seat": None,
+                "detail": ",".join(waiting),
+            }
+        )
+    rank = {k: i for i, k in enumerate(ALERT_ORDER)}
+    found.sort(key=lambda a: (rank[a["kind"]], a["since_ms"] or 0))
+    return found
+
+
+def summarise(
+    v: dict[str, Any],
+    *,
+    number: int | None,
+    seq: int,
+    phase_since_ms: int | None = None,
+) -> dict[str, Any]:
+    """One table on the floor view, from its view `v` at sequence number `seq`."""
+    clock = v["clock"]
+    return {
+        "code": v["code"],
+        "number": number,
+        "seq": seq,
+        "names": {k: s["name"] for k, s in v["seats"].items()},
+        "ids": {k: s["player_id"] for k, s in v["seats"].items()},
+        "wins": dict(v["wins"]),
+        "lp": dict(v["lp"]),
+        "phase": phase_of(v),
+        "clock": {
+            "status": clock["status"],
+            "deadline_ms": clock["deadline_ms"],
+            "remaining_ms": clock["remaining_ms"],
+        },
+        "time_called": v["time"]["called"],
+        "alerts": alerts_of(v, phase_since_ms),
+    }
+
+
+def sort_key(summary: dict[str, Any]) -> tuple[int, int, int]:
+    """Tables with alerts first (oldest alert first), then by table number."""
+    alerts = summary["alerts"]
+    if alerts:
+        return (0, min(a["since_ms"] or 0 for a in alerts), summary["number"] or 0)
+    return (1, 0, summary["number"] or 0)

@@ -1,0 +1,43 @@
+"""`python -m server create-organiser USERNAME`: the first organiser account."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+import time
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Add the create-organiser subcommand to the server's command line."""
+    p = commands.add_parser("create-organiser", help="create an organiser account")
+    p.add_argument("username")
+    p.add_argument("--password", help="the password (asked for when not given)")
+    p.set_defaults(handler=create_organiser)
+
+
+def create_organiser(args: argparse.Namespace) -> int:
+    """Create the account in the database the environment names (DATABASE_URL, DATA_DIR)."""
+    from server import config as settings
+    from server.errors import AppError
+    from server.store import bind, open_database
+    from server.store.tournament import Tournament, create_tables
+
+    conf = {**settings.DEFAULTS, **settings.from_env()}
+    password = args.password
+    if password is None:
+        password = getpass.getpass("Password: ")
+        if getpass.getpass("Again: ") != password:
+            print("The passwords differ.", file=sys.stderr)
+            return 1
+    bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
+    create_tables()
+    try:
+        Tournament(None).create_account(  # type: ignore[arg-type]
+            args.username, password, "organiser", time.time_ns() // 1_000_000
+        )
+    except AppError as exc:
+        print(exc.message, file=sys.stderr)
+        return 1
+    print(f"Organiser {args.username} created.")
+    return 0

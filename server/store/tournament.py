@@ -1,0 +1,552 @@
+"""Events, staff accounts, rounds and pairings: what a sanctioned tournament adds to tables.
+
+A casual table has none of this: it has no event, and nobody logs in to use it. An event owns a
+set of tables per round (made through `EventStore.create_table`, so they get normal codes and
+logs); its staff are judge and organiser accounts, each with a hashed password. A staff login
+is a random cookie token kept hashed in `StaffSession`, with the CSRF token of that login.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import hashlib
+import io
+import re
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from peewee import (
+    BigIntegerField,
+    BooleanField,
+    CharField,
+    ForeignKeyField,
+    IntegerField,
+    IntegrityError,
+)
+from werkzeug.security import check_password_hash, generate_password_hash
+
+from server.errors import AppError
+from server.rules import Actor, RuleError, get_ruleset
+
+from .events import EventStore
+from .models import BaseModel, JSONField, TableRow, db
+
+USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
+MIN_PASSWORD = 8
+SESSION_MS = 16 * 3600 * 1000  # a long tournament day
+MAX_TABLES = 1000
+ROLES = ("judge", "organiser")
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class Account(BaseModel):
+    """A judge or organiser. `kind` is what the account may be: an organiser can create events."""
+
+    username = CharField(max_length=40, unique=True)
+    password_hash = CharField(max_length=255)
+    kind = CharField(max_length=16)  # judge | organiser
+    created_ms = BigIntegerField()
+
+    class Meta:
+        table_name = "account"
+
+
+class TournamentEvent(BaseModel):
+    """A tournament: its rules and settings. `slug` makes the stable seat links of table cards."""
+
+    name = CharField(max_length=80)
+    date = CharField(max_length=10)
+    ruleset = JSONField()
+    table_count = IntegerField()
+    spectators = BooleanField(default=True)
+    slug = CharField(max_length=24, unique=True)
+    created_ms = BigIntegerField()
+
+    class Meta:
+        table_name = "tournament"
+
+
+class EventStaff(BaseModel):
+    """An account's role at one event: judge or organiser."""
+
+    event = ForeignKeyField(TournamentEvent, backref="staff", on_delete="CASCADE")
+    account = ForeignKeyField(Account, backref="events", on_delete="CASCADE")
+    role = CharField(max_length=16)
+
+    class Meta:
+        table_name = "event_staff"
+        indexes = ((("event", "account"), True),)
+
+
+class Round(BaseModel):
+    """One round of an event: its own tables, started at one server instant, then ended."""
+
+    event = ForeignKeyField(TournamentEvent, backref="rounds", on_delete="CASCADE")
+    number = IntegerField()
+    started_ms = BigIntegerField(null=True)
+    ended_ms = BigIntegerField(null=True)
+
+    class Meta:
+        table_name = "round"
+        indexes = ((("event", "number"), True),)
+
+
+class EventTable(BaseModel):
+    """Table `number` of a round, and the code of its live table."""
+
+    round = ForeignKeyField(Round, backref="tables", on_delete="CASCADE")
+    number = IntegerField()
+    code = CharField(max_length=16, unique=True)
+    a_name = CharField(max_length=64, default="")
+    a_id = CharField(max_length=64, default="")
+    b_name = CharField(max_length=64, default="")
+    b_id = CharField(max_length=64, default="")
+
+    class Meta:
+        table_name = "event_table"
+        indexes = ((("round", "number"), True),)
+
+    @property
+    def paired(self) -> bool:
+        return bool(self.a_name or self.b_name)
+
+    def pairing(self) -> dict[str, dict[str, str]]:
+        return {
+            "A": {"name": self.a_name, "player_id": self.a_id},
+            "B": {"name": self.b_name, "player_id": self.b_id},
+        }
+
+
+class StaffSession(BaseModel):
+    """A login: the hash of its cookie token, and its CSRF token."""
+
+    token_hash = CharField(max_length=64, unique=True)
+    account = ForeignKeyField(Account, backref="sessions", on_delete="CASCADE")
+    csrf = CharField(max_length=64)
+    expires_ms = BigIntegerField(index=True)
+
+    class Meta:
+        table_name = "staff_session"
+
+
+TOURNAMENT_MODELS = [Account, TournamentEvent, EventStaff, Round, EventTable, StaffSession]
+
+
+def create_tables() -> None:
+    """Create the tournament tables if missing (the database must be bound)."""
+    with db.connection_context():
+        db.create_tables(TOURNAMENT_MODELS, safe=True)
+
+
+@dataclass(frozen=True)
+class Staff:
+    """A logged-in account."""
+
+    id: int
+    username: str
+    kind: str
+    csrf: str
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One line of a round's pairings."""
+
+    table: int
+    a_name: str
+    a_id: str
+    b_name: str
+    b_id: str
+
+
+def parse_pairings(text: str) -> list[Pairing]:
+    """Read CSV or pasted lines: table, player A name, A ID, player B name, B ID.
+
+    A header line (its first cell not a number) is skipped; tabs and semicolons work as
+    separators too (a paste from a spreadsheet). Errors name their line."""
+    sample = text[:2000]
+    delimiter = "\t" if "\t" in sample else (";" if sample.count(";") > sample.count(",") else ",")
+    found: list[Pairing] = []
+    seen: set[int] = set()
+    for lineno, row in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter), start=1):
+        cells = [c.strip() for c in row]
+        if not any(cells):
+            continue
+        if not cells[0].isdigit():
+            if lineno == 1:
+                continue
+            raise AppError("invalid", f"Line {lineno}: the first column is the table number.")
+        cells += [""] * (5 - len(cells))
+        number = int(cells[0])
+        if number in seen:
+            raise AppError("invalid", f"Line {lineno}: table {number} appears twice.")
+        if any(len(c) > 40 for c in cells[1:5]):
+            raise AppError("invalid", f"Line {lineno}: a name or ID is over 40 characters.")
+        seen.add(number)
+        found.append(Pairing(number, cells[1], cells[2], cells[3], cells[4]))
+    return found
+
+
+class Tournament:
+    """Accounts, sessions, events, rounds and pairings, on the same database as the tables."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    # -- accounts and sessions ----------------------------------------------------------------
+
+    def create_account(self, username: str, password: str, kind: str, now_ms: int) -> Account:
+        """A new account; the username must be free."""
+        if not USERNAME.match(username):
+            raise AppError("invalid", "A username has 3 to 40 letters, digits, '_', '.' or '-'.")
+        if len(password) < MIN_PASSWORD:
+            raise AppError("invalid", f"A password has at least {MIN_PASSWORD} characters.")
+        if kind not in ROLES:
+            raise AppError("invalid", "An account is a judge or an organiser.")
+        try:
+            with db.connection_context(), db.atomic():
+                return Account.create(
+                    username=username,
+                    password_hash=generate_password_hash(password),
+                    kind=kind,
+                    created_ms=now_ms,
+                )
+        except IntegrityError:
+            raise AppError("username_taken", "That username is taken.", status=409) from None
+
+    def login(self, username: str, password: str, now_ms: int) -> tuple[str, Staff]:
+        """Check a password and open a session; returns the cookie token (shown once)."""
+        with db.connection_context():
+            account = Account.get_or_none(Account.username == username)
+            # Hash even for an unknown name, so timing does not tell which names exist.
+            stored = account.password_hash if account else _dummy_hash()
+            if not check_password_hash(stored, password) or account is None:
+                raise AppError("bad_login", "Wrong username or password.", status=401)
+            token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
+            with db.atomic():
+                StaffSession.delete().where(StaffSession.expires_ms < now_ms).execute()
+                StaffSession.create(
+                    token_hash=_hash(token),
+                    account=account.id,
+                    csrf=csrf,
+                    expires_ms=now_ms + SESSION_MS,
+                )
+            return token, Staff(account.id, account.username, account.kind, csrf)
+
+    def session(self, token: str | None, now_ms: int) -> Staff | None:
+        """The account logged in with this cookie token, or None."""
+        if not token or len(token) > 100:
+            return None
+        with db.connection_context():
+            row = (
+                StaffSession.select(StaffSession, Account)
+                .join(Account)
+                .where(StaffSession.token_hash == _hash(token))
+                .first()
+            )
+            if row is None or row.expires_ms < now_ms:
+                return None
+            return Staff(row.account.id, row.account.username, row.account.kind, row.csrf)
+
+    def logout(self, token: str) -> None:
+        with db.connection_context():
+            StaffSession.delete().where(StaffSession.token_hash == _hash(token)).execute()
+
+    # -- roles ----------------------------------------------------------------------------------
+
+    def role(self, staff: Staff | None, event_id: int | None) -> str | None:
+        """The staff member's role at an event ("judge" / "organiser"), or None."""
+        if staff is None or event_id is None:
+            return None
+        with db.connection_context():
+            row = EventStaff.get_or_none(
+                (EventStaff.event == event_id) & (EventStaff.account == staff.id)
+            )
+            return row.role if row else None
+
+    def table_event(self, code: str) -> int | None:
+        """The event a table belongs to (None: a casual table, or no such table)."""
+        with db.connection_context():
+            row = TableRow.select(TableRow.event_id).where(TableRow.code == code).first()
+            return row.event_id if row else None
+
+    def table_actor(self, staff: Staff | None, code: str) -> Actor | None:
+        """The actor a logged-in judge or organiser is at this table, or None."""
+        role = self.role(staff, self.table_event(code))
+        if role is None or staff is None:
+            return None
+        return Actor(role=role, name=staff.username)
+
+    def spectators_allowed(self, code: str) -> bool:
+        """Whether a token-less viewer may watch this table (always, at a casual table)."""
+        event_id = self.table_event(code)
+        if event_id is None:
+            return True
+        with db.connection_context():
+            ev = TournamentEvent.get_or_none(TournamentEvent.id == event_id)
+            return bool(ev is None or ev.spectators)
+
+    # -- events ---------------------------------------------------------------------------------
+
+    def create_event(
+        self,
+        owner: Staff,
+        name: str,
+        date: str,
+        ruleset: str,
+        match_minutes: int,
+        tables: int,
+        now_ms: int,
+    ) -> TournamentEvent:
+        """A new event with its first round's tables; its creator is its organiser."""
+        if owner.kind != "organiser":
+            raise AppError("forbidden", "Only an organiser creates events.", status=403)
+        if not 1 <= tables <= MAX_TABLES:
+            raise AppError("invalid", f"An event has 1 to {MAX_TABLES} tables.")
+        try:
+            rules = get_ruleset(ruleset, match_minutes=match_minutes)
+        except RuleError as exc:
+            raise AppError(exc.code, exc.message) from None
+        with db.connection_context(), db.atomic():
+            ev = TournamentEvent.create(
+                name=name,
+                date=date,
+                ruleset=rules.to_dict(),
+                table_count=tables,
+                slug=secrets.token_urlsafe(9),
+                created_ms=now_ms,
+            )
+            EventStaff.create(event=ev.id, account=owner.id, role="organiser")
+        self._make_round(ev, 1, now_ms)
+        return ev
+
+    def _make_round(self, ev: TournamentEvent, number: int, now_ms: int) -> Round:
+        with db.connection_context():
+            rnd = Round.create(event=ev.id, number=number)
+        rules = get_ruleset(ev.ruleset["name"], match_minutes=ev.ruleset["match_minutes"])
+        for n in range(1, ev.table_count + 1):
+            code = self.store.create_table(rules, now_ms)
+            with db.connection_context(), db.atomic():
+                TableRow.update(event_id=ev.id).where(TableRow.code == code).execute()
+                EventTable.create(round=rnd.id, number=n, code=code)
+        return rnd
+
+    def events_of(self, staff: Staff) -> list[dict[str, Any]]:
+        """The events where this account is staff, newest first."""
+        with db.connection_context():
+            rows = (
+                TournamentEvent.select(TournamentEvent, EventStaff.role)
+                .join(EventStaff)
+                .where(EventStaff.account == staff.id)
+                .order_by(TournamentEvent.id.desc())
+                .objects()
+            )
+            return [{**self._event_dict(e), "role": e.role} for e in rows]
+
+    @staticmethod
+    def _event_dict(ev: TournamentEvent) -> dict[str, Any]:
+        return {
+            "id": ev.id,
+            "name": ev.name,
+            "date": ev.date,
+            "ruleset": ev.ruleset["name"],
+            "match_minutes": ev.ruleset["match_minutes"],
+            "tables": ev.table_count,
+            "spectators": ev.spectators,
+            "slug": ev.slug,
+        }
+
+    def event(self, event_id: int) -> TournamentEvent:
+        with db.connection_context():
+            ev = TournamentEvent.get_or_none(TournamentEvent.id == event_id)
+        if ev is None:
+            raise AppError("no_such_event", "No such event.", status=404)
+        return ev
+
+    def event_detail(self, event_id: int) -> dict[str, Any]:
+        """An event with its rounds, the current round's tables and its staff."""
+        ev = self.event(event_id)
+        rnd = self.current_round(event_id)
+        with db.connection_context():
+            rounds = [
+                {"number": r.number, "started_ms": r.started_ms, "ended_ms": r.ended_ms}
+                for r in Round.select().where(Round.event == event_id).order_by(Round.number)
+            ]
+            staff = [
+                {"username": s.account.username, "role": s.role}
+                for s in EventStaff.select(EventStaff, Account)
+                .join(Account)
+                .where(EventStaff.event == event_id)
+                .order_by(EventStaff.role, Account.username)
+            ]
+        return {
+            **self._event_dict(ev),
+            "rounds": rounds,
+            "round": rnd.number,
+            "tables": self.tables(event_id),
+            "staff": staff,
+        }
+
+    def set_spectators(self, event_id: int, allowed: bool) -> None:
+        with db.connection_context():
+            TournamentEvent.update(spectators=allowed).where(
+                TournamentEvent.id == event_id
+            ).execute()
+
+    def add_judge(self, event_id: int, username: str, password: str | None, now_ms: int) -> str:
+        """Make a judge account (or take an existing judge's) and add it to the event."""
+        self.event(event_id)
+        with db.connection_context():
+            account = Account.get_or_none(Account.username == username)
+        if account is None:
+            if not password:
+                raise AppError("invalid", "A new judge needs a password.")
+            account = self.create_account(username, password, "judge", now_ms)
+        elif password:
+            raise AppError(
+                "username_taken",
+                "That account exists; leave the password empty to add it.",
+                status=409,
+            )
+        with db.connection_context():
+            try:
+                with db.atomic():
+                    EventStaff.create(event=event_id, account=account.id, role="judge")
+            except IntegrityError:
+                raise AppError("already_done", "That account is already staff here.", 409) from None
+        return account.username
+
+    # -- rounds and tables ------------------------------------------------------------------
+
+    def current_round(self, event_id: int) -> Round:
+        with db.connection_context():
+            rnd = (
+                Round.select().where(Round.event == event_id).order_by(Round.number.desc()).first()
+            )
+        if rnd is None:
+            raise AppError("no_such_event", "No such event.", status=404)
+        return rnd
+
+    def tables(self, event_id: int, round_no: int | None = None) -> list[dict[str, Any]]:
+        """The tables of a round (the current one by default), by number."""
+        rnd = self._round(event_id, round_no)
+        with db.connection_context():
+            rows = EventTable.select().where(EventTable.round == rnd.id).order_by(EventTable.number)
+            return [
+                {"number": t.number, "code": t.code, "round": rnd.number, "pairing": t.pairing()}
+                for t in rows
+            ]
+
+    def _round(self, event_id: int, round_no: int | None) -> Round:
+        if round_no is None:
+            return self.current_round(event_id)
+        with db.connection_context():
+            rnd = Round.get_or_none((Round.event == event_id) & (Round.number == round_no))
+        if rnd is None:
+            raise AppError("no_such_round", "No such round.", status=404)
+        return rnd
+
+    def codes(self, event_id: int) -> dict[str, int]:
+        """Table code -> table number, for every table of the current round."""
+        return {t["code"]: t["number"] for t in self.tables(event_id)}
+
+    def table_info(self, code: str) -> dict[str, Any] | None:
+        """A table's event, round, number and pairing (None: not an event table)."""
+        with db.connection_context():
+            row = (
+                EventTable.select(EventTable, Round, TournamentEvent)
+                .join(Round)
+                .join(TournamentEvent)
+                .where(EventTable.code == code)
+                .first()
+            )
+            if row is None:
+                return None
+            return {
+                "event": {"id": row.round.event.id, "name": row.round.event.name},
+                "round": row.round.number,
+                "number": row.number,
+                "pairing": row.pairing() if row.paired else None,
+            }
+
+    def seat_link(self, slug: str, number: int) -> str:
+        """The code of table `number` in the current round of the event with this slug."""
+        with db.connection_context():
+            ev = TournamentEvent.get_or_none(TournamentEvent.slug == slug)
+        if ev is None:
+            raise AppError("no_such_event", "No such event.", status=404)
+        for table in self.tables(ev.id):
+            if table["number"] == number:
+                return table["code"]
+        raise AppError("no_such_table", "No table has this number.", status=404)
+
+    def set_pairings(self, event_id: int, pairings: list[Pairing]) -> int:
+        """Store the current round's pairings (tables not listed keep theirs)."""
+        rnd = self.current_round(event_id)
+        if rnd.started_ms is not None:
+            raise AppError("round_started", "The round has started; pair the next one.", 409)
+        ev = self.event(event_id)
+        for p in pairings:
+            if not 1 <= p.table <= ev.table_count:
+                raise AppError("invalid", f"There is no table {p.table}.")
+        with db.connection_context(), db.atomic():
+            for p in pairings:
+                EventTable.update(a_name=p.a_name, a_id=p.a_id, b_name=p.b_name, b_id=p.b_id).where(
+                    (EventTable.round == rnd.id) & (EventTable.number == p.table)
+                ).execute()
+        return len(pairings)
+
+    def start_round(self, event_id: int, actor: Actor, now_ms: int) -> dict[str, Any]:
+        """Start every table's match clock at the same server instant `now_ms`."""
+        rnd = self.current_round(event_id)
+        if rnd.ended_ms is not None:
+            raise AppError("round_ended", "This round has ended; open the next one.", 409)
+        with db.connection_context():
+            Round.update(started_ms=now_ms).where(
+                (Round.id == rnd.id) & Round.started_ms.is_null()
+            ).execute()
+        started, refused, seqs = 0, {}, {}
+        for table in self.tables(event_id):
+            cmd_id = f"round:{rnd.id}:start"
+            try:
+                done = self.store.append(table["code"], "clock.start", {}, actor, cmd_id, now_ms)
+            except RuleError as exc:
+                refused[table["number"]] = exc.code
+                continue
+            seqs[table["code"]] = done.seq
+            started += 0 if done.duplicate else 1
+        return {
+            "round": rnd.number,
+            "started": started,
+            "refused": refused,
+            "seqs": seqs,
+            "now_ms": now_ms,
+        }
+
+    def end_round(self, event_id: int, now_ms: int) -> int:
+        """Mark the current round ended; results stay on its tables."""
+        rnd = self.current_round(event_id)
+        if rnd.started_ms is None:
+            raise AppError("round_not_started", "The round has not started.", 409)
+        with db.connection_context():
+            Round.update(ended_ms=now_ms).where(
+                (Round.id == rnd.id) & Round.ended_ms.is_null()
+            ).execute()
+        return rnd.number
+
+    def next_round(self, event_id: int, now_ms: int) -> int:
+        """Open the next round with fresh tables (the table cards' seat links follow)."""
+        rnd = self.current_round(event_id)
+        if rnd.ended_ms is None:
+            raise AppError("round_not_ended", "End the current round first.", 409)
+        return self._make_round(self.event(event_id), rnd.number + 1, now_ms).number
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    return generate_password_hash(secrets.token_hex(16))
