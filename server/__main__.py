@@ -31,9 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--port", type=int, help="port (PORT, default 8000)")
     serve_parser.add_argument("--workers", type=int, help="worker processes (WEB_CONCURRENCY)")
     serve_parser.set_defaults(handler=serve)
+    from server import verify_cli
     from server.staff_cli import add_parser
 
     add_parser(commands)
+    verify_cli.add_parser(commands)
     return parser
 
 

@@ -1,0 +1,73 @@
+"""`python -m server verify [--code CODE]`: check the hash chain of every table (or one).
+
+Prints one line per broken table, naming the first link that does not hold, and exits 1 if
+any is broken, 0 if every chain holds (2 when the named table does not exist).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Iterator
+from typing import TextIO
+
+from server.store import EventStore, Verification
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Add the verify subcommand to the server's command line."""
+    p = commands.add_parser("verify", help="check every table's hash chain (score sheets)")
+    p.add_argument("--code", help="check only this table")
+    p.add_argument("-v", "--verbose", action="store_true", help="also list the tables that hold")
+    p.set_defaults(handler=run)
+
+
+def all_codes(store: EventStore) -> list[str]:
+    """Every table's code, oldest first."""
+    from server.store.models import TableRow
+
+    with store.db.connection_context():
+        query = TableRow.select(TableRow.code).order_by(TableRow.id)
+        return [row.code for row in query]
+
+
+def check(store: EventStore, codes: Iterable[str]) -> Iterator[tuple[str, Verification]]:
+    """Each table's code and the result of checking its chain."""
+    for code in codes:
+        yield code, store.verify(code)
+
+
+def report(
+    store: EventStore, codes: Iterable[str], out: TextIO, verbose: bool = False
+) -> tuple[int, int]:
+    """Write a line per broken table (and per sound one if `verbose`); (checked, broken)."""
+    checked = broken = 0
+    for code, result in check(store, codes):
+        checked += 1
+        if not result.ok:
+            broken += 1
+            print(f"{code}: BROKEN at seq {result.seq}: {result.problem}", file=out)
+        elif verbose:
+            print(f"{code}: ok ({result.count} events)", file=out)
+    return checked, broken
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the database the environment names (DATABASE_URL, DATA_DIR)."""
+    from server import config as settings
+    from server.store import bind, db, open_database
+
+    conf = {**settings.DEFAULTS, **settings.from_env()}
+    bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
+    store = EventStore(db)
+    if args.code:
+        code = args.code.strip().upper()
+        if not store.exists(code):
+            print(f"{code}: no such table", file=sys.stderr)
+            return 2
+        codes = [code]
+    else:
+        codes = all_codes(store)
+    checked, broken = report(store, codes, sys.stdout, args.verbose)
+    print(f"{checked} table(s) checked, {broken} broken.", file=sys.stderr)
+    return 1 if broken else 0
