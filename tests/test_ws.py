@@ -1,0 +1,431 @@
+"""The table websocket against a real server (gunicorn, gevent worker) and a real client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.error
+import urllib.request
+import uuid
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+DECK = {"main": 40, "extra": 15, "side": 15}
+WAIT = 5
+
+
+def http(server: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        server + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=WAIT) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as err:
+        with err:
+            return err.code, json.load(err)
+
+
+def new_table(server: str) -> tuple[str, str, str]:
+    """A table with both seats taken: (code, token A, token B)."""
+    _, created = http(server, "POST", "/api/tables", {})
+    code = created["code"]
+    _, a = http(server, "POST", f"/api/tables/{code}/join", {"name": "Yugi"})
+    _, b = http(server, "POST", f"/api/tables/{code}/join", {"name": "Kaiba"})
+    return code, a["token"], b["token"]
+
+
+class Phone:
+    """One socket at a table, as a phone uses it: hello, commands, the updates it is sent."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.updates: list[dict] = []
+        self.welcome: dict = {}
+
+    async def send(self, message: Any) -> None:
+        await self.ws.send(message if isinstance(message, str) else json.dumps(message))
+
+    async def next(self) -> dict:
+        return json.loads(await asyncio.wait_for(self.ws.recv(), WAIT))
+
+    async def expect(self, kind: str) -> dict:
+        """The next message of type `kind`; updates seen on the way are kept."""
+        while True:
+            message = await self.next()
+            if message["type"] == kind:
+                if kind == "update":
+                    self.updates.append(message)
+                return message
+            if message["type"] == "update":
+                self.updates.append(message)
+            else:
+                raise AssertionError(f"expected {kind}, got {message}")
+
+    async def hello(self, token: str | None = None, since: int | None = None) -> dict:
+        body: dict[str, Any] = {"type": "hello"}
+        if token is not None:
+            body["token"] = token
+        if since is not None:
+            body["since"] = since
+        await self.send(body)
+        self.welcome = await self.expect("welcome")
+        return self.welcome
+
+    async def command(self, cmd: str, args: dict | None = None, ref: str | None = None) -> dict:
+        ref = ref or str(uuid.uuid4())
+        await self.send({"type": "command", "id": ref, "cmd": cmd, "args": args or {}})
+        reply = await self.expect("reply")
+        assert reply["re"] == ref
+        return reply
+
+    async def ok(self, cmd: str, args: dict | None = None) -> int:
+        reply = await self.command(cmd, args)
+        assert reply["ok"], reply
+        return reply["seq"]
+
+    async def until_seq(self, seq: int) -> dict:
+        """Updates until the one at `seq`."""
+        while not self.updates or self.updates[-1]["seq"] < seq:
+            await self.expect("update")
+        return self.updates[-1]
+
+
+class Table:
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.code, self.token_a, self.token_b = new_table(server)
+        self.url = f"{server.ws_url}/ws/table/{self.code}"  # type: ignore[attr-defined]
+
+    def connect(self, **kwargs: Any):
+        return connect(self.url, **kwargs)
+
+    def state(self) -> dict:
+        return http(self.server, "GET", f"/api/tables/{self.code}")[1]
+
+
+async def to_duel(a: Phone, b: Phone) -> int:
+    """Registration, checklist, rock-paper-scissors, choice and draw: A goes first."""
+    await a.ok("deck.declare", DECK)
+    await b.ok("deck.declare", DECK)
+    await a.ok("deck.confirm", {"seat": "B"})
+    await b.ok("deck.confirm", {"seat": "A"})
+    items = ["handshake", "side_shown", "shuffled", "cut"]
+    await a.ok("pregame.check", {"items": items})
+    await b.ok("pregame.check", {"items": items})
+    await a.ok("rps.pick", {"hand": "rock"})
+    await b.ok("rps.pick", {"hand": "scissors"})
+    await a.ok("duel.choose", {"order": "first"})
+    await a.ok("duel.draw")
+    return await b.ok("duel.draw")
+
+
+def run(coro) -> Any:
+    return asyncio.run(coro)
+
+
+@pytest.fixture
+def table(live_server) -> Table:
+    return Table(live_server)
+
+
+def test_two_seats_propose_and_confirm_and_both_see_it(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as wa, table.connect() as wb:
+            a, b = Phone(wa), Phone(wb)
+            welcome = await a.hello(table.token_a)
+            assert welcome["role"] == "seat" and welcome["seat"] == "A"
+            assert welcome["seq"] == 3 and welcome["events"] == []
+            assert welcome["state"]["seq"] == 3 and welcome["state"]["seats"]["B"]["joined"]
+            assert abs(welcome["now_ms"]) > 0
+            assert (await b.hello(table.token_b))["seat"] == "B"
+            await to_duel(a, b)
+
+            seq = await a.ok("lp.propose", {"seat": "B", "delta": -1200, "note": "battle"})
+            for phone in (a, b):
+                update = await phone.until_seq(seq)
+                [event] = update["events"]
+                assert event["type"] == "lp.proposed" and event["seq"] == seq
+                assert event["actor"] == {"role": "seat", "seat": "A", "name": "Yugi"}
+                assert update["state"]["pending"][0]["changes"] == [
+                    {"seat": "B", "kind": "damage", "amount": 1200}
+                ]
+                assert update["state"]["lp"]["B"] == 8000
+            entry = b.updates[-1]["state"]["pending"][0]["entry"]
+
+            seq = await b.ok("lp.confirm", {"entry": entry})
+            for phone in (a, b):
+                update = await phone.until_seq(seq)
+                assert update["state"]["lp"] == {"A": 8000, "B": 6800}
+                assert update["state"]["pending"] == []
+            # Updates arrive in order, without gaps.
+            for phone in (a, b):
+                seqs = [e["seq"] for u in phone.updates for e in u["events"]]
+                assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+
+    run(scenario())
+    assert table.state()["state"]["lp"]["B"] == 6800
+
+
+def test_a_retried_command_is_applied_once(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as wa:
+            a = Phone(wa)
+            await a.hello(table.token_a)
+            first = await a.command("deck.declare", DECK, ref="same-id")
+            assert first == {"type": "reply", "re": "same-id", "ok": True, "seq": 4}
+        # A new socket (the phone came back online) sends the same command again.
+        async with table.connect() as wa:
+            a = Phone(wa)
+            await a.hello(table.token_a, since=4)
+            again = await a.command("deck.declare", DECK, ref="same-id")
+            assert again == {
+                "type": "reply",
+                "re": "same-id",
+                "ok": True,
+                "seq": 4,
+                "duplicate": True,
+            }
+
+    run(scenario())
+    assert table.state()["seq"] == 4
+
+
+def test_resume_from_a_sequence_number_gets_exactly_the_missed_events(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as wa:
+            a = Phone(wa)
+            await a.hello(table.token_a)
+            await a.ok("deck.declare", DECK)
+        async with table.connect() as wb:
+            b = Phone(wb)
+            await b.hello(table.token_b)
+            await b.ok("deck.declare", DECK)
+            await b.ok("deck.confirm", {"seat": "A"})
+        async with table.connect() as wa:
+            a = Phone(wa)
+            welcome = await a.hello(table.token_a, since=4)
+            assert [e["seq"] for e in welcome["events"]] == [5, 6]
+            assert [e["type"] for e in welcome["events"]] == ["deck.declared", "deck.confirmed"]
+            assert welcome["seq"] == 6 and welcome["state"]["decks"]["A"]["confirmed"]
+            # Up to date, or with no `since`: the state alone.
+            assert (await a.hello(table.token_a, since=6))["events"] == []
+            assert (await a.hello(table.token_a))["events"] == []
+
+    run(scenario())
+
+
+def test_a_spectator_watches_but_cannot_write(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as ws, table.connect() as wa:
+            spectator, a = Phone(ws), Phone(wa)
+            welcome = await spectator.hello()
+            assert welcome["role"] == "spectator" and welcome["seat"] is None
+            reply = await spectator.command("deck.declare", DECK)
+            assert reply["ok"] is False and reply["error"]["code"] == "forbidden"
+            await a.hello(table.token_a)
+            seq = await a.ok("deck.declare", DECK)
+            assert (await spectator.until_seq(seq))["events"][0]["type"] == "deck.declared"
+
+    run(scenario())
+    assert table.state()["seq"] == 4
+
+
+def test_the_opponents_secret_pick_is_hidden(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as wa, table.connect() as wb:
+            a, b = Phone(wa), Phone(wb)
+            await a.hello(table.token_a)
+            await b.hello(table.token_b)
+            await a.ok("deck.declare", DECK)
+            await b.ok("deck.declare", DECK)
+            await a.ok("deck.confirm", {"seat": "B"})
+            await b.ok("deck.confirm", {"seat": "A"})
+            seq = await a.ok("rps.pick", {"hand": "paper"})
+            seen_by_b = (await b.until_seq(seq))["events"][-1]
+            seen_by_a = (await a.until_seq(seq))["events"][-1]
+            assert seen_by_b["type"] == "rps.picked" and seen_by_b["data"]["hand"] is None
+            assert seen_by_a["data"]["hand"] == "paper"
+
+    run(scenario())
+
+
+def test_ping_gets_the_server_time(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as ws:
+            phone = Phone(ws)
+            await phone.send({"type": "ping", "t": 123})
+            pong = await phone.next()
+            assert pong["type"] == "pong" and pong["t"] == 123 and pong["now_ms"] > 0
+
+    run(scenario())
+
+
+BAD_MESSAGES = [
+    ("{not json", "bad_json"),
+    ("[1, 2]", "bad_json"),
+    ('"hello"', "bad_json"),
+    ('{"type": "subscribe"}', "unknown_type"),
+    ("{}", "unknown_type"),
+    ('{"type": "ping"}', "invalid"),
+    ('{"type": "ping", "t": "soon"}', "invalid"),
+    ('{"type": "hello", "since": -1}', "invalid"),
+    ('{"type": "command", "cmd": "deck.declare"}', "invalid"),
+]
+
+
+@pytest.mark.parametrize(("raw", "code"), BAD_MESSAGES)
+def test_malformed_messages_get_a_coded_error_and_change_nothing(table: Table, raw, code):
+    async def scenario() -> None:
+        async with table.connect() as ws:
+            phone = Phone(ws)
+            await phone.hello(table.token_a)
+            await phone.send(raw)
+            error = await phone.next()
+            assert error["type"] == "error" and error["error"]["code"] == code
+            # The socket still works.
+            await phone.send({"type": "ping", "t": 1})
+            assert (await phone.next())["type"] == "pong"
+
+    run(scenario())
+    assert table.state()["seq"] == 3
+
+
+BAD_COMMANDS = [
+    ("deck.shuffle", {}, "unknown_command"),
+    ("tick", {}, "forbidden"),
+    ("seat.join", {"seat": "A", "name": "X", "player_id": ""}, "forbidden"),
+    ("clock.pause", {}, "forbidden"),
+    ("deck.declare", {"main": 40}, "invalid"),
+    ("deck.declare", {**DECK, "main": "40"}, "invalid"),
+    ("deck.declare", {**DECK, "main": 2_000_000}, "invalid"),
+    ("deck.declare", {**DECK, "mainn": 40}, "invalid"),
+    ("deck.declare", {**DECK, "main": 39}, "deck_size"),
+    ("lp.propose", {"seat": "B", "delta": -100}, "wrong_phase"),
+    ("counter.change", {"name": "x" * 41, "delta": 1}, "invalid"),
+]
+
+
+@pytest.mark.parametrize(("cmd", "args", "code"), BAD_COMMANDS)
+def test_refused_commands_reply_with_a_code_and_change_nothing(table: Table, cmd, args, code):
+    async def scenario() -> None:
+        async with table.connect() as ws:
+            phone = Phone(ws)
+            await phone.hello(table.token_a)
+            reply = await phone.command(cmd, args)
+            assert reply["ok"] is False and reply["error"]["code"] == code, reply
+            assert set(reply["error"]) == {"code", "message", "details"}
+
+    run(scenario())
+    assert table.state()["seq"] == 3
+
+
+def test_a_command_before_hello_is_refused(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as ws:
+            reply = await Phone(ws).command("deck.declare", DECK)
+            assert reply["ok"] is False and reply["error"]["code"] == "hello_first"
+
+    run(scenario())
+    assert table.state()["seq"] == 3
+
+
+def test_a_forged_token_is_refused_and_the_socket_closed(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as ws:
+            phone = Phone(ws)
+            await phone.send({"type": "hello", "token": "forged-token"})
+            error = await phone.next()
+            assert error == {
+                "type": "error",
+                "error": {"code": "bad_token", "message": "Unknown token.", "details": {}},
+            }
+            with pytest.raises(ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), WAIT)
+            assert ws.close_code == 4001
+
+    run(scenario())
+    assert table.state()["seq"] == 3
+
+
+def test_a_token_of_another_table_is_refused(live_server, table: Table):
+    _, other_token, _ = new_table(live_server)
+
+    async def scenario() -> None:
+        async with table.connect() as ws:
+            await ws.send(json.dumps({"type": "hello", "token": other_token}))
+            assert json.loads(await ws.recv())["error"]["code"] == "bad_token"
+
+    run(scenario())
+
+
+def test_a_foreign_origin_is_refused(table: Table):
+    async def scenario() -> None:
+        async with table.connect(origin="https://evil.example") as ws:
+            error = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
+            assert error["type"] == "error" and error["error"]["code"] == "bad_origin"
+            with pytest.raises(ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), WAIT)
+            assert ws.close_code == 1008
+
+    run(scenario())
+
+
+def test_the_servers_own_origin_is_accepted(live_server, table: Table):
+    async def scenario() -> None:
+        async with table.connect(origin=live_server) as ws:
+            assert (await Phone(ws).hello())["role"] == "spectator"
+
+    run(scenario())
+
+
+def test_an_oversized_message_closes_the_socket(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as ws:
+            phone = Phone(ws)
+            await phone.hello(table.token_a)
+            big = {"type": "command", "id": "big", "cmd": "judge.call", "args": {}}
+            big["args"]["reason"] = "x" * 9000
+            await phone.send(big)
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    await asyncio.wait_for(ws.recv(), WAIT)
+            assert ws.close_code == 1009
+
+    run(scenario())
+    assert table.state()["seq"] == 3
+
+
+def test_an_unknown_table_closes_the_socket(live_server):
+    async def scenario() -> None:
+        async with connect(f"{live_server.ws_url}/ws/table/ZZZZZZ") as ws:
+            error = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
+            assert error["error"]["code"] == "no_such_table"
+
+    run(scenario())
+
+
+def test_too_many_messages_are_rate_limited(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as ws:
+            phone = Phone(ws)
+            for t in range(60):
+                await phone.send({"type": "ping", "t": t})
+            answers = [await phone.next() for _ in range(60)]
+            limited = [m for m in answers if m["type"] == "error"]
+            assert limited and all(m["error"]["code"] == "rate_limited" for m in limited)
+            assert sum(m["type"] == "pong" for m in answers) >= 40
+
+    run(scenario())
+
+
+def test_compression_is_declined(table: Table):
+    async def scenario() -> None:
+        async with table.connect() as ws:  # the client offers permessage-deflate by default
+            assert ws.response.headers.get("Sec-WebSocket-Extensions") is None
+
+    run(scenario())
