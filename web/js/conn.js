@@ -259,9 +259,10 @@ export class Connection {
       this.welcomed = false;
       this.clearTimers();
       this.setStatus("offline");
-      if (ev && ev.code === 4001) {
+      // 4001: the token is unknown; 4004: no such table. Retrying cannot help either.
+      if (ev && (ev.code === 4001 || ev.code === 4004)) {
         this.stopped = true;
-        this.emit("fatal", { code: "bad_token" });
+        this.emit("fatal", { code: ev.code === 4001 ? "bad_token" : "no_such_table" });
         return;
       }
       this.scheduleReconnect();

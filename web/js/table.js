@@ -54,8 +54,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     "board",
     "share",
     "pending",
-    "phase",
     "keypad",
+    "phase",
     "dice",
     "counters",
     "judge",
@@ -114,7 +114,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     }),
     conn.on("fatal", (err) => {
       toastError(err);
-      onBadToken?.();
+      if (err.code === "bad_token") onBadToken?.();
+      else onLeave?.();
     }),
     store.subscribe(() => {
       render();
@@ -145,12 +146,12 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     slot("board", [view, st.seats, st.lp, st.wins, st.phase, st.duel_no, st.turn, st.clock, st.tokens], renderBoard);
     slot("share", [view, st.seats], renderShare);
     slot("pending", [view, st.pending, st.lp, st.seats], renderPending);
-    slot("phase", [view, st.phase, st.decks, st.pregame, st.turn, st.result, st.match, st.window, st.duel_no,
+    slot("phase", [view, st.phase, st.decks, st.pregame, st.turn, st.result, st.match, st.window, st.duel_no, st.new_match_votes,
       st.clock && st.clock.status, st.clock && st.clock.start_votes, st.seats, ui.concedeArmed, ui.resultDisputeOpen], renderPhase);
     slot("keypad", [view, st.phase], renderKeypad);
     updateKeypad();
     slot("dice", [view, st.rolls, st.seats, ui.rollCount], renderDice);
-    slot("counters", [view, st.counters, st.tokens, st.seats], renderCounters);
+    slot("counters", [view, st.phase, st.counters, st.tokens, st.seats], renderCounters);
     slot("judge", [view, st.calls, ui.judgeOpen], renderJudge);
     slot("ledger", [view, st.ledger, st.seats], renderLedger);
     slot("disputes", [view, st.disputes, st.penalties, st.seats], renderDisputes);
@@ -195,7 +196,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       else if (stage === "extra_turns")
         text = t("time.extra_turn", { n: get(st, "time.extra_turn", 0) || 1, of: get(st, "time.extra_turns", 3) });
       else if (stage === "sudden_death" || stage === "extra_duel_sudden_death") text = t("time.sudden_death");
-      else if (stage === "extra_duel") text = t("time.extra_duel", { n: get(st, "turn.no", 1), of: 4 });
+      else if (stage === "extra_duel") text = t("time.extra_duel", { n: get(st, "turn.no", 1), of: get(st, "time.extra_duel_turns", 4) });
       out.push(h("div", { class: "banner banner-time", testid: "time-banner", role: "alert", dataset: { stage: stage || "called" }, text }));
     }
     const lp = st.lp || {};
@@ -648,9 +649,10 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     // R6.5 who chooses: rock-paper-scissors, unless the chooser is known (duel 2+: the loser)
     const chooser = pg.chooser || null;
     const first = pg.first || null;
-    if (!chooser) parts.push(rpsPanel(pg.rps || {}));
+    if (!chooser) parts.push(rpsPanel(pg));
     else if (!first) {
       parts.push(h("h3", { text: t("pre.order") }));
+      if (pg.rps_winner) parts.push(h("p", { class: "status-line", testid: "rps-winner", text: t("rps.winner", { name: name(pg.rps_winner) }) }));
       if (isSeat() && chooser === store.seat) {
         parts.push(
           h("p", { class: "attention status-line", testid: "chooser", text: t("pre.you_choose") }),
@@ -677,25 +679,27 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     return card(t("phase.pregame"), "pregame", parts);
   }
 
-  function rpsPanel(rps) {
+  // R6.5 in the app: secret picks (the view says only whether the opponent has picked) or a
+  // physical result reported by one seat and confirmed by the other.
+  function rpsPanel(pg) {
     const parts = [h("h3", { text: t("rps.title") })];
-    const picks = rps.picks || {};
-    const report = rps.report || rps.reported || null;
-    const last = rps.last || (Array.isArray(rps.rounds) ? rps.rounds[rps.rounds.length - 1] : null) || null;
+    const picked = pg.picked || {};
+    const report = pg.report || null;
+    const throws = Array.isArray(pg.throws) ? pg.throws : [];
+    const last = throws.length ? throws[throws.length - 1] : null;
     if (last && last.A && last.B) {
-      parts.push(h("p", { class: "status-line", testid: "rps-last", text: t("rps.last", { a: name("A"), ha: handText(last.A), b: name("B"), hb: handText(last.B) }) + (last.winner ? "" : ` \u2014 ${t("rps.tie")}`) }));
+      parts.push(h("p", { class: "status-line", testid: "rps-last", text: t("rps.last", { a: name("A"), ha: handText(last.A), b: name("B"), hb: handText(last.B) }) + (last.A === last.B ? ` \u2014 ${t("rps.tie")}` : "") }));
     }
     if (report && report.winner) {
       const by = report.by || null;
-      parts.push(h("p", { class: ["status-line", isSeat() && by && by !== store.seat && "attention"], testid: "rps-report", text: t("rps.reported", { name: name(by), winner: name(report.winner) }) }));
-      if (isSeat() && by && by !== store.seat) {
-        parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "rps-confirm", onclick: () => send("rps.confirm"), text: t("rps.confirm") }));
-      } else if (isSeat()) parts.push(h("p", { class: "muted", text: t("pending.waiting") }));
-      return h("div", { class: "rps", testid: "rps" }, parts);
+      const theirs = isSeat() && by && by !== store.seat;
+      parts.push(h("p", { class: ["status-line", theirs && "attention"], testid: "rps-report", text: t("rps.reported", { name: name(by), winner: name(report.winner) }) }));
+      if (theirs) parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "rps-confirm", onclick: () => send("rps.confirm"), text: t("rps.confirm") }));
+      else if (isSeat()) parts.push(h("p", { class: "muted", text: t("pending.waiting") }));
     }
     if (isSeat()) {
-      const mine = picks[store.seat];
-      const theirs = picks[other(store.seat)];
+      const mine = pg.my_pick || null;
+      const theyPicked = Boolean(picked[other(store.seat)]);
       parts.push(
         h("div", { class: "row rps-hands", role: "group", "aria-label": t("rps.pick") },
           HANDS.map((hand) =>
@@ -709,13 +713,17 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
             }),
           ),
         ),
-        h("p", { class: "status-line", testid: "rps-status", text: mine ? (theirs ? "" : t("rps.waiting")) : theirs ? t("rps.they_picked", { name: name(other(store.seat)) }) : t("rps.pick_hint") }),
-        h("p", { class: "muted", text: t("rps.physical") }),
-        h("div", { class: "row" },
-          h("button", { class: "btn", testid: "rps-report-me", onclick: () => send("rps.report", { winner: store.seat }), text: t("rps.i_won") }),
-          h("button", { class: "btn", testid: "rps-report-opp", onclick: () => send("rps.report", { winner: other(store.seat) }), text: t("rps.they_won") }),
-        ),
+        h("p", { class: "status-line", testid: "rps-status", text: mine ? t("rps.waiting") : theyPicked ? t("rps.they_picked", { name: name(other(store.seat)) }) : t("rps.pick_hint") }),
       );
+      if (!report) {
+        parts.push(
+          h("p", { class: "muted", text: t("rps.physical") }),
+          h("div", { class: "row" },
+            h("button", { class: "btn", testid: "rps-report-me", onclick: () => send("rps.report", { winner: store.seat }), text: t("rps.i_won") }),
+            h("button", { class: "btn", testid: "rps-report-opp", onclick: () => send("rps.report", { winner: other(store.seat) }), text: t("rps.they_won") }),
+          ),
+        );
+      }
     } else {
       parts.push(h("p", { class: "status-line", testid: "rps-status", text: t("rps.in_progress") }));
     }
@@ -851,7 +859,12 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
   function phaseMatchOver() {
     const st = s();
     const parts = [h("p", { class: "result-line", text: st.match ? matchText(st.match) : t("phase.match_over") })];
-    if (isSeat()) parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-new", onclick: () => send("match.new"), text: t("match.new") }));
+    const votes = st.new_match_votes || [];
+    if (isSeat()) {
+      const voted = votes.includes(store.seat);
+      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-new", disabled: voted, onclick: () => send("match.new"), text: voted ? t("match.new_waiting") : t("match.new") }));
+    }
+    for (const seat of votes) if (!isSeat() || seat !== store.seat) parts.push(h("p", { class: "status-line", testid: `match-new-${seat}`, text: t("match.new_voted", { name: name(seat) }) }));
     return card(t("phase.match_over"), "match-over", parts);
   }
 
@@ -874,8 +887,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
           ),
         ),
         h("div", { class: "row" },
-          h("button", { class: "btn", testid: "coin-toss", onclick: () => send("coin.toss", { count: ui.rollCount }), text: `\ud83e\ude99 ${t("dice.coin")}` }),
-          h("button", { class: "btn", testid: "die-roll", onclick: () => send("die.roll", { count: ui.rollCount }), text: `\ud83c\udfb2 ${t("dice.die")}` }),
+          h("button", { class: "btn", testid: "coin-toss", onclick: () => send("coin.toss", { count: ui.rollCount }), text: t("dice.coin") }),
+          h("button", { class: "btn", testid: "die-roll", onclick: () => send("die.roll", { count: ui.rollCount }), text: t("dice.die") }),
         ),
       );
     }
@@ -908,7 +921,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     );
     if (!reducedMotion()) {
       result.classList.add("rolling");
-      result.textContent = roll.kind === "coin" ? "\ud83e\ude99" : "\ud83c\udfb2";
+      result.textContent = "?";
       setTimeout(() => {
         result.classList.remove("rolling");
         result.textContent = rollText(roll);
@@ -922,6 +935,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
 
   function renderCounters() {
     const st = s();
+    const any = ["A", "B"].some((x) => Object.keys(get(st, `counters.${x}`, {})).length || get(st, `tokens.${x}`, 0));
+    if (st.phase !== "duel" && !any) return null; // counters belong to a duel
     const seats = isSeat() ? [store.seat, other(store.seat)] : ["A", "B"];
     const parts = seats.map((seat) => {
       const own = isSeat() && seat === store.seat;
@@ -946,13 +961,13 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       if (own) {
         const form = (ui.forms.counter ||= { name: "" });
         const add = () => {
-          const cname = (form.name || "").trim().slice(0, 60);
+          const cname = (form.name || "").trim().slice(0, 40);
           if (!cname) return;
           send("counter.change", { name: cname, delta: 1 });
           form.name = "";
           input.value = "";
         };
-        const input = h("input", { id: "f-counter", type: "text", maxlength: "60", testid: "counter-name", placeholder: t("counters.name_ph"), value: form.name, oninput: (e) => (form.name = e.target.value), onkeydown: (e) => e.key === "Enter" && add() });
+        const input = h("input", { id: "f-counter", type: "text", maxlength: "40", testid: "counter-name", placeholder: t("counters.name_ph"), value: form.name, oninput: (e) => (form.name = e.target.value), onkeydown: (e) => e.key === "Enter" && add() });
         block.push(
           h("div", { class: "row" },
             h("label", { class: "sr-only", for: "f-counter", text: t("counters.name") }),
@@ -1071,7 +1086,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       const status = get(st, "clock.status", "idle");
       let ms = get(st, "clock.duration_ms", get(st, "ruleset.match_minutes", 40) * 60000);
       if (status === "running") ms = get(st, "clock.deadline_ms", now) - now;
-      else if (status === "paused") ms = get(st, "clock.remaining_ms", 0);
+      else if (status !== "idle") ms = get(st, "clock.remaining_ms", 0); // paused, expired, stopped
       const text = formatDuration(ms);
       if (clockEl.textContent !== text) clockEl.textContent = text;
       clockEl.classList.toggle("low", status !== "idle" && ms < 5 * 60000);
@@ -1106,7 +1121,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       if (seat !== store.seat && get(st, `decks.${seat}.declared`, null) && !get(st, `decks.${seat}.confirmed`, false))
         asks.push(`deck:${seat}:${JSON.stringify(get(st, `decks.${seat}.declared`))}`);
     }
-    const report = get(st, "pregame.rps.report", null) || get(st, "pregame.rps.reported", null);
+    const report = get(st, "pregame.report", null);
     if (report && report.by && report.by !== store.seat) asks.push(`rps:${report.winner}`);
     const fresh = asks.filter((a) => !ui.seenAsks.has(a));
     ui.seenAsks = new Set(asks);

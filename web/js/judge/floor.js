@@ -1,0 +1,193 @@
+// The floor view: every table of the event at a glance, live over /ws/floor/<event id>.
+// Tables with alerts float to the top (oldest alert first) with the age of each alert.
+
+import { backoffDelay, ClockOffset } from "../conn.js";
+import { formatDuration, h } from "../dom.js";
+import { t } from "../i18n.js";
+import { age, topBar } from "../staff/common.js";
+
+export function floorUrl(eventId, loc = location) {
+  const proto = loc.protocol === "https:" ? "wss:" : "ws:";
+  return `${proto}//${loc.host}/ws/floor/${eventId}`;
+}
+
+/** Time left on a table's clock at server time `now`. */
+export function timeLeft(clock, now) {
+  if (clock.status === "running" && typeof clock.deadline_ms === "number") return clock.deadline_ms - now;
+  if (typeof clock.remaining_ms === "number") return clock.remaining_ms;
+  return null;
+}
+
+/** The phase line of a summary, in words. */
+export function phaseText(p, now) {
+  if (p.kind === "between") {
+    return t("staff.phase.between", { time: age(now - (p.since_ms || now)) });
+  }
+  return t(`staff.phase.${p.kind}`, { duel: p.duel, turn: p.turn, of: p.of });
+}
+
+export function clockText(c, now) {
+  const left = timeLeft(c, now);
+  if (c.status === "running") return formatDuration(left);
+  if (c.status === "paused") return t("staff.clock.paused", { time: formatDuration(left) });
+  return t(`staff.clock.${c.status}`);
+}
+
+function sortKey(s) {
+  if (s.alerts.length) return [0, Math.min(...s.alerts.map((a) => a.since_ms || 0)), s.number || 0];
+  return [1, 0, s.number || 0];
+}
+
+function compare(a, b) {
+  const x = sortKey(a);
+  const y = sortKey(b);
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return 0;
+}
+
+export function mountFloor(root, eventId, navigate) {
+  const tables = new Map();
+  const offset = new ClockOffset();
+  let ws = null;
+  let stopped = false;
+  let attempt = 0;
+  let reconnect = null;
+  let info = null;
+  const status = h("span", { class: "staff-conn", testid: "floor-status", text: t("staff.offline") });
+  const title = h("span", { class: "muted" });
+  const filter = h("input", { type: "search", placeholder: t("staff.filter"), class: "staff-filter", testid: "floor-filter" });
+  const onlyAlerts = h("input", { type: "checkbox", testid: "floor-alerts-only" });
+  const count = h("span", { class: "muted" });
+  const list = h("div", { class: "floor", testid: "floor" });
+  const now = () => Date.now() + offset.value;
+
+  root.replaceChildren(
+    topBar(t("staff.judges"), [title, status]),
+    h(
+      "main",
+      { class: "staff-main staff-wide" },
+      h("div", { class: "floor-tools" }, filter,
+        h("label", { class: "check-inline" }, onlyAlerts, h("span", { text: t("staff.alerts_only") })), count),
+      list,
+    ),
+  );
+
+  function card(s, at) {
+    const names = [s.names.A || "—", s.names.B || "—"];
+    const left = timeLeft(s.clock, at);
+    const alerts = s.alerts.map((a) =>
+      h(
+        "li",
+        { class: `alert alert-${a.kind}`, testid: `alert-${a.kind}` },
+        h("span", { text: t(`staff.alert.${a.kind}`) }),
+        a.seat ? h("span", { class: "alert-seat", text: ` ${a.seat}` }) : null,
+        a.judge ? h("span", { class: "muted", text: ` · ${t("staff.alert.taken", { judge: a.judge })}` }) : null,
+        a.detail && a.kind === "judge_call" ? h("span", { class: "muted", text: ` · ${a.detail}` }) : null,
+        a.since_ms ? h("span", { class: "alert-age", text: ` ${age(at - a.since_ms)}` }) : null,
+      ),
+    );
+    return h(
+      "a",
+      {
+        class: ["fl-table", s.alerts.length && "has-alerts"],
+        href: `/judge/e/${eventId}/t/${s.code}`,
+        testid: `floor-table-${s.number}`,
+        onclick: (e) => {
+          e.preventDefault();
+          navigate(`/judge/e/${eventId}/t/${s.code}`);
+        },
+      },
+      h("span", { class: "fl-no", text: String(s.number) }),
+      h("span", { class: "fl-names" }, h("span", { class: "seat-a", text: names[0] }), ` ${t("staff.vs")} `,
+        h("span", { class: "seat-b", text: names[1] })),
+      h("span", { class: "fl-score num", testid: "floor-score", text: `${s.wins.A}-${s.wins.B}` }),
+      h("span", { class: "fl-lp num", testid: "floor-lp", text: `${s.lp.A} / ${s.lp.B}` }),
+      h("span", { class: "fl-phase", text: phaseText(s.phase, at) }),
+      h("span", { class: ["fl-time num", left !== null && left < 5 * 60000 && "low"], testid: "floor-time",
+        text: clockText(s.clock, at) }),
+      alerts.length ? h("ul", { class: "fl-alerts" }, alerts) : null,
+    );
+  }
+
+  function render() {
+    const at = now();
+    const q = filter.value.trim().toLowerCase();
+    let rows = [...tables.values()];
+    if (q) {
+      rows = rows.filter((s) => String(s.number) === q || `${s.names.A} ${s.names.B} ${s.code}`.toLowerCase().includes(q));
+    }
+    if (onlyAlerts.checked) rows = rows.filter((s) => s.alerts.length);
+    rows.sort(compare);
+    list.replaceChildren(...rows.map((s) => card(s, at)));
+    count.textContent = t("staff.tables_n", { n: tables.size });
+  }
+
+  function onMessage(msg) {
+    if (msg.type === "floor") {
+      info = msg.event;
+      title.textContent = `${info.name} · ${t("staff.round", { n: info.round })}`;
+      tables.clear();
+      for (const s of msg.tables) tables.set(s.code, s);
+      if (offset.rtt == null) offset.setRough(msg.now_ms);
+      render();
+    } else if (msg.type === "tables") {
+      for (const s of msg.tables) {
+        const old = tables.get(s.code);
+        if (!old || old.seq <= s.seq) tables.set(s.code, s);
+      }
+      render();
+    } else if (msg.type === "pong") {
+      offset.add(msg.t, Date.now(), msg.now_ms);
+    } else if (msg.type === "error") {
+      status.textContent = (msg.error && msg.error.message) || "error";
+    }
+  }
+
+  function open() {
+    if (stopped) return;
+    const sock = new WebSocket(floorUrl(eventId));
+    ws = sock;
+    sock.onopen = () => {
+      attempt = 0;
+      status.textContent = t("staff.live");
+      status.classList.add("on");
+      sock.send(JSON.stringify({ type: "ping", t: Date.now() }));
+    };
+    sock.onmessage = (ev) => {
+      try {
+        onMessage(JSON.parse(ev.data));
+      } catch (err) {
+        console.error(err);
+      }
+    };
+    sock.onclose = (ev) => {
+      if (ws !== sock) return;
+      ws = null;
+      status.textContent = t("staff.offline");
+      status.classList.remove("on");
+      if (ev.code === 4003) return; // not staff of this event: do not retry
+      reconnect = setTimeout(open, backoffDelay(attempt++));
+    };
+  }
+
+  const tick = setInterval(() => {
+    render();
+    if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "ping", t: Date.now() }));
+  }, 1000);
+  filter.addEventListener("input", render);
+  onlyAlerts.addEventListener("change", render);
+  open();
+
+  return {
+    destroy() {
+      stopped = true;
+      clearInterval(tick);
+      clearTimeout(reconnect);
+      if (ws) {
+        const sock = ws;
+        ws = null;
+        sock.close(1000);
+      }
+    },
+  };
+}
