@@ -22,8 +22,9 @@ chromium:
 run: install
 	PORT=$(PORT) $(BIN)/gunicorn -c server/gunicorn_conf.py 'server:create_app()'
 
+# pytest's testpaths (pyproject.toml) are tests/ and e2e/.
 test: install chromium
-	$(BIN)/pytest tests e2e
+	$(BIN)/pytest
 
 e2e: install chromium
 	$(BIN)/pytest e2e
