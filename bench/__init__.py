@@ -1,0 +1,1 @@
+"""Load benchmark of the table websocket: `python -m bench` (see docs/performance.md)."""

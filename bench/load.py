@@ -1,0 +1,491 @@
+"""One client process of the load generator: simulated tables of two phones on asyncio.
+
+A table is created and joined over HTTP, its two phones open websockets (offering
+permessage-deflate as browsers do; the server declines it), and the match is driven to the duel.
+Then each table sends a command every `interval` seconds on average (exponential gaps), in a
+cycle of LP proposals, the other seat's confirmations and coin tosses, and measures for each the
+time from sending it to the OPPONENT's phone receiving the `update` that contains it (an update
+whose `seq` reaches the `seq` of the reply). Against the relay the same phones send a message of
+the same size and time its arrival at the other phone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import math
+import random
+import resource
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import WebSocketException
+
+from .httpc import HttpClient
+
+SEATS = ("A", "B")
+OTHER = {"A": "B", "B": "A"}
+COMMAND_TIMEOUT = 10.0
+SETUP_TABLE_TIMEOUT = 90.0
+CHECK_ITEMS = ["handshake", "side_shown", "shuffled", "cut"]
+# The steps from two joined seats to a running duel (docs/protocol.md, server/rules/match.py).
+SETUP_STEPS: list[tuple[str, str, dict[str, Any]]] = [
+    ("A", "deck.declare", {"main": 40, "extra": 15, "side": 15}),
+    ("B", "deck.declare", {"main": 40, "extra": 15, "side": 15}),
+    ("A", "deck.confirm", {"seat": "B"}),
+    ("B", "deck.confirm", {"seat": "A"}),
+    ("A", "pregame.check", {"items": CHECK_ITEMS}),
+    ("B", "pregame.check", {"items": CHECK_ITEMS}),
+    ("A", "rps.report", {"winner": "A"}),
+    ("B", "rps.confirm", {}),
+    ("A", "duel.choose", {"order": "first"}),
+    ("A", "duel.draw", {}),
+    ("B", "duel.draw", {}),
+    ("A", "clock.start", {}),
+    ("B", "clock.start", {}),
+]
+
+
+@dataclass
+class Plan:
+    """What one client process does; picklable."""
+
+    mode: str  # "server" or "relay"
+    urls: list[str]  # one base URL per server process; seat A uses urls[0], seat B urls[-1]
+    tables: list[int]  # global table numbers this process simulates
+    seconds: float
+    interval: float
+    ramp: float  # tables a second, over the whole run
+    ramp_base: float  # time.monotonic() at which table 0 may start
+    setup_slots: int
+    setup_timeout: float
+    clock_tables: int  # tables (global numbers below this) that also sample the clock spread
+    floor_views: int = 0
+    seed: int = 0
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)  # ms, send -> opponent's update
+    replies: list[float] = field(default_factory=list)  # ms, send -> own reply
+    errors: Counter = field(default_factory=Counter)
+    setup_errors: Counter = field(default_factory=Counter)
+    sent: int = 0
+    lag: list[float] = field(default_factory=list)  # ms, event-loop lag samples
+    clock_spread: list[float] = field(default_factory=list)  # ms
+    clock_second_differs: int = 0
+    clock_rtt: list[float] = field(default_factory=list)  # ms, best round trip per phone
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def raise_nofile() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def ws_url(base: str, code: str) -> str:
+    return "ws" + base[len("http") :] + f"/ws/table/{code}"
+
+
+class ClockSync:
+    """A phone's estimate of the server's clock: the ping/pong sample with the smallest RTT."""
+
+    def __init__(self) -> None:
+        self.sent: dict[int, float] = {}
+        self.best_rtt = math.inf
+        self.offset: float | None = None  # server ms - local ms
+
+    def ping(self) -> dict[str, Any]:
+        now = time.time() * 1000
+        t = int(now)
+        self.sent[t] = now
+        return {"type": "ping", "t": t}
+
+    def pong(self, message: dict[str, Any], received_ms: float) -> None:
+        sent = self.sent.pop(message.get("t"), None)
+        if sent is None:
+            return
+        rtt = received_ms - sent
+        if rtt < self.best_rtt:
+            self.best_rtt = rtt
+            self.offset = message["now_ms"] - (sent + received_ms) / 2
+
+
+class Table:
+    def __init__(self, number: int, plan: Plan, stats: Stats, rng: random.Random) -> None:
+        self.number = number
+        self.plan = plan
+        self.stats = stats
+        self.rng = rng
+        self.code = f"R{number:06d}"
+        self.ws: dict[str, ClientConnection] = {}
+        self.readers: list[asyncio.Task] = []
+        self.futures: dict[str, asyncio.Future] = {}
+        self.arrivals: dict[str, list[tuple[int, float]]] = {"A": [], "B": []}
+        self.signal: dict[str, asyncio.Event] = {"A": asyncio.Event(), "B": asyncio.Event()}
+        self.welcome: dict[str, asyncio.Future] = {}
+        self.state: dict[str, dict[str, Any]] = {}
+        self.entry: int | None = None  # the last LP entry proposed, as the confirmer saw it
+        self.clock = {"A": ClockSync(), "B": ClockSync()}
+        self.ids = itertools.count(1)
+        self.closing = False
+        self.broken = False
+        self.measuring = False
+
+    # -- connections ---------------------------------------------------------------------------
+
+    def base(self, seat: str) -> str:
+        return self.plan.urls[0] if seat == "A" else self.plan.urls[-1]
+
+    async def open(self, seat: str) -> None:
+        base = self.base(seat)
+        ws = await connect(
+            ws_url(base, self.code),
+            origin=base,  # type: ignore[arg-type]
+            compression="deflate",  # offered, as browsers do; the server declines it
+            ping_interval=None,  # browsers answer pings but do not send them
+            open_timeout=30,
+            close_timeout=3,
+            max_size=2**22,
+        )
+        self.ws[seat] = ws
+        self.readers.append(asyncio.create_task(self.read(seat, ws)))
+
+    async def hello(self, seat: str, token: str) -> None:
+        self.welcome[seat] = asyncio.get_running_loop().create_future()
+        await self.ws[seat].send(json.dumps({"type": "hello", "token": token}))
+        await asyncio.wait_for(self.welcome[seat], 30)
+
+    async def close(self) -> None:
+        self.closing = True
+        for ws in self.ws.values():
+            try:
+                await asyncio.wait_for(ws.close(), 5)
+            except (OSError, TimeoutError, WebSocketException):
+                pass
+        for task in self.readers:
+            task.cancel()
+
+    def _arrived(self, seat: str, seq: int, at: float) -> None:
+        self.arrivals[seat].append((seq, at))
+        old, self.signal[seat] = self.signal[seat], asyncio.Event()
+        old.set()
+
+    async def read(self, seat: str, ws: ClientConnection) -> None:
+        try:
+            async for raw in ws:
+                at = time.perf_counter()
+                message = json.loads(raw)
+                kind = message.get("type")
+                if self.plan.mode == "relay":
+                    future = self.futures.pop(message.get("id"), None)
+                    if future is not None and not future.done():
+                        future.set_result(at)
+                    continue
+                if kind == "reply":
+                    future = self.futures.pop(message.get("re"), None)
+                    if future is not None and not future.done():
+                        future.set_result((message, at))
+                elif kind == "update":
+                    self.state[seat] = message.get("state") or {}
+                    for event in message.get("events") or ():
+                        if event.get("type") == "lp.proposed":
+                            self.entry = event["data"]["entry"]
+                    self._arrived(seat, int(message["seq"]), at)
+                elif kind == "welcome":
+                    self.state[seat] = message.get("state") or {}
+                    future = self.welcome.get(seat)
+                    if future is not None and not future.done():
+                        future.set_result(message)
+                elif kind == "pong":
+                    self.clock[seat].pong(message, time.time() * 1000)
+                elif kind == "error":
+                    code = (message.get("error") or {}).get("code", "?")
+                    if self.measuring:
+                        self.stats.errors[f"server_error:{code}"] += 1
+                    else:
+                        self.stats.setup_errors[f"server_error:{code}"] += 1
+        except WebSocketException:
+            pass
+        except Exception as exc:  # a bug in the bench must show, not hang the run
+            self.stats.errors[f"client_bug:{type(exc).__name__}"] += 1
+        finally:
+            if not self.closing:
+                self.broken = True
+                if self.measuring:
+                    self.stats.errors["socket_closed"] += 1
+                for future in self.futures.values():
+                    if not future.done():
+                        future.set_exception(ConnectionError("socket closed"))
+
+    # -- commands ------------------------------------------------------------------------------
+
+    async def send(self, seat: str, cmd: str, args: dict[str, Any]) -> tuple[dict, float, float]:
+        """Send a command; return (reply, time sent, time the reply came)."""
+        cid = f"{self.code}-{next(self.ids)}-{self.rng.getrandbits(32):08x}"
+        future = asyncio.get_running_loop().create_future()
+        self.futures[cid] = future
+        self.arrivals[OTHER[seat]] = []
+        message = {"type": "command", "id": cid, "cmd": cmd, "args": args}
+        sent = time.perf_counter()
+        await self.ws[seat].send(json.dumps(message))
+        reply, at = await asyncio.wait_for(future, COMMAND_TIMEOUT)
+        return reply, sent, at
+
+    async def wait_seq(self, seat: str, seq: int, deadline: float) -> float:
+        """When `seat` received an update reaching `seq` (after the last command was sent)."""
+        while True:
+            event = self.signal[seat]
+            for got, at in self.arrivals[seat]:
+                if got >= seq:
+                    return at
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError
+            await asyncio.wait_for(event.wait(), left)
+
+    async def setup(self, http: dict[str, HttpClient]) -> None:
+        if self.plan.mode == "relay":
+            await self.open("A")
+            await self.open("B")
+            return
+        client = http[self.plan.urls[0]]
+        status, body = await client.request("POST", "/api/tables", {})
+        if status != 201:
+            raise SetupError(f"create:{status}")
+        self.code = body["code"]
+        tokens = {}
+        for seat in SEATS:
+            status, body = await http[self.base(seat)].request(
+                "POST",
+                f"/api/tables/{self.code}/join",
+                {"seat": seat, "name": f"P{seat}{self.number}"},
+            )
+            if status != 201:
+                raise SetupError(f"join:{status}")
+            tokens[seat] = body["token"]
+        for seat in SEATS:
+            await self.open(seat)
+            await self.hello(seat, tokens[seat])
+        for seat, cmd, args in SETUP_STEPS:
+            reply, _, _ = await self.send(seat, cmd, args)
+            if not reply.get("ok"):
+                raise SetupError(f"{cmd}:{(reply.get('error') or {}).get('code')}")
+        if self.number < self.plan.clock_tables:
+            # The clock sync of docs/protocol.md: a few pings, keep the fastest.
+            for _ in range(5):
+                for seat in SEATS:
+                    await self.ws[seat].send(json.dumps(self.clock[seat].ping()))
+                await asyncio.sleep(0.05)
+
+    # -- the measured phase --------------------------------------------------------------------
+
+    def next_command(self, k: int) -> tuple[str, str, dict[str, Any]]:
+        """A cycle: A proposes, B confirms, B proposes, A confirms, a coin toss."""
+        step = k % 5
+        if step == 4:
+            return self.rng.choice(SEATS), "coin.toss", {"count": 1}
+        proposer = "A" if step < 2 else "B"
+        if step in (1, 3) and self.entry is not None:
+            entry, self.entry = self.entry, None
+            return OTHER[proposer], "lp.confirm", {"entry": entry}
+        # Small damage, so no duel ends within a run.
+        return proposer, "lp.propose", {"seat": OTHER[proposer], "delta": -10}
+
+    async def measure_one(self, seat: str, cmd: str, args: dict[str, Any], record: bool) -> None:
+        stats = self.stats
+        other = OTHER[seat]
+        if self.plan.mode == "relay":
+            cid = f"{self.code}-{next(self.ids)}"
+            future = asyncio.get_running_loop().create_future()
+            self.futures[cid] = future
+            # About the size of a real command.
+            message = {"type": "command", "id": cid, "cmd": cmd, "args": args, "note": "x" * 40}
+            sent = time.perf_counter()
+            await self.ws[seat].send(json.dumps(message))
+            try:
+                at = await asyncio.wait_for(future, COMMAND_TIMEOUT)
+            except TimeoutError:
+                stats.errors["timeout"] += 1
+                return
+            if record:
+                stats.latencies.append((at - sent) * 1000)
+            return
+        try:
+            reply, sent, replied = await self.send(seat, cmd, args)
+        except TimeoutError:
+            stats.errors["reply_timeout"] += 1
+            return
+        if not reply.get("ok"):
+            stats.errors[f"refused:{(reply.get('error') or {}).get('code')}"] += 1
+            return
+        try:
+            at = await self.wait_seq(other, int(reply["seq"]), sent + COMMAND_TIMEOUT)
+        except TimeoutError:
+            stats.errors["update_timeout"] += 1
+            return
+        if record:
+            stats.latencies.append((at - sent) * 1000)
+            stats.replies.append((replied - sent) * 1000)
+
+    async def run(self, start: float, end: float) -> None:
+        """Commands at exponential gaps from `start` (monotonic) until `end`."""
+        self.measuring = True
+        mean = self.plan.interval
+        await asyncio.sleep(max(0.0, start + self.rng.uniform(0, 2 * mean) - time.monotonic()))
+        k = 0
+        while time.monotonic() < end and not self.broken:
+            seat, cmd, args = self.next_command(k)
+            k += 1
+            self.stats.sent += 1
+            try:
+                await self.measure_one(seat, cmd, args, record=True)
+            except (ConnectionError, WebSocketException):
+                return  # counted once by the reader
+            await asyncio.sleep(self.rng.expovariate(1 / mean))
+
+    async def sample_clock(self, start: float, end: float) -> None:
+        """Every second: the time left each phone would display, and how far apart they are."""
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        next_ping = time.monotonic()
+        while time.monotonic() < end and not self.broken:
+            if time.monotonic() >= next_ping:
+                for seat in SEATS:
+                    try:
+                        await self.ws[seat].send(json.dumps(self.clock[seat].ping()))
+                    except WebSocketException:
+                        return
+                next_ping = time.monotonic() + 5
+            await asyncio.sleep(1.0)
+            shown = []
+            now = time.time() * 1000  # one instant for both phones
+            for seat in SEATS:
+                deadline = ((self.state.get(seat) or {}).get("clock") or {}).get("deadline_ms")
+                offset = self.clock[seat].offset
+                if deadline is None or offset is None:
+                    break
+                shown.append(deadline - (now + offset))
+            if len(shown) == 2:
+                self.stats.clock_spread.append(abs(shown[0] - shown[1]))
+                if math.ceil(shown[0] / 1000) != math.ceil(shown[1] / 1000):
+                    self.stats.clock_second_differs += 1
+
+
+class SetupError(Exception):
+    pass
+
+
+async def lag_monitor(stats: Stats, start: float, end: float, period: float = 0.1) -> None:
+    """How late the event loop wakes up: a late loop would inflate every latency measured."""
+    while time.monotonic() < end:
+        before = time.perf_counter()
+        await asyncio.sleep(period)
+        if time.monotonic() >= start:
+            stats.lag.append((time.perf_counter() - before - period) * 1000)
+
+
+async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -> None:
+    stats = Stats()
+    rng = random.Random(plan.seed * 1000 + wid)
+    tables = [Table(n, plan, stats, random.Random(rng.random())) for n in plan.tables]
+    pending: asyncio.Queue[Table] = asyncio.Queue()
+    for table in tables:
+        pending.put_nowait(table)
+    ready: list[Table] = []
+    hosts = {url: urlsplit(url) for url in plan.urls}
+
+    async def slot() -> None:
+        http = {
+            url: HttpClient(parts.hostname or "", parts.port or 80) for url, parts in hosts.items()
+        }
+        try:
+            while not pending.empty():
+                table = pending.get_nowait()
+                # The ramp: table n starts no earlier than n / ramp seconds after the base.
+                await asyncio.sleep(
+                    max(0.0, plan.ramp_base + table.number / plan.ramp - time.monotonic())
+                )
+                try:
+                    await asyncio.wait_for(table.setup(http), SETUP_TABLE_TIMEOUT)
+                    ready.append(table)
+                except SetupError as exc:
+                    stats.setup_errors[str(exc)] += 1
+                except (TimeoutError, OSError, WebSocketException, ConnectionError) as exc:
+                    stats.setup_errors[type(exc).__name__] += 1
+                except Exception as exc:
+                    stats.setup_errors[f"client_bug:{type(exc).__name__}:{exc}"] += 1
+        finally:
+            for client in http.values():
+                await client.close()
+
+    slots = [asyncio.create_task(slot()) for _ in range(plan.setup_slots)]
+    try:
+        await asyncio.wait_for(asyncio.gather(*slots), plan.setup_timeout)
+    except TimeoutError:
+        stats.setup_errors["setup_timeout"] += pending.qsize()
+    report.put(("ready", wid, len(ready), dict(stats.setup_errors)))
+
+    loop = asyncio.get_running_loop()
+    while not go.is_set():
+        await asyncio.sleep(0.05)
+    start = go_time.value
+    end = start + plan.seconds
+    if start < 0:  # the run was called off
+        end = start = time.monotonic()
+    floor = None
+    if plan.floor_views and wid == 0 and plan.mode == "server":
+        from .floor import FloorViews
+
+        floor = FloorViews(plan.urls[0], plan.floor_views, stats)
+        await floor.open()
+    jobs = [loop.create_task(t.run(start, end)) for t in ready]
+    jobs += [
+        loop.create_task(t.sample_clock(start, end))
+        for t in ready
+        if t.number < plan.clock_tables and plan.mode == "server"
+    ]
+    jobs.append(loop.create_task(lag_monitor(stats, start, end)))
+    if floor is not None:
+        jobs.append(loop.create_task(floor.run(start, end)))
+    grace = end + COMMAND_TIMEOUT + 5 - time.monotonic()
+    done, late = await asyncio.wait(jobs, timeout=max(1.0, grace))
+    for job in late:
+        job.cancel()
+    for job in done:
+        if not job.cancelled() and job.exception() is not None:
+            exc = job.exception()
+            stats.errors[f"client_bug:{type(exc).__name__}"] += 1
+    for table in ready:
+        if table.number < plan.clock_tables:
+            for seat in SEATS:
+                if table.clock[seat].offset is not None:
+                    stats.clock_rtt.append(table.clock[seat].best_rtt)
+    if floor is not None:
+        await floor.close()
+    result = {
+        "latencies": stats.latencies,
+        "replies": stats.replies,
+        "errors": dict(stats.errors),
+        "setup_errors": dict(stats.setup_errors),
+        "sent": stats.sent,
+        "lag": stats.lag,
+        "clock_spread": stats.clock_spread,
+        "clock_second_differs": stats.clock_second_differs,
+        "clock_rtt": stats.clock_rtt,
+        "extra": stats.extra,
+        "tables": len(ready),
+    }
+    report.put(("result", wid, result))
+    await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
+
+
+def worker_main(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -> None:
+    """The entry point of a client process."""
+    raise_nofile()
+    asyncio.run(run_worker(plan, wid, report, go, go_time))

@@ -1,0 +1,79 @@
+"""CPU time and resident memory of processes, read from /proc (Linux)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # The command name may hold spaces and parentheses: split after the last ')'.
+    return text[text.rindex(")") + 2 :].split()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process (all its threads), in seconds; 0 if gone."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of a process in bytes; 0 if gone."""
+    try:
+        return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _all_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of a process."""
+    found = []
+    for candidate in _all_pids():
+        fields = _stat_fields(candidate)
+        if fields is not None and int(fields[1]) == pid:
+            found.append(candidate)
+    return found
+
+
+def tree(pid: int) -> list[int]:
+    """A process and all its descendants."""
+    result, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        result.append(current)
+        todo.extend(children(current))
+    return result
+
+
+def named(*names: str) -> list[int]:
+    """Processes whose command name (/proc/<pid>/comm) is one of `names`."""
+    found = []
+    for pid in _all_pids():
+        try:
+            comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            continue
+        if comm in names:
+            found.append(pid)
+    return found
+
+
+def total_cpu(pids: list[int]) -> float:
+    return sum(cpu_seconds(pid) for pid in pids)
+
+
+def total_rss(pids: list[int]) -> int:
+    return sum(rss_bytes(pid) for pid in pids)

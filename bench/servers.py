@@ -1,0 +1,168 @@
+"""Start and stop the servers the bench measures: gunicorn with the project's configuration."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import procstat
+
+ROOT = Path(__file__).resolve().parent.parent
+GUNICORN_CONF = ROOT / "server" / "gunicorn_conf.py"
+POSTGRES_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/test"
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    name: str
+    port: int
+    proc: subprocess.Popen
+    log_path: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def worker_pids(self) -> list[int]:
+        return procstat.children(self.proc.pid)
+
+    def all_pids(self) -> list[int]:
+        return procstat.tree(self.proc.pid)
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM the gunicorn master we started, then SIGKILL its tree if it lingers."""
+        if self.proc.poll() is not None:
+            return
+        pids = self.all_pids()
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.proc.wait(5)
+
+
+def start_gunicorn(
+    name: str, app_spec: str, run_dir: Path, env_extra: dict[str, str] | None = None
+) -> Server:
+    """One gunicorn master with one gevent worker on a free loopback port."""
+    port = free_port()
+    data_dir = run_dir / f"data-{name}"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.update(
+        {
+            "HOST": "127.0.0.1",
+            "PORT": str(port),
+            "WEB_CONCURRENCY": "1",
+            "DATA_DIR": str(data_dir),
+            "ACCESS_LOG": "",
+            "LOG_LEVEL": "warning",
+            # One address opens every table of the bench: lift the per-address HTTP limit.
+            "HTTP_RATE_PER_MINUTE": "100000000",
+            "HTTP_RATE_BURST": "100000000",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(env_extra or {})
+    log_path = run_dir / f"{name}.log"
+    command = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "-c",
+        str(GUNICORN_CONF),
+        "-b",
+        f"127.0.0.1:{port}",
+        "-w",
+        "1",
+        app_spec,
+    ]
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    return Server(name, port, proc, log_path, env)
+
+
+def wait_ready(server: Server, path: str, timeout: float = 60.0) -> None:
+    """Poll `path` until the server answers anything but a connection error."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.proc.poll() is not None:
+            raise RuntimeError(f"{server.name} exited; see {server.log_path}")
+        try:
+            with urllib.request.urlopen(server.url + path, timeout=2):
+                return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{server.name} did not answer in {timeout:.0f} s; see {server.log_path}")
+
+
+def http_status(url: str) -> int:
+    """The status of a GET (0 when the server cannot be reached)."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except OSError:
+        return 0
+
+
+class PostgresDatabase:
+    """A fresh database for one run, dropped afterwards."""
+
+    def __init__(self, admin_url: str = POSTGRES_ADMIN_URL) -> None:
+        self.admin_url = admin_url
+        self.name = f"duelbench_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+
+    @property
+    def url(self) -> str:
+        base = self.admin_url.rsplit("/", 1)[0]
+        return f"{base}/{self.name}"
+
+    def _execute(self, sql: str) -> None:
+        import psycopg2
+
+        conn = psycopg2.connect(self.admin_url)
+        try:
+            conn.autocommit = True
+            with conn.cursor() as cur:
+                cur.execute(sql)
+        finally:
+            conn.close()
+
+    def create(self) -> None:
+        self._execute(f'CREATE DATABASE "{self.name}"')
+
+    def drop(self) -> None:
+        self._execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
