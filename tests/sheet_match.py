@@ -150,8 +150,12 @@ def play_match(store: EventStore, note: str = "Mirror Force") -> StoreTable:
     t.lp("A", ("B", "damage", 1500))
     t.end_turn()
     t.lp("B", ("A", "damage", 1000))
-    t.do("judge", "lp.correct", changes=[{"seat": "A", "kind": "set", "amount": 7200}],
-         note="miscount corrected")
+    t.do(
+        "judge",
+        "lp.correct",
+        changes=[{"seat": "A", "kind": "set", "amount": 7200}],
+        note="miscount corrected",
+    )
     t.entries.append({"entry": None, "note": "miscount corrected"})
     clock = t.state().clock
     t.now = clock.deadline_ms

@@ -1,0 +1,307 @@
+"""The official score sheet (R1.4, R7.4): built from a real match's log, served as a printable
+page (one table or a round's tables), and exported as CSV and as the hash-chained log."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from typing import Any
+
+import pytest
+from flask import Flask
+from sheet_match import T0, StoreTable, play_match
+
+from server import services
+from server.sheet import build_sheet, change_text, csv_safe, public_log
+from server.store.events import GENESIS, chain_hash
+from server.store.models import EventRow, TableRow
+
+
+@pytest.fixture
+def match(app: Flask) -> StoreTable:
+    with app.app_context():
+        return play_match(services().store)
+
+
+def the_log(app: Flask, code: str) -> list[dict[str, Any]]:
+    with app.app_context():
+        return services().store.log(code)
+
+
+def the_ledger(app: Flask, code: str) -> list[Any]:
+    """The rules' own ledger of the current match (what the sheet must show)."""
+    with app.app_context():
+        return list(services().store.snapshot(code).state.ledger)
+
+
+# --- building the sheet from the log -----------------------------------------------------
+
+
+def test_every_confirmed_entry_is_on_the_sheet_with_its_running_totals(app, match):
+    sheet = build_sheet(the_log(app, match.code))
+    rows = [r for m in sheet.matches for d in m.duels for r in d.rows]
+    ledger = the_ledger(app, match.code)
+    assert len(rows) == len(ledger) == 16
+    for row, entry in zip(rows, ledger, strict=True):
+        assert (row.entry, row.duel, row.turn) == (entry.entry, entry.duel, entry.turn)
+        assert row.lp == entry.lp
+        assert (row.by, row.confirmed_by, row.at_ms) == (entry.by, entry.confirmed_by, entry.at_ms)
+        for c in entry.changes:
+            assert row.changes[c.seat] == change_text(c.to_dict())
+
+
+def test_the_sheet_has_each_duel_and_the_match_with_both_confirmations(app, match):
+    sheet = build_sheet(the_log(app, match.code))
+    assert sheet.code == match.code
+    assert sheet.seats["A"] == {"name": "Yugi", "player_id": "0001"}
+    [m] = sheet.matches
+    assert [(d.no, d.first, d.winner, d.reason) for d in m.duels] == [
+        (1, "A", "A", "lp_zero"),
+        (2, "B", "B", "lp_zero"),
+        (3, "A", "A", "time_lp"),
+    ]
+    assert m.duels[0].rps.startswith("A won rock-paper-scissors")
+    assert m.duels[1].chooser == "B"  # R6.6: the loser of duel 1 chooses
+    assert m.duels[2].final_lp == {"A": 6400, "B": 5800}
+    for duel in m.duels:
+        assert [c.who for c in duel.confirmations] == ["A", "B"]
+        assert duel.start_lp == 8000
+    assert (m.winner, m.reason, m.wins) == ("A", "wins", {"A": 2, "B": 1})
+    assert [c.who for c in m.confirmations] == ["A", "B"]
+    assert m.decks["B"] == "main 40, extra 15, side 15"
+
+
+def test_the_sheet_has_rolls_rulings_penalties_and_the_clock(app, match):
+    [m] = build_sheet(the_log(app, match.code)).matches
+    assert [(r.duel, r.kind, r.by) for r in m.rolls] == [(1, "coin", "A"), (2, "die", "B")]
+    rulings = [line.text for line in m.rulings]
+    assert "disputed LP entry #8 voided" in rulings
+    assert any(line.note == "ATK 2000 after Axe of Despair left" for line in m.rulings)
+    assert [(p.who, p.text) for p in m.penalties] == [("judge:Pegasus", "A: warning, slow play")]
+    clock = [line.text for line in m.clock]
+    assert clock[0] == "clock started (40:00)"
+    assert "extension +2:00" in clock
+    assert "TIME called (duel 3, turn 2)" in clock
+    assert [t for t in clock if t.startswith("extra turn")] == [
+        "extra turn 1 of 3 (turn 3)",
+        "extra turn 2 of 3 (turn 4)",
+        "extra turn 3 of 3 (turn 5)",
+    ]
+    judge_rows = [r for d in m.duels for r in d.rows if r.by_judge]
+    assert [(r.changes["A"], r.confirmed_by) for r in judge_rows] == [("=7200", "judge:Pegasus")]
+
+
+def test_a_judges_result_is_confirmed_by_the_judge(store):
+    t = StoreTable(store).join().register()
+    t.start_duel(first="A")
+    t.do("judge", "result.set", duel=1, winner="B", note="")
+    [m] = build_sheet(store.log(t.code)).matches
+    [duel] = m.duels
+    assert (duel.winner, duel.reason_text) == ("B", "judge's decision")
+    assert [c.who for c in duel.confirmations] == ["judge:Pegasus"]
+
+
+def test_an_empty_table_makes_an_empty_sheet(store):
+    t = StoreTable(store)
+    sheet = build_sheet(store.log(t.code))
+    assert [m.duels for m in sheet.matches] == [[]]
+    assert sheet.chain.count == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "cell"),
+    [
+        ('=HYPERLINK("http://x")', '\'=HYPERLINK("http://x")'),
+        ("+1+1", "'+1+1"),
+        ("-1+cmd", "'-1+cmd"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\t=1", "'\t=1"),
+        ("-1800", "-1800"),
+        ("1800", "1800"),
+        ("Mirror Force", "Mirror Force"),
+        ("", ""),
+        (None, ""),
+    ],
+)
+def test_csv_cells_are_never_formulas(value, cell):
+    assert csv_safe(value) == cell
+
+
+def test_an_unrevealed_pick_is_hidden_in_the_public_log():
+    log = [
+        {"seq": 1, "type": "rps.picked", "data": {"seat": "A", "hand": "rock"}},
+        {"seq": 2, "type": "rps.picked", "data": {"seat": "B", "hand": "rock"}},
+        {"seq": 3, "type": "rps.thrown", "data": {"A": "rock", "B": "rock", "winner": None}},
+        {"seq": 4, "type": "rps.picked", "data": {"seat": "A", "hand": "paper"}},
+    ]
+    shown = public_log(log)
+    assert [e["data"].get("hand") for e in shown] == ["rock", "rock", None, None]
+    assert shown[3]["hidden"] is True and "hidden" not in shown[0]
+    assert log[3]["data"]["hand"] == "paper"  # the input is not changed
+
+
+# --- the page ----------------------------------------------------------------------------
+
+
+def test_the_sheet_page_shows_every_entry_and_the_chain_head(app, client, match):
+    response = client.get(f"/t/{match.code.lower()}/sheet")
+    assert response.status_code == 200
+    assert response.mimetype == "text/html"
+    html = response.get_data(as_text=True)
+    entries = [int(n) for n in re.findall(r'data-entry="(\d+)"', html)]
+    assert entries == [e.entry for e in the_ledger(app, match.code)]
+    assert html.count('class="ledger"') == 3
+    head = the_log(app, match.code)[-1]["hash"]
+    assert f'<code class="head">{head}</code>' in html
+    assert "Hash chain verified" in html
+    assert 'href="/css/sheet.css"' in html
+    assert "Mirror Force" in html and "Yugi" in html and "judge:Pegasus" in html
+
+
+def test_the_sheet_page_keeps_the_strict_csp(client, match):
+    response = client.get(f"/t/{match.code}/sheet")
+    csp = response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "style-src 'self'" in csp
+    assert "unsafe-inline" not in csp
+    html = response.get_data(as_text=True)
+    assert " style=" not in html and "<style" not in html
+    assert re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", html) == []
+    assert re.search(r"<[^>]+\son\w+=", html) is None
+
+
+def test_names_and_notes_are_escaped(app, client):
+    with app.app_context():
+        store = services().store
+        t = StoreTable(store)
+        store.join(t.code, "A", '<b>Bad</b> & "co"', "<i>", t.now)
+        store.join(t.code, "B", "Kaiba", "", t.now)
+        t.register().start_duel(first="A")
+        t.lp("A", ("B", "damage", 100), note="<script>alert(1)</script>")
+    html = client.get(f"/t/{t.code}/sheet").get_data(as_text=True)
+    assert "<script>alert" not in html and "<b>Bad" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "&lt;b&gt;Bad&lt;/b&gt; &amp; &#34;co&#34;" in html
+
+
+def test_a_broken_chain_is_shown_on_the_sheet(app, client, match):
+    with app.app_context(), services().store.db.connection_context():
+        table = TableRow.get(TableRow.code == match.code)
+        row = EventRow.get((EventRow.table == table.id) & (EventRow.seq == 42))
+        EventRow.update(at_ms=row.at_ms + 60_000).where(EventRow.id == row.id).execute()
+    html = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    assert "Hash chain BROKEN at event 42: hash does not match" in html
+    assert "Hash chain verified" not in html
+
+
+def test_times_are_written_in_the_chosen_time_zone(client, match):
+    utc = client.get(f"/t/{match.code}/sheet?tz=UTC").get_data(as_text=True)
+    hk = client.get(f"/t/{match.code}/sheet?tz=Asia/Hong_Kong").get_data(as_text=True)
+    # The first LP entry was confirmed at T0 + 3:45 = 06:43:45 UTC = 14:43:45 in Hong Kong.
+    assert T0 % 86_400_000 == 6 * 3_600_000 + 40 * 60_000
+    assert '<td class="t">06:43:45</td>' in utc
+    assert '<td class="t">14:43:45</td>' in hk
+    assert "HKT (UTC+0800)" in hk
+
+
+def test_an_unknown_time_zone_is_refused(client, match):
+    response = client.get(f"/t/{match.code}/sheet?tz=Mars/Olympus")
+    assert response.status_code == 400
+    assert response.get_json()["code"] == "invalid"
+
+
+def test_an_unknown_table_has_no_sheet(client):
+    response = client.get("/t/ZZZZZZ/sheet")
+    assert response.status_code == 404
+    assert "No table has the code ZZZZZZ" in response.get_data(as_text=True)
+    assert client.get("/api/tables/ZZZZZZ/ledger.csv").status_code == 404
+    assert client.get("/api/tables/ZZZZZZ/export.json").get_json()["code"] == "no_such_table"
+
+
+# --- a round's sheets --------------------------------------------------------------------
+
+
+def test_a_rounds_sheets_print_each_table_in_order(app, client, match):
+    with app.app_context():
+        second = StoreTable(services().store).join()
+    codes = f"{second.code},zzzzzz, {match.code},{second.code}"
+    response = client.get(f"/sheets?codes={codes}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    order = re.findall(r'<section class="sheet[^"]*"(?: data-code="(\w+)")?', html)
+    assert order == [second.code, "", match.code]
+    assert "No table has the code ZZZZZZ" in html
+    assert html.count('data-entry="') == 16
+
+
+def test_render_sheets_takes_a_list_of_codes(app, match):
+    from server.api.sheets import render_sheets
+
+    with app.test_request_context():
+        html = render_sheets([match.code])
+    assert html.count('data-entry="') == 16
+
+
+@pytest.mark.parametrize("query", ["", "?codes=", "?codes=,,"])
+def test_a_round_print_needs_codes(client, query):
+    response = client.get(f"/sheets{query}")
+    assert response.status_code == 400
+
+
+def test_a_round_print_is_capped(client):
+    codes = ",".join(f"A{n:04d}" for n in range(101))
+    assert client.get(f"/sheets?codes={codes}").status_code == 400
+
+
+# --- exports -----------------------------------------------------------------------------
+
+
+def test_the_ledger_csv(app, client, match):
+    response = client.get(f"/api/tables/{match.code}/ledger.csv?tz=UTC")
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert f"duel-table-{match.code}-ledger.csv" in response.headers["Content-Disposition"]
+    rows = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+    assert rows[0][:11] == [
+        "duel", "entry", "turn", "seat A change", "seat B change", "LP A", "LP B",
+        "proposed by", "confirmed by", "note", "time",
+    ]  # fmt: skip
+    body = rows[1:]
+    ledger = the_ledger(app, match.code)
+    assert [int(r[1]) for r in body] == [e.entry for e in ledger]
+    assert body[0][:11] == [
+        "1", "1", "1", "", "-1800", "8000", "6200", "A", "B",
+        "Blue-Eyes attack? no: Dark Magician", "2025-11-30T06:43:45.000+00:00",
+    ]  # fmt: skip
+    halved = next(r for r in body if r[12] == "halve")
+    assert halved[3] == "-1250" and halved[9] == "'=cmd|' /C calc'!A0"
+    judge = next(r for r in body if r[7] == "judge:Pegasus")
+    assert (judge[3], judge[5], judge[12]) == ("200", "7200", "set")
+    lp: dict[str, dict[str, int]] = {}
+    for row in body:  # each change is what moved the running total
+        totals = lp.setdefault(row[0], {"A": 8000, "B": 8000})
+        for seat, change, total in (("A", row[3], row[5]), ("B", row[4], row[6])):
+            totals[seat] += int(change or 0)
+            assert totals[seat] == int(total)
+        assert all(not cell.startswith(("=", "+", "@")) for cell in row)
+
+
+def test_the_export_is_the_whole_chained_log(app, client, match):
+    response = client.get(f"/api/tables/{match.code}/export.json")
+    assert response.status_code == 200
+    assert "attachment" in response.headers["Content-Disposition"]
+    body = response.get_json()
+    log = the_log(app, match.code)
+    assert body["count"] == len(body["events"]) == len(log)
+    assert body["head"] == log[-1]["hash"]
+    assert body["verified"] == {"ok": True, "count": len(log), "seq": None, "problem": None}
+    # Anyone can check the chain from the export alone.
+    prev = GENESIS
+    for e in body["events"]:
+        assert e["prev_hash"] == prev
+        digest = chain_hash(
+            prev, match.code, e["seq"], e["type"], e["data"], e["actor"], e["at_ms"]
+        )
+        assert digest == e["hash"]
+        prev = digest
+    assert prev == body["head"]
