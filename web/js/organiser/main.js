@@ -1,0 +1,199 @@
+// The organisers' app: /organiser (events, new event) and /organiser/e/<id> (one event: settings,
+// judges, pairings, the round, exports, table cards).
+
+import { formatTime, h } from "../dom.js";
+import { t } from "../i18n.js";
+import { call, initStrings, loginScreen, refusal, topBar, whoami } from "../staff/common.js";
+
+const root = document.getElementById("app");
+
+function navigate(path) {
+  history.pushState(null, "", path);
+  route();
+}
+
+function field(label, input) {
+  return h("label", { class: "field" }, h("span", { text: label }), input);
+}
+
+function link(path, text, testid) {
+  return h("a", {
+    href: path, text, testid,
+    onclick: (e) => {
+      e.preventDefault();
+      navigate(path);
+    },
+  });
+}
+
+async function showEvents() {
+  const res = await call("GET", "/api/events");
+  const events = res.ok ? res.body.events : [];
+  const rulesets = res.ok ? res.body.rulesets : ["ocg-2008"];
+  const name = h("input", { type: "text", maxlength: "80", required: true, testid: "ev-name" });
+  const date = h("input", { type: "date", required: true, testid: "ev-date", value: new Date().toISOString().slice(0, 10) });
+  const rules = h("select", { testid: "ev-ruleset" });
+  for (const r of rulesets) rules.append(h("option", { value: r, text: r }));
+  const minutes = h("input", { type: "number", min: "1", max: "600", value: "40", testid: "ev-minutes" });
+  const tables = h("input", { type: "number", min: "1", max: "1000", value: "8", testid: "ev-tables" });
+  const err = h("p", { class: "form-error", role: "alert", testid: "ev-error" });
+  const create = async (e) => {
+    e.preventDefault();
+    const r = await call("POST", "/api/events", {
+      name: name.value.trim(), date: date.value, ruleset: rules.value,
+      match_minutes: Number(minutes.value), tables: Number(tables.value),
+    });
+    if (!r.ok) {
+      err.textContent = refusal(r.body);
+      return;
+    }
+    navigate(`/organiser/e/${r.body.id}`);
+  };
+  root.replaceChildren(
+    topBar(t("staff.organiser")),
+    h("main", { class: "staff-main" },
+      h("h1", { text: t("staff.events") }),
+      events.length
+        ? h("ul", { class: "staff-list" }, events.map((ev) =>
+            h("li", {}, link(`/organiser/e/${ev.id}`, `${ev.name} · ${ev.date} · ${t("staff.tables_n", { n: ev.tables })}`, `event-${ev.id}`))))
+        : h("p", { class: "muted", text: t("staff.no_events") }),
+      h("form", { class: "card", onsubmit: create },
+        h("h2", { text: t("staff.create_event") }),
+        field(t("staff.event_name"), name), field(t("staff.event_date"), date), field(t("staff.ruleset"), rules),
+        field(t("staff.match_minutes"), minutes), field(t("staff.table_count"), tables), err,
+        h("button", { class: "btn btn-primary", type: "submit", testid: "ev-create", text: t("staff.create") }))),
+  );
+}
+
+async function showEvent(id) {
+  const res = await call("GET", `/api/events/${id}`);
+  if (!res.ok) {
+    root.replaceChildren(topBar(t("staff.organiser")), h("main", { class: "staff-main" }, h("p", { text: refusal(res.body) })));
+    return;
+  }
+  const ev = res.body;
+  const rnd = ev.rounds[ev.rounds.length - 1];
+  const msg = h("p", { class: "staff-toast", role: "status", testid: "org-msg" });
+  const say = (r, ok) => {
+    msg.textContent = r.ok ? ok : refusal(r.body);
+    msg.className = r.ok ? "staff-toast ok" : "staff-toast bad";
+  };
+  const reload = () => showEvent(id);
+
+  // the round
+  const roundBox = h("section", { class: "card" }, h("h2", { text: t("staff.round", { n: rnd.number }) }));
+  if (rnd.started_ms) roundBox.append(h("p", { testid: "round-started", text: t("staff.round_started", { n: rnd.number, time: formatTime(rnd.started_ms) }) }));
+  if (rnd.ended_ms) roundBox.append(h("p", { text: t("staff.round_ended", { n: rnd.number, time: formatTime(rnd.ended_ms) }) }));
+  const roundButtons = h("div", { class: "row" });
+  if (!rnd.started_ms) {
+    roundButtons.append(h("button", {
+      class: "btn btn-primary", type: "button", testid: "round-start", text: t("staff.start_round", { n: rnd.number }),
+      onclick: async () => {
+        const r = await call("POST", `/api/events/${id}/round/start`);
+        say(r, r.ok ? t("staff.round_started", { n: r.body.round, time: formatTime(r.body.now_ms) }) : "");
+        if (r.ok) reload();
+      },
+    }));
+  } else if (!rnd.ended_ms) {
+    roundButtons.append(h("button", {
+      class: "btn btn-danger", type: "button", testid: "round-end", text: t("staff.end_round", { n: rnd.number }),
+      onclick: async () => {
+        const r = await call("POST", `/api/events/${id}/round/end`);
+        say(r, t("staff.done"));
+        if (r.ok) reload();
+      },
+    }));
+  } else {
+    roundButtons.append(h("button", {
+      class: "btn btn-primary", type: "button", testid: "round-next", text: t("staff.next_round", { n: rnd.number + 1 }),
+      onclick: async () => {
+        const r = await call("POST", `/api/events/${id}/round/next`);
+        say(r, t("staff.done"));
+        if (r.ok) reload();
+      },
+    }));
+  }
+  roundBox.append(roundButtons,
+    h("p", { class: "row" },
+      h("a", { class: "btn btn-small", href: `/api/events/${id}/results.csv`, download: "", testid: "export", text: t("staff.export") }),
+      h("a", { class: "btn btn-small", href: `/organiser/events/${id}/cards`, target: "_blank", testid: "cards", text: t("staff.cards") }),
+      h("a", { class: "btn btn-small", href: `/judge/e/${id}`, testid: "floor-link", text: t("staff.open_floor") })));
+
+  // settings
+  const spect = h("input", { type: "checkbox", checked: ev.spectators, testid: "spectators" });
+  spect.addEventListener("change", async () => {
+    const r = await call("PATCH", `/api/events/${id}`, { spectators: spect.checked });
+    say(r, t("staff.done"));
+  });
+
+  // judges
+  const jUser = h("input", { type: "text", maxlength: "40", testid: "judge-user", autocomplete: "off" });
+  const jPass = h("input", { type: "password", testid: "judge-pass", autocomplete: "new-password" });
+  const judges = h("section", { class: "card" },
+    h("h2", { text: t("staff.judges_of") }),
+    h("ul", { class: "staff-list", testid: "staff-list" }, ev.staff.map((s) => h("li", { text: `${s.username} (${s.role})` }))),
+    h("form", {
+      onsubmit: async (e) => {
+        e.preventDefault();
+        const r = await call("POST", `/api/events/${id}/judges`, { username: jUser.value.trim(), password: jPass.value });
+        say(r, t("staff.done"));
+        if (r.ok) reload();
+      },
+    }, h("div", { class: "row" }, field(t("staff.username"), jUser), field(t("staff.judge_password"), jPass),
+      h("button", { class: "btn", type: "submit", testid: "judge-add", text: t("staff.add_judge") }))));
+
+  // pairings
+  const text = h("textarea", { rows: "6", testid: "pairings-text", placeholder: "1,Yugi,0001,Kaiba,0002" });
+  const file = h("input", { type: "file", accept: ".csv,text/csv,text/plain", testid: "pairings-file" });
+  file.addEventListener("change", async () => {
+    if (file.files && file.files[0]) text.value = await file.files[0].text();
+  });
+  const pairings = h("section", { class: "card" },
+    h("h2", { text: t("staff.pairings", { n: rnd.number }) }),
+    h("p", { class: "muted", text: t("staff.pairings_help") }),
+    text, field(t("staff.pairings_file"), file),
+    h("button", {
+      class: "btn", type: "button", testid: "pairings-save", text: t("staff.save_pairings"), disabled: Boolean(rnd.started_ms),
+      onclick: async () => {
+        const r = await call("POST", `/api/events/${id}/pairings`, { csv: text.value });
+        say(r, r.ok ? t("staff.paired", { n: r.body.paired }) : "");
+        if (r.ok) reload();
+      },
+    }));
+
+  // tables
+  const table = h("table", { class: "staff-table", testid: "tables" },
+    h("thead", {}, h("tr", {}, [t("staff.tables"), t("staff.code"), t("staff.players"), "A", "B"].map((x) => h("th", { text: x })))),
+    h("tbody", {}, ev.tables.map((tb) => h("tr", { testid: `table-row-${tb.number}` },
+      h("td", { text: String(tb.number) }),
+      h("td", {}, h("a", { href: `/t/${tb.code}?watch`, text: tb.code, testid: `table-code-${tb.number}` })),
+      h("td", { text: [tb.pairing.A.name, tb.pairing.B.name].filter(Boolean).join(` ${t("staff.vs")} `) }),
+      h("td", {}, h("a", { href: `/t/${tb.code}?seat=A`, text: "A", testid: `seat-link-${tb.number}-A` })),
+      h("td", {}, h("a", { href: `/t/${tb.code}?seat=B`, text: "B", testid: `seat-link-${tb.number}-B` }))))));
+
+  root.replaceChildren(
+    topBar(t("staff.organiser"), [link("/organiser", t("staff.events"), "to-events")]),
+    h("main", { class: "staff-main" },
+      h("h1", { testid: "event-title", text: `${ev.name} · ${ev.date}` }),
+      h("p", { class: "muted", text: `${ev.ruleset} · ${ev.match_minutes} min` }),
+      msg, roundBox,
+      h("section", { class: "card" }, h("label", { class: "check-inline" }, spect, h("span", { text: t("staff.spectators") }))),
+      judges, pairings,
+      h("section", { class: "card" }, h("h2", { text: t("staff.tables") }), table)),
+  );
+}
+
+function route() {
+  const m = location.pathname.match(/^\/organiser\/e\/(\d+)\/?$/);
+  if (m) return showEvent(Number(m[1]));
+  return showEvents();
+}
+
+async function start() {
+  initStrings();
+  if (!(await whoami())) await loginScreen(root, t("staff.organiser"));
+  addEventListener("popstate", route);
+  route();
+}
+
+start();
