@@ -44,6 +44,7 @@ export function forgetSeat(code) {
   writeAll(all);
   try {
     localStorage.removeItem(`dt.queue.${code}`);
+    localStorage.removeItem(`dt.state.${code}`);
   } catch {
     /* ignore */
   }

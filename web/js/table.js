@@ -65,9 +65,12 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     "overlay",
   ];
   const screen = h("main", { class: "table-screen", testid: "table-screen", "aria-label": t("table.title") });
+  // The header and the time banners stay in view while the page scrolls (sticky).
+  const top = h("div", { class: "top" });
+  screen.append(top);
   for (const name of order) {
     slots[name] = h("div", { class: `slot slot-${name}` });
-    screen.append(slots[name]);
+    (name === "bar" || name === "banners" ? top : screen).append(slots[name]);
   }
   root.replaceChildren(screen);
 
@@ -123,6 +126,31 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     }),
     onLangChange(() => forceRender()),
   ];
+
+  // The last state seen, shown while offline after a reload (marked by the offline badge).
+  const cacheKey = `dt.state.${code}`;
+  try {
+    const cached = JSON.parse(localStorage.getItem(cacheKey) || "null");
+    if (cached && cached.state && cached.token === (token ? token.slice(-12) : "")) {
+      store.welcome({ role: cached.role, seat: cached.seat, state: cached.state });
+      store.seq = 0; // the socket still asks for a full state
+    }
+  } catch {
+    /* no cache */
+  }
+  let cacheTimer = null;
+  offs.push(
+    store.subscribe(() => {
+      clearTimeout(cacheTimer);
+      cacheTimer = setTimeout(() => {
+        try {
+          localStorage.setItem(cacheKey, JSON.stringify({ token: token ? token.slice(-12) : "", role: store.role, seat: store.seat, state: store.state }));
+        } catch {
+          /* storage full: no offline copy */
+        }
+      }, 500);
+    }),
+  );
 
   const ticker = setInterval(tick, 250);
   const wake = wakeLock(() => store.state && phase() !== "match_over");
