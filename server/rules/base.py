@@ -148,10 +148,17 @@ class Tx:
         """The acting seat; only for commands restricted to seats."""
         if self.actor.seat not in SEATS:
             raise RuleError("forbidden", "Only a player at this table can do that.")
-        return self.actor.seat  # type: ignore[return-value]
+        return str(self.actor.seat)
 
 
 def require(condition: bool, code: str, message: str, **details: Any) -> None:
     """Refuse the command unless ``condition`` holds."""
     if not condition:
         raise RuleError(code, message, **details)
+
+
+def whole(value: Any, code: str, message: str, **details: Any) -> int:
+    """``value`` if it is a whole number (not a bool, not a float), else a refusal."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RuleError(code, message, **details)
+    return value

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from .base import JUDGES, SEAT, Event, Tx, command, handler, require
+from .base import JUDGES, SEAT, Event, Tx, command, handler, require, whole
 from .state import DUEL, Roll, TableState, put
 
 MAX_DICE = 3
@@ -80,12 +80,8 @@ def change_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     _in_duel(tx)
     name = str(args.get("name") or "").strip()
     require(0 < len(name) <= 40, "invalid", "A counter needs a name (at most 40 characters).")
-    delta = args.get("delta")
-    require(
-        isinstance(delta, int) and not isinstance(delta, bool) and delta != 0,
-        "invalid",
-        "Change a counter by a whole number.",
-    )
+    delta = whole(args.get("delta"), "invalid", "Change a counter by a whole number.")
+    require(delta != 0, "invalid", "Change a counter by a whole number.")
     mine = tx.state.counters[seat]
     require(name in mine or len(mine) < MAX_COUNTERS, "too_many", "Too many different counters.")
     value = mine.get(name, 0) + int(delta)
@@ -110,12 +106,8 @@ def change_tokens(tx: Tx, args: Mapping[str, Any]) -> None:
     """Add or remove monster tokens on the seat's field."""
     seat = tx.seat
     _in_duel(tx)
-    delta = args.get("delta")
-    require(
-        isinstance(delta, int) and not isinstance(delta, bool) and delta != 0,
-        "invalid",
-        "Change tokens by a whole number.",
-    )
+    delta = whole(args.get("delta"), "invalid", "Change tokens by a whole number.")
+    require(delta != 0, "invalid", "Change tokens by a whole number.")
     value = tx.state.tokens[seat] + int(delta)
     require(0 <= value <= MAX_TOKENS, "invalid", f"A field holds 0 to {MAX_TOKENS} tokens.")
     tx.emit("token.changed", seat=seat, value=value)

@@ -47,7 +47,7 @@ def call(tx: Tx, args: Mapping[str, Any]) -> None:
 
 
 def _find(tx: Tx, args: Mapping[str, Any]) -> Call:
-    found = next((c for c in tx.state.calls if c.call == args.get("call")), None)
+    found: Call | None = next((c for c in tx.state.calls if c.call == args.get("call")), None)
     require(found is not None, "not_found", "No such judge call.")
     assert found is not None
     return found
@@ -89,7 +89,7 @@ def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
     if level == "duel_loss":
         match.forfeit_duel(tx, str(seat))
     elif level != "caution" and level != "warning":
-        match.decide_match(tx, other(str(seat)), level, final=True)
+        match.decide_match(tx, other(str(seat)), str(level), final=True)
 
 
 @handler("judge.called")

@@ -10,7 +10,19 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from .base import JUDGES, SEAT, SEATS, Event, RuleError, Tx, command, handler, other, require
+from .base import (
+    JUDGES,
+    SEAT,
+    SEATS,
+    Event,
+    RuleError,
+    Tx,
+    command,
+    handler,
+    other,
+    require,
+    whole,
+)
 from .ruleset import DRAW, EXTRA_DUEL, SUDDEN_DEATH
 from .state import (
     BETWEEN,
@@ -47,11 +59,10 @@ BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 
 def validate_counts(args: Mapping[str, Any]) -> Counts:
     """Deck counts within R2.1-R2.3, or a refusal that quotes the rule."""
-    values = {}
+    values: dict[str, int] = {}
     for deck, (low, high, rule) in COUNT_RULES.items():
-        n = args.get(deck)
-        require(
-            isinstance(n, int) and not isinstance(n, bool),
+        n = whole(
+            args.get(deck),
             "invalid_count",
             f"The {deck} deck count must be a whole number.",
             deck=deck,
