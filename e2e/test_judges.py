@@ -1,0 +1,150 @@
+"""An organiser, two phones and a judge in four browser contexts, against a real server.
+
+The organiser creates an event with 3 tables, adds a judge and starts the round; two phones
+take the seats of table 2 by its seat links and declare their decks; seat A calls a judge; the
+judge's floor view shows the call within a second; the judge opens the table, takes the call
+and extends time by 2 minutes, and both phones show the longer clock.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from tests.staff_actions import PASSWORD, create_organiser
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+LAPTOP = {"viewport": {"width": 1280, "height": 800}}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def seconds(text: str) -> int:
+    """m:ss or h:mm:ss in a clock's text, as seconds."""
+    m = re.search(r"(\d+):(\d\d)(?::(\d\d))?", text)
+    assert m, text
+    if m.group(3) is not None:
+        return int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3))
+    return int(m.group(1)) * 60 + int(m.group(2))
+
+
+def login(page: Page, username: str) -> None:
+    page.get_by_test_id("login-user").fill(username)
+    page.get_by_test_id("login-pass").fill(PASSWORD)
+    page.get_by_test_id("login-go").click()
+
+
+def take_seat(page: Page, url: str, seat: str, name: str) -> None:
+    page.goto(url)
+    page.get_by_test_id("name-input").fill(name)
+    page.get_by_test_id(f"take-seat-{seat}").click()
+    expect(page.get_by_test_id("clock")).to_be_visible()
+
+
+def declare_deck(page: Page) -> None:
+    page.get_by_test_id("deck-main").fill("40")
+    page.get_by_test_id("deck-declare").click()
+
+
+def test_organiser_phones_and_judge(live_server, browser: Browser):
+    suffix = uuid.uuid4().hex[:6]
+    organiser, judge = f"org{suffix}", f"judge{suffix}"
+    create_organiser(live_server, organiser)
+    contexts = [browser.new_context(base_url=live_server, **LAPTOP) for _ in range(2)]
+    contexts += [browser.new_context(base_url=live_server, **PHONE) for _ in range(2)]
+    org, jdg, phone_a, phone_b = (c.new_page() for c in contexts)
+    try:
+        # The organiser: log in, create the event, add a judge, start the round.
+        org.goto("/organiser")
+        login(org, organiser)
+        org.get_by_test_id("ev-name").fill("Winter Cup")
+        org.get_by_test_id("ev-tables").fill("3")
+        org.get_by_test_id("ev-create").click()
+        expect(org.get_by_test_id("event-title")).to_contain_text("Winter Cup")
+        expect(org.locator("[data-testid^=table-row-]")).to_have_count(3)
+        org.get_by_test_id("judge-user").fill(judge)
+        org.get_by_test_id("judge-pass").fill(PASSWORD)
+        org.get_by_test_id("judge-add").click()
+        expect(org.get_by_test_id("staff-list")).to_contain_text(judge)
+        org.get_by_test_id("round-start").click()
+        expect(org.get_by_test_id("round-started")).to_be_visible()
+        seat_a = org.get_by_test_id("seat-link-2-A").get_attribute("href")
+        seat_b = org.get_by_test_id("seat-link-2-B").get_attribute("href")
+        assert seat_a and seat_b
+
+        # The judge: log in; the only event opens on the floor view.
+        jdg.goto("/judge")
+        login(jdg, judge)
+        table2 = jdg.get_by_test_id("floor-table-2")
+        expect(table2).to_be_visible()
+        expect(jdg.locator("[data-testid^=floor-table-]")).to_have_count(3)
+
+        # Two phones at table 2.
+        take_seat(phone_a, seat_a, "A", "Yugi")
+        take_seat(phone_b, seat_b, "B", "Kaiba")
+        expect(table2).to_contain_text("Yugi")
+        expect(table2).to_contain_text("Kaiba")
+        declare_deck(phone_a)
+        declare_deck(phone_b)
+        phone_a.get_by_test_id("confirm-deck").click()
+        phone_b.get_by_test_id("confirm-deck").click()
+
+        # Seat A calls a judge; the floor shows it within a second.
+        phone_a.get_by_test_id("call-judge").click()
+        phone_a.get_by_test_id("judge-reason").fill("ruling on a chain")
+        sent = time.monotonic()
+        phone_a.get_by_test_id("judge-send").click()
+        alert = table2.get_by_test_id("alert-judge_call")
+        expect(alert).to_be_visible(timeout=5000)
+        elapsed = time.monotonic() - sent
+        assert elapsed < 1.0, f"the call reached the floor after {elapsed:.2f} s"
+        # Tables with alerts come first.
+        first = jdg.locator("[data-testid^=floor-table-]").first
+        expect(first).to_have_attribute("data-testid", "floor-table-2")
+
+        # The judge opens the table, takes the call; the phone shows a judge is coming.
+        table2.click()
+        expect(jdg.get_by_test_id("judge-name-A")).to_contain_text("Yugi")
+        jdg.get_by_test_id("ack-1").click()
+        expect(phone_a.get_by_test_id("judge-status")).to_have_attribute(
+            "data-status", "acknowledged"
+        )
+
+        # Two more minutes: both phones show it.
+        before_a = seconds(phone_a.get_by_test_id("clock").inner_text())
+        before_b = seconds(phone_b.get_by_test_id("clock").inner_text())
+        jdg.get_by_test_id("extend-minutes").fill("2")
+        jdg.get_by_test_id("clock-extend").click()
+        expect(jdg.get_by_test_id("judge-toast")).to_contain_text("clock.extend")
+        for page, before in ((phone_a, before_a), (phone_b, before_b)):
+            deadline = time.monotonic() + 5
+            while True:
+                now = seconds(page.get_by_test_id("clock").inner_text())
+                if now >= before + 110:
+                    break
+                assert time.monotonic() < deadline, (before, now)
+                page.wait_for_timeout(100)
+            assert now <= before + 121
+        log = jdg.get_by_test_id("judge-log")
+        expect(log).to_contain_text("clock.extended")
+        expect(log).to_contain_text(f"judge:{judge}")
+    finally:
+        for c in contexts:
+            c.close()
