@@ -46,6 +46,10 @@ SETUP_STEPS: list[tuple[str, str, dict[str, Any]]] = [
     ("A", "duel.choose", {"order": "first"}),
     ("A", "duel.draw", {}),
     ("B", "duel.draw", {}),
+]
+# Casual tables start the clock by both seats' votes (a judge starts a round's clocks at once);
+# only the tables that sample the displayed clock (issue 4) need it running.
+CLOCK_STEPS: list[tuple[str, str, dict[str, Any]]] = [
     ("A", "clock.start", {}),
     ("B", "clock.start", {}),
 ]
@@ -273,7 +277,8 @@ class Table:
         for seat in SEATS:
             await self.open(seat)
             await self.hello(seat, tokens[seat])
-        for seat, cmd, args in SETUP_STEPS:
+        steps = SETUP_STEPS + (CLOCK_STEPS if self.number < self.plan.clock_tables else [])
+        for seat, cmd, args in steps:
             reply, _, _ = await self.send(seat, cmd, args)
             if not reply.get("ok"):
                 raise SetupError(f"{cmd}:{(reply.get('error') or {}).get('code')}")

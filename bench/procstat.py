@@ -77,3 +77,15 @@ def total_cpu(pids: list[int]) -> float:
 
 def total_rss(pids: list[int]) -> int:
     return sum(rss_bytes(pid) for pid in pids)
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds spent by the whole machine outside idle and iowait, since boot."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    values = [int(v) for v in fields]
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    return (sum(values[:8]) - idle) / CLK_TCK
+
+
+def loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])

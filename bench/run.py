@@ -7,6 +7,7 @@ import argparse
 import json
 import math
 import multiprocessing as mp
+import os
 import shutil
 import sys
 import threading
@@ -18,7 +19,15 @@ from typing import Any
 
 from . import procstat
 from .load import Plan, raise_nofile, worker_main
-from .servers import REDIS_URL, ROOT, PostgresDatabase, Server, start_gunicorn, wait_ready
+from .servers import (
+    GUNICORN_CONF,
+    REDIS_URL,
+    ROOT,
+    PostgresDatabase,
+    Server,
+    start_gunicorn,
+    wait_ready,
+)
 
 MIB = 1024 * 1024
 TARGETS = {
@@ -67,6 +76,8 @@ class Result:
     clock_rtt: list[float] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     setup_seconds: float = 0.0
+    machine_busy_pct: float = 0.0  # all processes on the machine, % of one core
+    loadavg: str = ""
     note: str = ""
 
     def pct(self, q: float, values: list[float] | None = None) -> float:
@@ -109,6 +120,12 @@ class Result:
                 99, (self.extra.get("floor") or {}).get("staleness", [])
             ),
             "floor_path": self.extra.get("floor_path"),
+            "machine_busy_pct": self.machine_busy_pct,
+            "others_cpu_pct": self.machine_busy_pct
+            - self.cpu_pct
+            - (self.db_cpu_pct or 0.0)
+            - self.client_cpu_pct,
+            "loadavg": self.loadavg,
             "note": self.note,
         }
 
@@ -139,9 +156,13 @@ class RssSampler(threading.Thread):
             self.sample()
 
 
-def start_servers(case: Case, run_dir: Path, pg: PostgresDatabase | None) -> list[Server]:
+def start_servers(
+    case: Case, args: argparse.Namespace, run_dir: Path, pg: PostgresDatabase | None
+) -> list[Server]:
     if case.mode == "relay":
-        server = start_gunicorn("relay", "bench.relay:create_app()", run_dir)
+        server = start_gunicorn(
+            "relay", "bench.relay:create_app()", run_dir, conf=args.gunicorn_conf
+        )
         wait_ready(server, "/health")
         return [server]
     env: dict[str, str] = {}
@@ -151,12 +172,16 @@ def start_servers(case: Case, run_dir: Path, pg: PostgresDatabase | None) -> lis
         env["REDIS_URL"] = REDIS_URL
     servers = []
     # Two processes share one DATA_DIR (the same SQLite file) or the same PostgreSQL database.
-    shared = run_dir / f"data-{case.db}-{case.tables}"
+    shared = (args.data_dir or run_dir) / f"data-{case.db}-{case.tables}-{os.getpid()}"
     env["DATA_DIR"] = str(shared)
     shared.mkdir(parents=True, exist_ok=True)
     for i in range(case.processes):
         server = start_gunicorn(
-            f"server{i}-{case.db}-{case.tables}", "server:create_app()", run_dir, env
+            f"server{i}-{case.db}-{case.tables}",
+            "server:create_app()",
+            run_dir,
+            env,
+            conf=args.gunicorn_conf,
         )
         servers.append(server)
         # One at a time: the first creates the schema.
@@ -176,14 +201,14 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
     servers: list[Server] = []
     procs: list[mp.Process] = []
     try:
-        servers = start_servers(case, run_dir, pg)
+        servers = start_servers(case, args, run_dir, pg)
         clients = args.clients or min(4, max(2, math.ceil(case.tables / 1250)))
         clients = max(1, min(clients, case.tables))
         ctx = mp.get_context("spawn")
         report = ctx.Queue()
         go = ctx.Event()
         go_time = ctx.Value("d", 0.0)
-        setup_timeout = args.setup_timeout or max(60.0, case.tables / args.ramp * 3 + 30)
+        setup_timeout = args.setup_timeout or max(120.0, case.tables * 0.25 + 60)
         base = time.monotonic() + 1.0
         for wid in range(clients):
             plan = Plan(
@@ -241,6 +266,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             procstat.total_cpu(db_pids),
             procstat.total_cpu(client_pids),
         )
+        busy0 = procstat.machine_busy_seconds()
         sampler.sample()
         sampler.start()
         time.sleep(max(0.0, start + args.seconds - time.monotonic()))
@@ -250,6 +276,8 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             procstat.total_cpu(db_pids),
             procstat.total_cpu(client_pids),
         )
+        busy1 = procstat.machine_busy_seconds()
+        result.loadavg = procstat.loadavg()
         sampler.sample()
         sampler.stop.set()
         elapsed = t1 - t0
@@ -257,6 +285,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         result.db_cpu_pct = (db1 - db0) / elapsed * 100 if db_pids else None
         result.client_cpu_pct = (cl1 - cl0) / elapsed * 100
         result.rss_mib = sampler.peak / MIB
+        result.machine_busy_pct = (busy1 - busy0) / elapsed * 100
         got = 0
         deadline = time.monotonic() + 60
         while got < clients and time.monotonic() < deadline:
@@ -331,6 +360,11 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
     print(HEADER)
     for s in summaries:
         print(row(s))
+    for s in summaries:
+        print(
+            f"{s['run']} @ {s['tables']}: the machine was busy {fmt(s['machine_busy_pct'])}% of a "
+            f"core, {fmt(s['others_cpu_pct'])}% outside the bench; load average {s['loadavg']}"
+        )
     relays = {s["tables"]: s for s in summaries if s["mode"] == "relay"}
     for s in summaries:
         if s["mode"] != "server":
@@ -411,13 +445,30 @@ def build_parser() -> argparse.ArgumentParser:
         default=64,
         help="tables being set up at once, over all client processes",
     )
-    p.add_argument("--setup-timeout", type=float, default=0.0)
+    p.add_argument(
+        "--setup-timeout",
+        type=float,
+        default=0.0,
+        help="seconds for all tables to be set up (default: 60 + tables / 4)",
+    )
     p.add_argument(
         "--postgres-url",
         default="postgresql://postgres@127.0.0.1:5432/test",
         help="where to create (and drop) a fresh database for each run",
     )
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        help="where the SQLite file goes (default: the run's "
+        "directory under bench-results/, on the repository's disk)",
+    )
+    p.add_argument(
+        "--gunicorn-conf",
+        type=Path,
+        default=GUNICORN_CONF,
+        help="gunicorn settings (default: the project's server/gunicorn_conf.py)",
+    )
     p.add_argument("--json", type=Path, help="also write the figures to this file")
     p.add_argument("--keep", action="store_true", help="keep the run directory (logs, data)")
     return p
@@ -461,7 +512,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.keep:
         print(f"logs and data: {run_dir}")
     else:
-        for path in run_dir.glob("data-*"):
+        for path in [
+            *run_dir.glob("data-*"),
+            *(args.data_dir or run_dir).glob(f"data-*-{os.getpid()}"),
+        ]:
             shutil.rmtree(path, ignore_errors=True)
         print(f"server logs: {run_dir}")
     return 0

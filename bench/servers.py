@@ -64,12 +64,15 @@ class Server:
 
 
 def start_gunicorn(
-    name: str, app_spec: str, run_dir: Path, env_extra: dict[str, str] | None = None
+    name: str,
+    app_spec: str,
+    run_dir: Path,
+    env_extra: dict[str, str] | None = None,
+    conf: Path = GUNICORN_CONF,
 ) -> Server:
     """One gunicorn master with one gevent worker on a free loopback port."""
     port = free_port()
     data_dir = run_dir / f"data-{name}"
-    data_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     env.update(
         {
@@ -86,13 +89,14 @@ def start_gunicorn(
         }
     )
     env.update(env_extra or {})
+    Path(env["DATA_DIR"]).mkdir(parents=True, exist_ok=True)
     log_path = run_dir / f"{name}.log"
     command = [
         sys.executable,
         "-m",
         "gunicorn",
         "-c",
-        str(GUNICORN_CONF),
+        str(conf),
         "-b",
         f"127.0.0.1:{port}",
         "-w",
