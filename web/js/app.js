@@ -208,7 +208,7 @@ function showJoin(code, state) {
       /* storage blocked */
     }
     saveSeat(code, { seat: res.body.seat || seat, token: res.body.token, name });
-    toast(t("join.seated", { seat: res.body.seat || seat }));
+    toast(t("join.seated", { seat: res.body.seat || seat }), "info", 3000);
     mountSeat(code, res.body.token);
   };
   const watch = () => navigate(`/t/${code}?watch`);

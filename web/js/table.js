@@ -53,8 +53,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     "banners",
     "board",
     "share",
-    "pending",
     "keypad",
+    "pending",
     "phase",
     "dice",
     "counters",
@@ -796,7 +796,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const result = st.result || {};
     const duel = result.duel || st.duel_no || 1;
     const confirmed = result.confirmed || {};
-    const parts = [h("p", { class: "result-line", text: resultText(result) }), confirmedLine(confirmed, "result-confirmed")];
+    const parts = [confirmedLine(confirmed, "result-confirmed")]; // the result itself is in the banner
     if (isSeat() && !confirmed[store.seat]) {
       parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "result-confirm", onclick: () => send("result.confirm", { duel }), text: t("result.confirm") }));
       parts.push(disputeControl(duel));
@@ -877,7 +877,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const st = s();
     const match = st.match || {};
     const confirmed = match.confirmed || {};
-    const parts = [h("p", { class: "result-line", text: matchText(match) }), confirmedLine(confirmed, "match-confirmed")];
+    const parts = [confirmedLine(confirmed, "match-confirmed")];
     if (isSeat() && !confirmed[store.seat]) {
       parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-confirm", onclick: () => send("match.confirm"), text: t("match.confirm") }));
     }
@@ -886,7 +886,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
 
   function phaseMatchOver() {
     const st = s();
-    const parts = [h("p", { class: "result-line", text: st.match ? matchText(st.match) : t("phase.match_over") })];
+    const parts = [];
     const votes = st.new_match_votes || [];
     if (isSeat()) {
       const voted = votes.includes(store.seat);
