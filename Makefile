@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install chromium run test e2e lint
+.PHONY: install chromium run test e2e lint bench
 
 install: $(STAMP)
 
@@ -32,3 +32,7 @@ e2e: install chromium
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+# A moderate load run (about 5 minutes); `python -m bench --help` for the full curve.
+bench: install
+	$(BIN)/python -m bench $(BENCH_ARGS)
