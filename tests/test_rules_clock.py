@@ -410,7 +410,7 @@ def test_r5_4_level_at_zero_after_a_drawn_duel_goes_to_the_extra_duel() -> None:
 # --- other rule sets (RULESETS.md) ------------------------------------------------------------
 
 
-def test_ocg_2011_swiss_equal_lp_after_extra_turns_is_a_drawn_duel_and_match() -> None:
+def test_r5_ocg_2011_swiss_equal_lp_after_extra_turns_is_a_drawn_duel_and_match() -> None:
     t = timed("ocg-2011-swiss").start_duel()
     time_up(t)
     t.end_turns(4)
@@ -421,19 +421,19 @@ def test_ocg_2011_swiss_equal_lp_after_extra_turns_is_a_drawn_duel_and_match() -
     assert (t.state.match.winner, t.state.match.reason) == (None, "time_draw")
 
 
-def test_ocg_2011_swiss_level_wins_between_duels_is_a_drawn_match() -> None:
+def test_r5_ocg_2011_swiss_level_wins_between_duels_is_a_drawn_match() -> None:
     t = timed("ocg-2011-swiss").win_duel("A").between().win_duel("B", first="B")
     time_up(t)
     assert (t.state.match.decided, t.state.match.winner) == (True, None)
 
 
-def test_ocg_2011_swiss_leader_still_wins_between_duels() -> None:
+def test_r5_ocg_2011_swiss_leader_still_wins_between_duels() -> None:
     t = timed("ocg-2011-swiss").win_duel("A")
     time_up(t)
     assert t.state.match.winner == "A"
 
 
-def test_tcg_2010_swiss_five_extra_turns() -> None:
+def test_r5_tcg_2010_swiss_five_extra_turns() -> None:
     t = timed("tcg-2010-swiss").start_duel()
     time_up(t)
     t.end_turns(5)
@@ -442,7 +442,7 @@ def test_tcg_2010_swiss_five_extra_turns() -> None:
     assert t.state.result is not None and t.state.result.winner is None
 
 
-def test_tcg_2018_swiss_no_extra_turns() -> None:
+def test_r5_tcg_2018_swiss_no_extra_turns() -> None:
     t = Table("tcg-2018-swiss").register().start_clock().start_duel()
     assert t.state.clock.duration_ms == 45 * MIN
     t.hit("A", 100)
@@ -453,7 +453,7 @@ def test_tcg_2018_swiss_no_extra_turns() -> None:
     assert (t.state.result.winner, t.state.result.reason) == ("B", "time_lp")
 
 
-def test_shorter_match_by_override() -> None:
+def test_r4_1_shorter_match_by_override() -> None:
     t = Table(match_minutes=1).register().start_clock()
     assert t.state.clock.deadline_ms == T0 + MIN
     assert "time.called" in t.types(t.tick(at=MIN))

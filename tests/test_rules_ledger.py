@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from server.rules import Actor
 from tests.rules_helpers import Table
 
 
@@ -164,7 +165,7 @@ def test_r3_3_both_at_zero_is_a_drawn_duel(t: Table) -> None:
     assert t.state.phase == "between" and t.state.duel_no == 2
 
 
-def test_r1_4_judge_correction_is_a_new_entry_applied_at_once(t: Table) -> None:
+def test_r7_2_judge_correction_is_a_new_entry_applied_at_once(t: Table) -> None:
     t.hit("B", 1000)
     events = t.do(
         "judge", "lp.correct", changes=[{"seat": "B", "kind": "gain", "amount": 1000}], note="fix"
@@ -279,20 +280,14 @@ def test_r1_4_no_lp_entry_outside_a_duel() -> None:
     t.refuse("A", "lp.propose", "wrong_phase", changes=DAMAGE)
 
 
-def test_unknown_seat_actor_is_refused(t: Table) -> None:
-    t.refuse(Table_actor("C"), "lp.propose", "forbidden", changes=DAMAGE)
+def test_r7_4_unknown_seat_actor_is_refused(t: Table) -> None:
+    t.refuse(Actor("seat", "C"), "lp.propose", "forbidden", changes=DAMAGE)
 
 
-def test_seat_must_have_joined() -> None:
+def test_r1_1_seat_must_have_joined() -> None:
     t = Table()
     t.do("system", "seat.join", seat="A", name="Yugi")
     t.refuse("B", "judge.call", "forbidden")
-
-
-def Table_actor(seat: str) -> Any:  # noqa: N802
-    from server.rules import Actor
-
-    return Actor("seat", seat)
 
 
 def test_r1_4_log_replays_to_the_same_state(t: Table) -> None:

@@ -263,7 +263,7 @@ def test_r6_6_after_a_drawn_duel_rps_decides_again(t: Table) -> None:
 # --- turns --------------------------------------------------------------------------------
 
 
-def test_turns_alternate_and_only_the_turn_player_ends_the_turn(t: Table) -> None:
+def test_r6_7_turns_alternate_and_only_the_turn_player_ends_the_turn(t: Table) -> None:
     t.start_duel(first="A")
     t.refuse("B", "turn.end", "not_your_turn", turn=1)
     t.do("A", "turn.end", turn=1)
@@ -273,18 +273,18 @@ def test_turns_alternate_and_only_the_turn_player_ends_the_turn(t: Table) -> Non
     assert t.state.turn.no == 3
 
 
-def test_no_turn_outside_a_duel(t: Table) -> None:
+def test_r6_7_no_turn_outside_a_duel(t: Table) -> None:
     t.refuse("A", "turn.end", "wrong_phase")
     t.refuse("A", "duel.concede", "wrong_phase")
 
 
-def test_lp_entries_record_the_turn(t: Table) -> None:
+def test_r1_4_lp_entries_record_the_turn(t: Table) -> None:
     t.start_duel(first="A").end_turns(2)
     t.hit("A", 100)
     assert t.state.ledger[-1].turn == 3
 
 
-def test_concede(t: Table) -> None:
+def test_r3_1_concede(t: Table) -> None:
     t.start_duel()
     events = t.do("B", "duel.concede")
     assert t.types(events) == ["duel.ended"]
@@ -449,7 +449,7 @@ def test_r2_7_new_match_with_unconfirmed_decks_goes_back_to_registration() -> No
 # --- penalties and judges' results --------------------------------------------------------
 
 
-def test_duel_loss_penalty_during_a_duel(t: Table) -> None:
+def test_r8_duel_loss_penalty_during_a_duel(t: Table) -> None:
     t.start_duel()
     events = t.do("judge", "penalty.record", seat="A", level="duel_loss", infraction="deck_problem")
     assert t.types(events) == ["penalty.recorded", "duel.ended", "duel.final", "window.opened"]
@@ -465,7 +465,7 @@ def test_duel_loss_penalty_during_a_duel(t: Table) -> None:
     )
 
 
-def test_duel_loss_penalty_between_duels_applies_to_the_next_duel(t: Table) -> None:
+def test_r8_duel_loss_penalty_between_duels_applies_to_the_next_duel(t: Table) -> None:
     t.win_duel("A")
     assert t.state.duel_no == 2
     t.do("judge", "penalty.record", seat="A", level="duel_loss", infraction="tardiness")
@@ -493,20 +493,20 @@ def test_r2_8_duel_loss_before_declaring_leaves_declaration_open() -> None:
     t.refuse("A", "deck.declare", "wrong_phase", main=40, extra=0, side=0)
 
 
-def test_duel_loss_penalty_on_result_pending(t: Table) -> None:
+def test_r8_duel_loss_penalty_on_result_pending(t: Table) -> None:
     t.start_duel().hit("B", 8000)
     t.do("judge", "penalty.record", seat="A", level="duel_loss", infraction="cheating")
     assert t.state.wins == {"A": 0, "B": 1}
 
 
-def test_duel_loss_penalty_deciding_the_match(t: Table) -> None:
+def test_r8_duel_loss_penalty_deciding_the_match(t: Table) -> None:
     t.win_duel("B")
     t.do("judge", "penalty.record", seat="A", level="duel_loss", infraction="slow_play")
     assert t.state.phase == "match_result" and t.state.match.winner == "B"
 
 
 @pytest.mark.parametrize("level", ["match_loss", "disqualification", "disqualification_total"])
-def test_match_loss_penalties_end_the_match(t: Table, level: str) -> None:
+def test_r8_match_loss_penalties_end_the_match(t: Table, level: str) -> None:
     t.start_duel()
     t.do("judge", "penalty.record", seat="B", level=level, infraction="cheating")
     assert t.state.phase == "match_over"
@@ -518,7 +518,7 @@ def test_match_loss_penalties_end_the_match(t: Table, level: str) -> None:
 
 
 @pytest.mark.parametrize("level", ["caution", "warning"])
-def test_cautions_and_warnings_are_recorded_only(t: Table, level: str) -> None:
+def test_r8_cautions_and_warnings_are_recorded_only(t: Table, level: str) -> None:
     t.start_duel()
     events = t.do("judge", "penalty.record", seat="A", level=level, infraction="slow_play")
     assert t.types(events) == ["penalty.recorded"]
@@ -533,12 +533,12 @@ def test_cautions_and_warnings_are_recorded_only(t: Table, level: str) -> None:
         ({"seat": "A", "level": "warning", "infraction": "rudeness"}, "invalid"),
     ],
 )
-def test_penalty_refusals(t: Table, args: dict[str, Any], code: str) -> None:
+def test_r8_penalty_refusals(t: Table, args: dict[str, Any], code: str) -> None:
     t.refuse("judge", "penalty.record", code, **args)
     t.refuse("A", "penalty.record", "forbidden", **args)
 
 
-def test_judge_result_set_during_a_duel(t: Table) -> None:
+def test_r7_1_judge_result_set_during_a_duel(t: Table) -> None:
     t.start_duel()
     t.refuse("judge", "result.set", "stale_result", winner="B", duel=2)
     t.refuse("judge", "result.set", "unknown_seat", winner="C")
@@ -547,7 +547,7 @@ def test_judge_result_set_during_a_duel(t: Table) -> None:
     assert t.state.wins == {"A": 0, "B": 1}
 
 
-def test_judge_result_set_overrides_a_pending_result(t: Table) -> None:
+def test_r7_1_judge_result_set_overrides_a_pending_result(t: Table) -> None:
     t.start_duel().hit("B", 8000)
     t.do("A", "result.confirm")
     t.do("judge", "result.set", winner="B", duel=1)
@@ -555,7 +555,7 @@ def test_judge_result_set_overrides_a_pending_result(t: Table) -> None:
     t.refuse("judge", "result.set", "wrong_phase", winner="A")
 
 
-def test_judge_sets_the_match_result(t: Table) -> None:
+def test_r7_1_judge_sets_the_match_result(t: Table) -> None:
     t.start_duel()
     t.refuse("judge", "result.set", "unknown_seat", match_winner="C")
     t.do("judge", "result.set", match_winner=None)
@@ -564,7 +564,7 @@ def test_judge_sets_the_match_result(t: Table) -> None:
     t.refuse("judge", "result.set", "wrong_phase", match_winner="A")
 
 
-def test_judge_calls_ack_and_close(t: Table) -> None:
+def test_r7_1_r4_4_judge_calls_ack_and_close(t: Table) -> None:
     t.do("A", "judge.call", reason="R4.4 stalling?")
     t.do("A", "judge.call")
     t.do("A", "judge.call")
