@@ -102,3 +102,41 @@ def test_redis_hub_reaches_another_process():
     finally:
         first.close()
         second.close()
+
+
+@pytest.mark.skipif(not redis_answers(), reason="Redis does not answer")
+def test_two_server_processes_share_tables_through_redis(tmp_path, database_url):
+    """A command sent to one process reaches a socket held by another (DESIGN: scale out)."""
+    import asyncio
+    import json
+
+    from websockets.asyncio.client import connect
+    from ws_helpers import DECK, Phone, new_table
+
+    from server.testing import start_server, stop_server
+
+    env = {"REDIS_URL": REDIS_URL}
+    first, first_process = start_server(tmp_path, database_url, env)
+    try:
+        second, second_process = start_server(tmp_path, database_url, env)
+        try:
+            code, token_a, token_b = new_table(first)
+
+            async def scenario() -> None:
+                url = f"/ws/table/{code}"
+                async with connect(first.ws_url + url) as wa, connect(second.ws_url + url) as wb:
+                    a, b = Phone(wa), Phone(wb)
+                    await a.hello(token_a)
+                    await b.hello(token_b)
+                    seq = await a.ok("deck.declare", DECK)
+                    update = await b.until_seq(seq)
+                    assert update["events"][0]["type"] == "deck.declared"
+                    seq = await b.ok("deck.declare", DECK)
+                    assert (await a.until_seq(seq))["state"]["decks"]["B"]["declared"]
+                    assert json.loads(json.dumps(update))["seq"] == seq - 1
+
+            asyncio.run(scenario())
+        finally:
+            stop_server(second_process)
+    finally:
+        stop_server(first_process)

@@ -1,0 +1,84 @@
+"""Running a real server for tests: gunicorn with the gevent worker, as `make run` does."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer(str):
+    """The base URL of a running server (`http://127.0.0.1:<port>`), plus how it runs."""
+
+    port: int
+    ws_url: str
+    data_dir: Path
+    log_path: Path
+
+    def read_log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+
+def start_server(
+    data_dir: Path, database_url: str, extra_env: dict[str, str] | None = None
+) -> tuple[LiveServer, subprocess.Popen]:
+    """Start gunicorn with the gevent worker, as `make run` does; wait until it answers."""
+    port = free_port()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log_path = data_dir / f"server-{port}.log"
+    env = {
+        **os.environ,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "DATA_DIR": str(data_dir),
+        "DATABASE_URL": database_url,
+        "REDIS_URL": "",
+        "TIMER_INTERVAL_MS": "100",
+        "HTTP_RATE_PER_MINUTE": "100000",
+        "HTTP_RATE_BURST": "10000",
+        "ACCESS_LOG": "",
+        **(extra_env or {}),
+    }
+    command = [sys.executable, "-m", "server", "serve"]
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=log)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(url + "/api/time", timeout=1):
+                break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise RuntimeError("server did not start:\n" + log_path.read_text()) from None
+            time.sleep(0.1)
+    server = LiveServer(url)
+    server.port = port
+    server.ws_url = f"ws://127.0.0.1:{port}"
+    server.data_dir = data_dir
+    server.log_path = log_path
+    return server, process
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    """Stop a server started by `start_server` (graceful, then forced)."""
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
