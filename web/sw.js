@@ -1,6 +1,7 @@
 // The service worker: serves the app shell offline. Table state and the API are never cached:
 // they live on the server and reach the page through the websocket and /api/.
 
+// Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
 const VERSION = "v1";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [

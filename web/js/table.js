@@ -3,7 +3,7 @@
 import { qrUrl } from "./api.js";
 import { Connection } from "./conn.js";
 import { buzz, formatDuration, formatTime, h, reducedMotion } from "./dom.js";
-import { LANGS, lang, onLangChange, setLang, t } from "./i18n.js";
+import { LANGS, has, lang, onLangChange, setLang, t } from "./i18n.js";
 import { KINDS, afterPending, applyChanges, signed, signedDelta } from "./lp.js";
 import { TableStore, get, other } from "./state.js";
 import { toast, toastError } from "./toast.js";
@@ -247,13 +247,15 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const main = result.winner
       ? t("result.duel_win", { duel, name: name(result.winner) })
       : t("result.duel_draw", { duel });
-    return reason && !reason.startsWith("reason.") ? `${main} (${reason})` : main;
+    return result.reason && has(`reason.${result.reason}`) ? `${main} (${reason})` : main;
   }
 
   function matchText(match) {
     const wins = get(s(), "wins", {});
     const score = `${wins.A || 0}\u2013${wins.B || 0}`;
-    return match.winner ? t("result.match_win", { name: name(match.winner), score }) : t("result.match_draw", { score });
+    const main = match.winner ? t("result.match_win", { name: name(match.winner), score }) : t("result.match_draw", { score });
+    const reason = match.reason && match.reason !== "wins" && has(`reason.${match.reason}`) ? t(`reason.${match.reason}`) : "";
+    return reason ? `${main} (${reason})` : main;
   }
 
   function seatBlock(seat, big) {

@@ -307,4 +307,12 @@ export default {
   "err.internal": "The server had a problem. Try again.",
   "err.bad_origin": "Connection refused.",
   "err.count_changed": "The deck must keep its card count.",
+  "reason.time_lp": "more LP when time ran out",
+  "reason.time_draw": "equal after time",
+  "reason.time_lead": "ahead when time ran out",
+  "reason.wins": "two duel wins",
+  "reason.extra_duel": "extra duel",
+  "reason.penalty": "penalty",
+  "reason.match_loss": "match loss penalty",
+  "reason.disqualification": "disqualification",
 };

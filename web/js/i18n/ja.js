@@ -307,4 +307,12 @@ export default {
   "err.internal": "サーバーで問題が発生しました。再試行してください。",
   "err.bad_origin": "接続が拒否されました。",
   "err.count_changed": "デッキの枚数は変えられません。",
+  "reason.time_lp": "時間切れ時にLPが多い",
+  "reason.time_draw": "時間切れ後も同点",
+  "reason.time_lead": "時間切れ時にリード",
+  "reason.wins": "デュエル2勝",
+  "reason.extra_duel": "エクストラデュエル",
+  "reason.penalty": "ペナルティ",
+  "reason.match_loss": "マッチ敗北ペナルティ",
+  "reason.disqualification": "失格",
 };

@@ -307,4 +307,12 @@ export default {
   "err.internal": "伺服器出錯，請再試。",
   "err.bad_origin": "連線被拒。",
   "err.count_changed": "牌組張數必須保持不變。",
+  "reason.time_lp": "時間到時 LP 較多",
+  "reason.time_draw": "時間到後相同",
+  "reason.time_lead": "時間到時領先",
+  "reason.wins": "贏兩場決鬥",
+  "reason.extra_duel": "額外決鬥",
+  "reason.penalty": "懲罰",
+  "reason.match_loss": "比賽判負",
+  "reason.disqualification": "取消資格",
 };
