@@ -35,6 +35,7 @@ from server.rules import (
     decide,
     get_ruleset,
     replay,
+    view,
 )
 from tests.rules_helpers import CHECKLIST, MIN, SEC, T0, actor, other
 
@@ -279,6 +280,13 @@ class TableMachine(RuleBasedStateMachine):
                     assert 40 <= counts.main <= 60
                     assert 0 <= counts.extra <= 15
                     assert 0 <= counts.side <= 15
+
+    @invariant()
+    def views_show_no_other_seats_pick(self) -> None:
+        picks = self.state.pregame.picks
+        for seat in ("A", "B", None):
+            seen = view(self.state, seat)
+            assert seen["pregame"]["my_pick"] == (picks[seat] if seat else None)
 
     @invariant()
     def unknown_events_change_nothing(self) -> None:
