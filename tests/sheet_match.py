@@ -101,14 +101,26 @@ class StoreTable:
         return self
 
 
-def play_match(store: EventStore, note: str = "Mirror Force") -> StoreTable:
-    """A finished best-of-three match: A wins duel 1, B duel 2, A duel 3 on time."""
-    t = StoreTable(store).join().register()
+def pad(t: StoreTable, entries: int) -> None:
+    for n in range(entries):
+        t.lp("AB"[n % 2], ("AB"[n % 2], "gain", 0), note="Upstart Goblin")
+
+
+def play_match(
+    store: EventStore, note: str = "Mirror Force", now: int = T0, padding: int = 0
+) -> StoreTable:
+    """A finished best-of-three match: A wins duel 1, B duel 2, A duel 3 on time.
+
+    Against a running server, start `now` at the real time: the server's timer would otherwise
+    find the match clock long expired and call time itself. `padding` adds that many more
+    entries (of no effect) to each duel, for a longer sheet."""
+    t = StoreTable(store, now=now).join().register()
     t.do("judge", "clock.start")
 
     # Duel 1: A wins by LP 0.
     t.start_duel(first="A")
     t.do("A", "coin.toss", count=1)
+    pad(t, padding)
     t.lp("A", ("B", "damage", 1800), note="Blue-Eyes attack? no: Dark Magician")
     t.end_turn()
     t.lp("B", ("B", "cost", 1000), note="Premature Burial")
@@ -124,6 +136,7 @@ def play_match(store: EventStore, note: str = "Mirror Force") -> StoreTable:
     # Duel 2: B (the loser) chooses to go first; a rejected entry and a judge's ruling.
     t.start_duel(first="B")
     t.do("B", "die.roll", count=1)
+    pad(t, padding)
     t.lp("B", ("A", "damage", 3000))
     t.end_turn()
     entry = int(
@@ -147,6 +160,7 @@ def play_match(store: EventStore, note: str = "Mirror Force") -> StoreTable:
     # Duel 3: A (the loser) goes first; time is called; A leads on LP after the extra turns.
     t.start_duel(first="A")
     t.do("judge", "clock.extend", minutes=2, reason="deck check")
+    pad(t, padding)
     t.lp("A", ("B", "damage", 1500))
     t.end_turn()
     t.lp("B", ("A", "damage", 1000))
