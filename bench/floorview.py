@@ -255,7 +255,9 @@ async def measure(args: argparse.Namespace, server: Any) -> dict[str, Any]:
     seconds = time.monotonic() - started
     for task in views:
         task.cancel()
-    await asyncio.gather(*drivers, return_exceptions=True)
+    _, late = await asyncio.wait(drivers, timeout=args.interval * 5 + 10)
+    for task in late:
+        task.cancel()
     per_table = list(m.per_table_second.values()) or [0]
     views_n = max(1, args.views)
     return {
