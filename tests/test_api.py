@@ -39,6 +39,14 @@ def test_create_a_table(client: FlaskClient):
     assert table["state"]["phase"] == "registration"
 
 
+def test_create_with_a_clock_of_a_few_seconds(client: FlaskClient):
+    """The rule sets accept fractions of a minute (down to 0.05); so does the API."""
+    code = client.post("/api/tables", json={"match_minutes": 0.1}).json["code"]
+    state = client.get(f"/api/tables/{code}").json["state"]
+    assert state["ruleset"]["match_minutes"] == 0.1
+    assert state["clock"]["duration_ms"] == 6000
+
+
 def test_create_with_no_body(client: FlaskClient):
     assert client.post("/api/tables").status_code == 201
 
@@ -47,6 +55,7 @@ def test_create_with_no_body(client: FlaskClient):
     ("body", "field"),
     [
         ({"match_minutes": 0}, "match_minutes"),
+        ({"match_minutes": 0.01}, "match_minutes"),
         ({"match_minutes": "40"}, "match_minutes"),
         ({"match_minutes": True}, "match_minutes"),
         ({"match_minutes": 10_000}, "match_minutes"),

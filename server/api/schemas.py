@@ -49,6 +49,20 @@ class Int(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+class Minutes(fields.Float):
+    """Minutes of a match clock: a JSON number within [low, high], a fraction allowed (the rule
+    sets accept 0.05 minutes, for short side events and tests); never a bool or a string."""
+
+    def __init__(self, low: float, high: float, **kwargs: Any) -> None:
+        super().__init__(allow_nan=False, validate=validate.Range(min=low, max=high), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float | int:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.make_error("invalid")
+        number = super()._deserialize(value, attr, data, **kwargs)
+        return int(number) if float(number).is_integer() else number
+
+
 class Bool(fields.Boolean):
     """Only JSON true or false."""
 
@@ -105,7 +119,7 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
 
 class CreateTableSchema(Schema):
     ruleset = Text(NAME_MAX, min_length=1)
-    match_minutes = Int(1, 600)
+    match_minutes = Minutes(0.05, 600)
 
 
 class JoinSchema(Schema):
