@@ -289,9 +289,14 @@ RESULT_COLUMNS = [
 ]
 
 
-def result_row(number: int, round_no: int, code: str, v: dict[str, Any]) -> dict[str, Any]:
-    """One table's line of the results export, from its view."""
-    seats = v["seats"]
+def result_row(
+    number: int, round_no: int, code: str, v: dict[str, Any], pairing: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One table's line of the results export, from its view (names from the pairing until the
+    players take their seats)."""
+    seats = {
+        k: s if s["joined"] or not pairing else {**s, **pairing[k]} for k, s in v["seats"].items()
+    }
     match = v["match"]
     if not match["decided"]:
         winner = ""
@@ -342,7 +347,8 @@ def results_csv(event_id: int) -> Response:
     writer.writeheader()
     for table in tournament().tables(event_id, round_no):
         snap = store.snapshot(table["code"])
-        row = result_row(table["number"], table["round"], table["code"], view(snap.state))
+        state = view(snap.state)
+        row = result_row(table["number"], table["round"], table["code"], state, table["pairing"])
         writer.writerow({k: _csv_safe(v) for k, v in row.items()})
     name = f"event-{event_id}-round-{round_no or 'current'}.csv"
     return Response(
