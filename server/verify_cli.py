@@ -27,7 +27,7 @@ def all_codes(store: EventStore) -> list[str]:
     from server.store.models import TableRow
 
     with store.db.connection_context():
-        query = TableRow.select(TableRow.code).order_by(TableRow.id)
+        query = TableRow.select(TableRow.code).order_by(TableRow.created_ms, TableRow.code)
         return [row.code for row in query]
 
 
