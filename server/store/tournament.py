@@ -14,6 +14,7 @@ import hashlib
 import io
 import re
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -334,6 +335,9 @@ class Tournament:
             with db.connection_context(), db.atomic():
                 TableRow.update(event_id=ev.id).where(TableRow.code == code).execute()
                 EventTable.create(round=rnd.id, number=n, code=code)
+            # Let other greenlets (and gunicorn's heartbeat) run between tables: a large event
+            # is a few thousand commits.
+            time.sleep(0)
         return rnd
 
     def events_of(self, staff: Staff) -> list[dict[str, Any]]:
