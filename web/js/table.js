@@ -48,6 +48,9 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
   };
   const slots = {};
   const sigs = {};
+  // The keypad's live elements. Declared before the first render: a state cached from the last
+  // visit renders at once, before the code below this function's first lines has run.
+  const kpRefs = {};
   const order = [
     "bar",
     "banners",
@@ -410,8 +413,6 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
   }
 
   // --- LP keypad: built once per phase/seat, updated in place as keys are tapped --------------
-
-  const kpRefs = {};
 
   function renderKeypad() {
     if (!isSeat() || phase() !== "duel") return null;

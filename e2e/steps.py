@@ -1,0 +1,165 @@
+"""The steps of a table in a phone's browser, shared by the end-to-end tests: create a table,
+join both seats by its code, declare decks, tick the checklist, rock-paper-scissors, choose,
+draw, and the LP keypad."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+from playwright.sync_api import Page, expect
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {
+    "viewport": {"width": 360, "height": 640},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 1,
+}
+
+
+def api_create_table(base_url: str, **body) -> str:
+    """Create a table through the HTTP API; returns its code."""
+    request = urllib.request.Request(
+        base_url + "/api/tables",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.load(response)["code"]
+
+
+# --- steps -------------------------------------------------------------------------------------
+
+
+def take_seat(page: Page, seat: str, name: str) -> None:
+    """On a table's join screen: type a name and take the seat; wait for the table."""
+    page.get_by_test_id("name-input").fill(name)
+    page.get_by_test_id(f"take-seat-{seat}").click()
+    expect(page.get_by_test_id("role")).to_contain_text(seat)
+    expect(page.get_by_test_id("conn-status")).to_have_attribute("data-status", "online")
+
+
+def create_on_phone(page: Page, name: str = "Yugi") -> str:
+    """From the home screen: a new table, seat A taken. Returns the code."""
+    page.goto("/")
+    page.get_by_test_id("new-table").click()
+    expect(page.get_by_test_id("join-screen")).to_be_visible()
+    code = page.get_by_test_id("table-code").inner_text().strip()
+    take_seat(page, "A", name)
+    return code
+
+
+def join_by_code(page: Page, code: str, seat: str = "B", name: str = "Kaiba") -> None:
+    """From the home screen: type the code, join, take the seat."""
+    page.goto("/")
+    page.get_by_test_id("join-code").fill(code)
+    page.get_by_test_id("join-go").click()
+    expect(page.get_by_test_id("join-screen")).to_be_visible()
+    take_seat(page, seat, name)
+
+
+def seat_both(a: Page, b: Page, code: str | None = None) -> str:
+    """Phone A creates (or opens `code`) and takes A; phone B joins by typing the code."""
+    if code is None:
+        code = create_on_phone(a)
+    else:
+        a.goto(f"/t/{code}")
+        take_seat(a, "A", "Yugi")
+    join_by_code(b, code)
+    expect(a.get_by_test_id("name-B")).to_have_text("Kaiba")
+    return code
+
+
+def expect_phase(page: Page, phase: str, timeout: float = 8000) -> None:
+    expect(page.get_by_test_id("phase")).to_have_attribute("data-phase", phase, timeout=timeout)
+
+
+def declare_decks(a: Page, b: Page, main: int = 40, extra: int = 15, side: int = 15) -> None:
+    """Both declare the same counts and confirm each other's (R6.2)."""
+    for page in (a, b):
+        page.get_by_test_id("deck-main").fill(str(main))
+        page.get_by_test_id("deck-extra").fill(str(extra))
+        page.get_by_test_id("deck-side").fill(str(side))
+        page.get_by_test_id("deck-declare").click()
+    for page in (a, b):
+        page.get_by_test_id("confirm-deck").click()
+    expect_phase(a, "pregame")
+    expect_phase(b, "pregame")
+
+
+def checklist(a: Page, b: Page) -> None:
+    for page in (a, b):
+        page.get_by_test_id("checks-all-done").click()
+    for page in (a, b):
+        expect(page.get_by_test_id("checks-all-done")).to_have_count(0)
+
+
+def rock_paper_scissors(a: Page, b: Page, winner: Page) -> None:
+    """A physical result reported by the winner and confirmed by the other phone."""
+    loser = b if winner is a else a
+    winner.get_by_test_id("rps-report-me").click()
+    loser.get_by_test_id("rps-confirm").click()
+
+
+def choose_and_draw(a: Page, b: Page, chooser: Page, order: str = "first") -> None:
+    """The chooser picks first/second; both say they drew 5; the duel starts."""
+    chooser.get_by_test_id(f"choose-{order}").click()
+    for page in (a, b):
+        page.get_by_test_id("draw-5").click()
+    expect_phase(a, "duel")
+    expect_phase(b, "duel")
+
+
+def start_duel(a: Page, b: Page, winner: Page | None = None, order: str = "first") -> None:
+    """Duel 1 from registration: decks, checklist, rock-paper-scissors, choice and draw."""
+    winner = winner or a
+    declare_decks(a, b)
+    checklist(a, b)
+    rock_paper_scissors(a, b, winner)
+    choose_and_draw(a, b, winner, order)
+
+
+def keypad(page: Page, amount: int | None, kind: str = "damage", target: str = "opp") -> None:
+    """Enter an LP change on the keypad and propose it."""
+    page.get_by_test_id(f"keypad-target-{target}").click()
+    page.get_by_test_id(f"keypad-kind-{kind}").click()
+    page.get_by_test_id("keypad-clear").click()
+    if amount is not None:
+        for digit in str(amount):
+            page.get_by_test_id(f"keypad-digit-{digit}").click()
+    page.get_by_test_id("propose").click()
+
+
+def confirm_entry(page: Page) -> None:
+    """Confirm the opponent's first pending entry; wait until the banner goes."""
+    banner = page.get_by_test_id("confirm-banner")
+    entry = banner.get_attribute("data-entry")
+    banner.get_by_test_id("confirm-entry").click()
+    expect(page.locator(f'[data-testid="confirm-banner"][data-entry="{entry}"]')).to_have_count(0)
+
+
+def lp(page: Page, seat: str):
+    return page.get_by_test_id(f"lp-{seat}")
+
+
+def turn_player(page: Page) -> str:
+    return page.get_by_test_id("turn-info").get_attribute("data-player") or ""
+
+
+def end_turn(pages: dict[str, Page]) -> None:
+    """The turn player (by seat letter in `pages`) ends the turn; wait for the next."""
+    any_page = next(iter(pages.values()))
+    info = any_page.get_by_test_id("turn-info")
+    turn = int(info.get_attribute("data-turn") or "0")
+    pages[turn_player(any_page)].get_by_test_id("end-turn").click()
+    for page in pages.values():
+        expect(page.locator(f'[data-testid="turn-info"][data-turn="{turn + 1}"]')).to_have_count(1)
