@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.testing import LiveServer, start_server, stop_server
+from server.testing import LiveServer, isolated_database, start_server, stop_server
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
 
@@ -40,7 +40,8 @@ def live_server(
     tmp_path_factory: pytest.TempPathFactory, database_url: str
 ) -> Iterator[LiveServer]:
     """A real server (gunicorn, gevent worker) on a free port with its own database."""
-    server, process = start_server(tmp_path_factory.mktemp("live"), database_url)
+    url = isolated_database(database_url, "live_server")
+    server, process = start_server(tmp_path_factory.mktemp("live"), url)
     try:
         yield server
     finally:

@@ -82,3 +82,23 @@ def stop_server(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def isolated_database(database_url: str, schema: str) -> str:
+    """For PostgreSQL: a fresh schema of its own, so a server's timer (which ticks every table
+    it can see, at real time) never touches the fixed-clock tables of in-process tests.
+    SQLite (an empty URL) needs nothing: each server gets its own file."""
+    if not database_url:
+        return database_url
+    import psycopg2
+
+    connection = psycopg2.connect(database_url)
+    try:
+        connection.autocommit = True
+        with connection.cursor() as cursor:
+            cursor.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            cursor.execute(f'CREATE SCHEMA "{schema}"')
+    finally:
+        connection.close()
+    separator = "&" if "?" in database_url else "?"
+    return f"{database_url}{separator}options=-csearch_path%3D{schema}"

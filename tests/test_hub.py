@@ -113,9 +113,10 @@ def test_two_server_processes_share_tables_through_redis(tmp_path, database_url)
     from websockets.asyncio.client import connect
     from ws_helpers import DECK, Phone, new_table
 
-    from server.testing import start_server, stop_server
+    from server.testing import isolated_database, start_server, stop_server
 
     env = {"REDIS_URL": REDIS_URL}
+    database_url = isolated_database(database_url, "two_servers")
     first, first_process = start_server(tmp_path, database_url, env)
     try:
         second, second_process = start_server(tmp_path, database_url, env)
