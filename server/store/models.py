@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from peewee import (
     BigIntegerField,
@@ -121,7 +122,19 @@ def open_database(url: str, data_dir: str) -> Database:
         )
     if url.startswith("postgres://"):
         url = "postgresql://" + url[len("postgres://") :]
+    if url.startswith("postgresql://"):
+        # Each green thread inside a database section holds its own connection: with a few
+        # dozen busy sockets one worker passed PostgreSQL's max_connections (100 by default)
+        # and answered "too many clients". A bounded pool makes them wait their turn instead.
+        # Options in the URL's query win: ?max_connections=40&timeout=30
+        pooled = "postgresql+pool://" + url[len("postgresql://") :]
+        named = {key for key, _ in parse_qsl(urlsplit(url).query)}
+        defaults = {"max_connections": PG_POOL_SIZE, "stale_timeout": 300, "timeout": 30}
+        return connect(pooled, **{k: v for k, v in defaults.items() if k not in named})
     return connect(url)
+
+
+PG_POOL_SIZE = 20
 
 
 def is_sqlite(database: Database | DatabaseProxy) -> bool:
