@@ -44,7 +44,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from werkzeug.middleware.proxy_fix import ProxyFix
 
     from server import config as settings
-    from server.api import floor_ws, http, sheets, staff, web, ws
+    from server.api import floor_ws, http, openapi, sheets, staff, web, ws
     from server.api.ratelimit import KeyedLimiter
     from server.hub import make_hub
     from server.middleware import DeclineWebSocketCompression
@@ -79,6 +79,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     staff.init_app(app)
     floor_ws.init_app(app)
     sheets.init_app(app)
+    openapi.init_app(app)
     web.init_app(app)
 
     if app.config["TIMER_ENABLED"]:
