@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from sheet_match import play_match  # noqa: E402
 
 from server.store import EventStore, bind, db, open_database  # noqa: E402
+from server.testing import isolated_database, start_server, stop_server  # noqa: E402
 
 playwright = pytest.importorskip("playwright.sync_api")
 
@@ -34,8 +35,25 @@ def pdf_pages(pdf: bytes) -> int:
     return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))
 
 
+@pytest.fixture(scope="module")
+def sheet_server(tmp_path_factory: pytest.TempPathFactory, database_url: str):
+    """A real server (gunicorn, as in production) and the database URL it reads, so a test can
+    write a finished match where the server finds it (on PostgreSQL, a schema of its own)."""
+    url = isolated_database(database_url, "sheet_pdf")
+    server, process = start_server(tmp_path_factory.mktemp("sheet"), url)
+    try:
+        yield server, url
+    finally:
+        stop_server(process)
+
+
 @pytest.fixture
-def page(live_server) -> Iterator[object]:
+def live(sheet_server):
+    return sheet_server[0]
+
+
+@pytest.fixture
+def page() -> Iterator[object]:
     if not Path(CHROMIUM).exists():
         pytest.skip("Chromium is not installed (make chromium)")
     with playwright.sync_playwright() as p:
@@ -46,28 +64,29 @@ def page(live_server) -> Iterator[object]:
             browser.close()
 
 
-def finish(live_server, database_url: str, padding: int = 0):
-    """A three-duel match with time called, written to the live server's own database."""
-    bind(open_database(database_url, str(live_server.data_dir)))
+def finish(sheet_server, padding: int = 0):
+    """A three-duel match with time called, written to the server's own database."""
+    server, url = sheet_server
+    bind(open_database(url, str(server.data_dir)))
     store = EventStore(db)
     table = play_match(store, now=time.time_ns() // 1_000_000, padding=padding)
     return table, [e.entry for e in store.snapshot(table.code).state.ledger]
 
 
 @pytest.fixture(params=[0, 7], ids=["16-entries", "37-entries"])
-def finished_match(request, live_server, database_url: str):
+def finished_match(request, sheet_server):
     """A typical match, and a long one with seven more entries in each duel."""
-    return finish(live_server, database_url, request.param)
+    return finish(sheet_server, request.param)
 
 
 @pytest.fixture
-def a_match(live_server, database_url: str):
-    return finish(live_server, database_url)
+def a_match(sheet_server):
+    return finish(sheet_server)
 
 
-def test_a_finished_match_prints_on_one_a4_page(live_server, page, finished_match, tmp_path):
+def test_a_finished_match_prints_on_one_a4_page(live, page, finished_match, tmp_path):
     table, entries = finished_match
-    response = page.goto(f"{live_server}/t/{table.code}/sheet?tz=Asia/Hong_Kong")
+    response = page.goto(f"{live}/t/{table.code}/sheet?tz=Asia/Hong_Kong")
     assert response is not None and response.status == 200
     page.emulate_media(media="print")
 
@@ -86,18 +105,18 @@ def test_a_finished_match_prints_on_one_a4_page(live_server, page, finished_matc
     assert pdf_pages(pdf) == 1
 
 
-def test_a_rounds_print_puts_each_table_on_its_own_page(live_server, page, a_match):
+def test_a_rounds_print_puts_each_table_on_its_own_page(live, page, a_match):
     table, _entries = a_match
     second = play_match(EventStore(db), now=time.time_ns() // 1_000_000)
-    page.goto(f"{live_server}/sheets?codes={table.code},{second.code}")
+    page.goto(f"{live}/sheets?codes={table.code},{second.code}")
     assert page.locator("section.sheet").count() == 2
     assert pdf_pages(page.pdf(format="A4")) == 2
 
 
-def test_the_sheet_reads_on_a_phone(live_server, page, a_match):
+def test_the_sheet_reads_on_a_phone(live, page, a_match):
     table, entries = a_match
     page.set_viewport_size({"width": 390, "height": 844})
-    page.goto(f"{live_server}/t/{table.code}/sheet")
+    page.goto(f"{live}/t/{table.code}/sheet")
     assert page.locator("[data-print]").is_visible()  # sheet.js shows the Print button
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390  # the page does not scroll sideways; only a wide ledger does
