@@ -67,7 +67,12 @@ def load_body(schema: Schema) -> dict[str, Any]:
     if not request.get_data(cache=True):
         body: Any = {}
     else:
-        body = request.get_json(silent=True)
+        try:
+            body = request.get_json(silent=True)
+            # A lone surrogate (the escape \ud800) decodes, but can be neither stored nor sent back.
+            json.dumps(body, ensure_ascii=False).encode("utf-8")
+        except (ValueError, RecursionError):
+            body = None  # RecursionError: thousands of nested brackets in a small body
         if body is None:
             raise AppError("bad_json", "The body is not valid JSON.")
     if not isinstance(body, dict):

@@ -184,7 +184,10 @@ class Connection:
         """Handle one message; False closes the socket."""
         try:
             message = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+            # A lone surrogate (the escape \ud800) decodes, but can be neither stored nor sent back.
+            json.dumps(message, ensure_ascii=False).encode("utf-8")
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            # RecursionError: a few thousand nested brackets, well within the size limit.
             self.send({"type": "error", "error": error_body("bad_json", "Not valid JSON.")})
             return True
         if not isinstance(message, dict):
