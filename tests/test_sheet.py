@@ -305,3 +305,20 @@ def test_the_export_is_the_whole_chained_log(app, client, match):
         assert digest == e["hash"]
         prev = digest
     assert prev == body["head"]
+
+
+def test_each_match_at_a_table_has_its_own_page(app, client, match):
+    with app.app_context():
+        match.do("A", "match.new")
+        match.do("B", "match.new")
+        match.start_duel(first="B")
+        second = match.lp("B", ("A", "damage", 900), note="match two")
+        sheet = build_sheet(services().store.log(match.code))
+    assert [m.no for m in sheet.matches] == [1, 2]
+    [duel] = sheet.matches[1].duels
+    assert [(r.entry, r.duel, r.turn, r.lp["A"]) for r in duel.rows] == [(second, 1, 1, 7100)]
+    assert sheet.matches[1].decks == sheet.matches[0].decks  # R2.7: back to the registration
+    assert not sheet.matches[1].decided
+    html = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    assert re.findall(r'data-match="(\d+)"', html) == ["1", "2"]
+    assert "not decided yet" in html and "in progress" in html
