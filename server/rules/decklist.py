@@ -153,6 +153,43 @@ def parse(text: str, banlist: BanList | None = None) -> DeckList:
     return DeckList(**parts)
 
 
+def check(text: str, banlist: BanList | None = None) -> tuple[DeckList, list[dict[str, object]]]:
+    """A pasted list and every problem of it; a line that cannot be read is a problem too
+    (R1.6), so a player typing sees everything at once instead of the first refusal."""
+    try:
+        deck = parse(text, banlist)
+    except RuleError as exc:
+        problem: dict[str, object] = {"rule": "R1.6", "code": "unreadable", **exc.details}
+        problem["message"] = f"R1.6: {exc.message}"
+        return DeckList(), [problem]
+    found = problems(deck, banlist)
+    for problem in found:
+        problem["message"] = describe(problem)
+    return deck, found
+
+
+def describe(problem: Mapping[str, object]) -> str:
+    """One problem in English, led by its rule id."""
+    rule, code = problem.get("rule"), problem.get("code")
+    if code == "deck_size":
+        return (
+            f"{rule}: the {problem['part']} deck holds {problem['min']} to {problem['max']} "
+            f"cards, not {problem['count']}."
+        )
+    if code == "too_many_copies":
+        return (
+            f"{rule}: at most {MAX_COPIES} copies of {problem['card']} (main, side and extra), "
+            f"not {problem['count']}."
+        )
+    if code in LIMITS:
+        label = str(code).replace("_", "-")
+        return (
+            f"{rule}: {problem['card']} is {label} (at most {problem['max']} across deck and "
+            f"side deck), not {problem['count']}."
+        )
+    return f"{rule}: {problem.get('message') or code}"
+
+
 def problems(deck: DeckList, banlist: BanList | None = None) -> list[dict[str, object]]:
     """Every problem of a list, each with its rule id, in a stable order."""
     found: list[dict[str, object]] = []
@@ -246,6 +283,16 @@ def exchange(
     if _totals(result) != _totals(registered):
         raise RuleError("not_registered", "R2.6: the deck must hold the registered cards.")
     return result
+
+
+def spelling(deck: DeckList, card: str) -> str:
+    """The list's own spelling of ``card`` (matched with ``fold``), or the card as typed."""
+    key = fold(card)
+    for part in PARTS:
+        for name in deck.part(part):
+            if fold(name) == key:
+                return name
+    return card.strip()
 
 
 def _totals(deck: DeckList) -> dict[str, int]:

@@ -424,10 +424,21 @@ def deck_check(tx: Tx, args: Mapping[str, Any]) -> None:
 
 @command("side.exchange", SEAT)
 def side_exchange(tx: Tx, args: Mapping[str, Any]) -> None:
-    """Record a side-deck exchange; each deck's count must stay the same (R6.8)."""
+    """Record a side-deck exchange; each deck's count must stay the same (R6.8). With a
+    registered list the cards are named (R2.6); otherwise only their numbers are given."""
+    from .registration import by_card, exchange_by_card
+
     seat = tx.seat
     _phase(tx, BETWEEN, message="Side decking happens between duels (R6.8, R2.8).")
     deck = tx.state.decks[seat]
+    if by_card(args):
+        exchange_by_card(tx, seat, args)
+        return
+    require(
+        deck.cards is None,
+        "by_card",
+        "Your deck list is registered: name the cards you exchange (R2.6).",
+    )
     current = deck.current or deck.registered
     require(current is not None, "not_declared", "Declare your deck counts first.")
     assert current is not None
@@ -696,10 +707,9 @@ def _new_voted(s: TableState, e: Event) -> TableState:
 
 @handler("match.started")
 def _match_started(s: TableState, e: Event) -> TableState:
-    decks = {
-        k: Deck(registered=d.registered, confirmed=d.confirmed, current=d.registered)
-        for k, d in s.decks.items()
-    }  # R2.7
+    from .registration import revert
+
+    decks = {k: revert(d) for k, d in s.decks.items()}  # R2.7: lists too
     registered = all(d.registered and d.confirmed for d in decks.values())
     fresh = type(s)()
     return fresh.evolve(
@@ -716,6 +726,7 @@ def _match_started(s: TableState, e: Event) -> TableState:
         calls=s.calls,
         penalties=s.penalties,
         flags=s.flags,
+        banlist=s.banlist,
         clock=replace(fresh.clock, duration_ms=s.ruleset.match_ms),
         time=TimeOver(),
     )
@@ -730,7 +741,10 @@ def _deck_checked(s: TableState, e: Event) -> TableState:
 
 @handler("side.exchanged")
 def _exchanged(s: TableState, e: Event) -> TableState:
-    return s  # counts are unchanged by construction (R6.8); the log keeps the exchange
+    from .registration import after_exchange
+
+    # Counts are unchanged by construction (R6.8); a by-card exchange changes the current list.
+    return after_exchange(s, e)
 
 
 @handler("between.ready")

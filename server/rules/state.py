@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .decklist import BanList, DeckList
 from .ruleset import RuleSet
 
 REGISTRATION = "registration"
@@ -117,6 +118,8 @@ class Deck:
     checked: bool = False  # after-duel count check done (R7.5)
     check_note: str = ""
     ready: bool = False
+    cards: DeckList | None = None  # the registered deck list, card by card (R1.6, R2.6)
+    current_cards: DeckList | None = None  # the list after side decking (R6.8)
 
 
 @dataclass(frozen=True)
@@ -279,6 +282,7 @@ class TableState:
     calls: tuple[Call, ...] = ()
     penalties: tuple[Penalty, ...] = ()
     flags: tuple[Flag, ...] = ()
+    banlist: BanList | None = None  # the forbidden/limited list in force (R2.5)
 
     def evolve(self, **changes: Any) -> TableState:
         """A copy with ``changes``."""

@@ -7,7 +7,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import clock, dice, judge, ledger, match  # noqa: F401  (register commands and handlers)
+from . import (  # noqa: F401  (register commands and handlers)
+    clock,
+    dice,
+    judge,
+    ledger,
+    match,
+    registration,
+)
 from .base import (
     COMMANDS,
     DECIDERS,

@@ -1,6 +1,7 @@
 """What a phone sees: a JSON-able view of the state for one seat, or for spectators and judges.
 
-The only secret at a table is a rock-paper-scissors pick before both are in."""
+Secrets at a table: a rock-paper-scissors pick before both are in, and a seat's deck list (its
+own phone, judges and the organiser see it; the opponent and spectators see counts only)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 from .base import SEATS
 from .clock import next_due_ms
+from .registration import list_view
 from .state import Change, TableState
 
 
@@ -15,8 +17,9 @@ def _changes(changes: tuple[Change, ...]) -> list[dict[str, Any]]:
     return [c.to_dict() for c in changes]
 
 
-def view(s: TableState, seat: str | None = None) -> dict[str, Any]:
-    """The state as one viewer may see it."""
+def view(s: TableState, seat: str | None = None, privileged: bool = False) -> dict[str, Any]:
+    """The state as one viewer may see it: ``seat`` for a player's phone, ``privileged`` for
+    judges and the organiser (every deck list)."""
     pg = s.pregame
     clock = s.clock
     return {
@@ -89,9 +92,12 @@ def view(s: TableState, seat: str | None = None) -> dict[str, Any]:
                 "current": d.current.to_dict() if d.current else None,
                 "checked": d.checked,
                 "ready": d.ready,
+                "list": d.cards is not None,
+                "cards": list_view(d) if d.cards and (privileged or k == seat) else None,
             }
             for k, d in s.decks.items()
         },
+        "banlist": ({"name": s.banlist.name, "size": len(s.banlist.limits)} if s.banlist else None),
         "pregame": {
             "checks": {k: sorted(v) for k, v in pg.checks.items()},
             "picked": {k: pg.picks[k] is not None for k in SEATS},
@@ -199,10 +205,25 @@ def view(s: TableState, seat: str | None = None) -> dict[str, Any]:
     }
 
 
-def event_for(envelope: dict[str, Any], seat: str | None) -> dict[str, Any]:
-    """An event envelope as ``seat`` may see it: another seat's secret pick is hidden."""
-    if envelope.get("type") == "rps.picked" and envelope.get("data", {}).get("seat") != seat:
+def event_for(
+    envelope: dict[str, Any], seat: str | None, privileged: bool = False
+) -> dict[str, Any]:
+    """An event envelope as ``seat`` may see it: another seat's secret pick is hidden, and so
+    are the cards of another seat's deck list and side decking (judges see them)."""
+    kind = envelope.get("type")
+    owner = envelope.get("data", {}).get("seat")
+    if kind == "rps.picked" and owner != seat:
         data = dict(envelope["data"])
         data["hand"] = None
         return {**envelope, "data": data}
+    if kind in LIST_EVENTS and owner != seat and not privileged:
+        data = {k: v for k, v in envelope["data"].items() if k not in LIST_EVENTS[kind]}
+        return {**envelope, "data": data}
     return envelope
+
+
+# Events that name cards of a seat's list, and the fields that do.
+LIST_EVENTS: dict[str, tuple[str, ...]] = {
+    "deck.registered": ("cards",),
+    "side.exchanged": ("cards", "current"),
+}

@@ -1,0 +1,200 @@
+"""Deck lists at the table (R1.6, R2.1-R2.7, R6.8): the ban list in force, registering a list
+card by card, and side decking by card when a list is registered.
+
+A registered list also sets the deck's counts, so everything that works on counts (the
+opponent's confirmation, R6.2; the after-duel check, R7.5) works the same for both ways of
+registering a deck."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from .base import JUDGES, SEAT, SYSTEM, Event, RuleError, Tx, command, handler, require
+from .decklist import PARTS, BanList, DeckList, check, exchange, spelling
+from .match import _open_registration
+from .state import Counts, Deck, TableState, put
+
+MAX_TEXT = 8000
+MAX_BANLIST = 2000
+MAX_LIST_NAME = 80
+MOVES = ("main_in", "main_out", "extra_in", "extra_out")
+
+
+def counts_of(deck: DeckList) -> Counts:
+    return Counts(**deck.counts())
+
+
+# --- the ban list in force (R2.5) ---------------------------------------------------------
+
+
+@command("banlist.set", SYSTEM | JUDGES)
+def set_banlist(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Put a ban list in force at the table (an empty name: none), before any deck list is
+    registered. Seats never send entries: the server looks a list up by name and sends it."""
+    require(
+        not any(d.cards for d in tx.state.decks.values()),
+        "lists_registered",
+        "R2.5: the ban list is set before any deck list is registered.",
+    )
+    name = args.get("name") or ""
+    require(
+        isinstance(name, str) and len(name) <= MAX_LIST_NAME,
+        "invalid",
+        f"A ban list's name has at most {MAX_LIST_NAME} characters.",
+    )
+    raw = args.get("entries") or []
+    require(
+        isinstance(raw, list | tuple) and len(raw) <= MAX_BANLIST,
+        "invalid",
+        f"A ban list has at most {MAX_BANLIST} entries.",
+    )
+    entries: list[list[str]] = []
+    for item in raw:
+        require(
+            isinstance(item, list | tuple)
+            and len(item) == 2
+            and all(isinstance(x, str) for x in item),
+            "invalid",
+            "Each ban-list entry is [card name, status].",
+        )
+        entries.append([str(item[0]).strip(), str(item[1]).strip()])
+    require(bool(name) or not entries, "invalid", "A ban list needs a name.")
+    BanList.build(name, [(c, st) for c, st in entries])  # refuses an unknown status
+    current = tx.state.banlist
+    if current is None and not name:
+        raise RuleError("already_done", "No ban list is in force.")
+    tx.emit("banlist.set", name=name, entries=entries)
+
+
+@handler("banlist.set")
+def _banlist_set(s: TableState, e: Event) -> TableState:
+    name = str(e.data.get("name") or "")
+    if not name:
+        return s.evolve(banlist=None)
+    entries = [(str(c), str(st)) for c, st in e.data.get("entries") or []]
+    return s.evolve(banlist=BanList.build(name, entries))
+
+
+# --- registering a deck list (R1.6, R2.1-R2.5) --------------------------------------------
+
+
+@command("deck.register", SEAT)
+def register(tx: Tx, args: Mapping[str, Any]) -> None:
+    """Register the seat's deck list: every problem is named with its rule id, or the list
+    becomes the match's deck (its counts are what the opponent confirms, R6.2)."""
+    seat = tx.seat
+    _open_registration(tx, "Deck lists are registered before the first duel (R2.8).")
+    text = args.get("text")
+    require(isinstance(text, str), "invalid", "Paste the deck list as text.")
+    assert isinstance(text, str)
+    require(len(text) <= MAX_TEXT, "invalid", f"A deck list has at most {MAX_TEXT} characters.")
+    deck, found = check(text, tx.state.banlist)
+    if found:
+        raise RuleError(
+            "deck_illegal",
+            " ".join(str(p["message"]) for p in found),
+            problems=found,
+        )
+    tx.emit("deck.registered", seat=seat, cards=deck.to_dict(), counts=deck.counts())
+
+
+@handler("deck.registered")
+def _registered(s: TableState, e: Event) -> TableState:
+    cards = DeckList.from_dict(e.data["cards"])
+    counts = counts_of(cards)
+    deck = Deck(registered=counts, current=counts, cards=cards, current_cards=cards)
+    return s.evolve(decks=put(s.decks, e.data["seat"], deck))
+
+
+# --- side decking by card (R6.8, R2.6) ----------------------------------------------------
+
+
+def by_card(args: Mapping[str, Any]) -> bool:
+    """Whether a side.exchange names cards (rather than counts)."""
+    return any(k in args for k in MOVES)
+
+
+def exchange_by_card(tx: Tx, seat: str, args: Mapping[str, Any]) -> None:
+    """Move named cards between the side deck and the main or extra deck: only cards of the
+    registered list, and each deck keeps its count (decklist.exchange)."""
+    deck = tx.state.decks[seat]
+    require(
+        deck.cards is not None and deck.current_cards is not None,
+        "no_list",
+        "No deck list is registered: give the numbers of cards in and out.",
+    )
+    assert deck.cards is not None and deck.current_cards is not None
+    moves: dict[str, dict[str, int]] = {}
+    for key in MOVES:
+        raw = args.get(key) or {}
+        require(isinstance(raw, Mapping), "invalid", "Give {card name: copies}.", move=key)
+        named: dict[str, int] = {}
+        for card, n in raw.items():
+            require(
+                isinstance(card, str)
+                and bool(card.strip())
+                and isinstance(n, int)
+                and not isinstance(n, bool)
+                and 1 <= n <= 60,
+                "invalid_count",
+                "Copies are whole numbers from 1 to 60.",
+                move=key,
+            )
+            name = spelling(deck.cards, card)
+            named[name] = named.get(name, 0) + n
+        moves[key] = named
+    require(
+        any(moves[k] for k in MOVES),
+        "invalid",
+        "The exchange moves no card.",
+    )
+    new = exchange(deck.current_cards, deck.cards, moves)
+    counts = {
+        part: {
+            "in": sum(moves[f"{part}_in"].values()),
+            "out": sum(moves[f"{part}_out"].values()),
+        }
+        for part in ("main", "extra")
+    }
+    tx.emit(
+        "side.exchanged",
+        seat=seat,
+        main=counts["main"],
+        extra=counts["extra"],
+        cards={k: dict(sorted(v.items())) for k, v in moves.items() if v},
+        current=new.to_dict(),
+    )
+
+
+def after_exchange(s: TableState, e: Event) -> TableState:
+    """A by-card exchange's new current list (a count-only one changes nothing)."""
+    current = e.data.get("current")
+    if not current:
+        return s
+    seat = e.data["seat"]
+    cards = DeckList.from_dict(current)
+    return s.evolve(decks=put(s.decks, seat, replace(s.decks[seat], current_cards=cards)))
+
+
+def revert(deck: Deck) -> Deck:
+    """A deck as registered, at the start of a match (R2.7)."""
+    return Deck(
+        registered=deck.registered,
+        confirmed=deck.confirmed,
+        current=deck.registered,
+        cards=deck.cards,
+        current_cards=deck.cards,
+    )
+
+
+def list_view(deck: Deck) -> dict[str, Any]:
+    """A seat's registered and current lists, for its own phone and for judges."""
+    return {
+        "registered": deck.cards.to_dict() if deck.cards else None,
+        "current": deck.current_cards.to_dict() if deck.current_cards else None,
+    }
+
+
+__all__ = ["PARTS", "by_card", "exchange_by_card", "list_view", "revert"]
