@@ -112,8 +112,15 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       ui.queued = n;
       render();
     }),
-    conn.on("reply", ({ reply }) => {
+    conn.on("reply", ({ command, reply }) => {
       if (!reply.ok) toastError(reply.error || {});
+      else if (command && command.cmd === "side.exchange") {
+        // The state does not change (counts stay equal, R6.8): say that it was recorded.
+        ui.forms.side = {};
+        delete sigs.phase;
+        render();
+        toast(t("side.recorded"));
+      }
     }),
     conn.on("error", (err) => {
       if (err && err.code !== "bad_token") toastError(err);
@@ -843,8 +850,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
         const n = (k) => Number(form[k] || 0);
         const v = { main: { in: n("main_in"), out: n("main_out") }, extra: { in: n("extra_in"), out: n("extra_out") } };
         const bad = [v.main.in, v.main.out, v.extra.in, v.extra.out].some((x) => !Number.isInteger(x) || x < 0 || x > 15);
+        // R6.8 (in = out) is the server's to judge: its refusal names the deck and the difference.
         if (bad) err.textContent = t("side.err_range");
-        else if (v.main.in !== v.main.out || v.extra.in !== v.extra.out) err.textContent = t("side.err_equal");
         else {
           err.textContent = "";
           send("side.exchange", v);

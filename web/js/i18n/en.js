@@ -229,8 +229,8 @@ export default {
   "side.extra_out": "Extra: out",
   "side.submit": "Record the exchange",
   "side.err_range": "Use numbers from 0 to 15.",
-  "side.err_equal": "In and out must be equal for the main deck and for the extra deck.",
   "side.current": "Now: {counts}",
+  "side.recorded": "Side deck exchange recorded.",
 
   "match.confirm": "Confirm the match result",
   "match.new": "New match",
@@ -306,7 +306,7 @@ export default {
   "err.invalid": "Some values are not valid.",
   "err.internal": "The server had a problem. Try again.",
   "err.bad_origin": "Connection refused.",
-  "err.count_changed": "The deck must keep its card count.",
+  "err.count_changed": "R6.8: the deck must keep its card count (cards in = cards out).",
   "reason.time_lp": "more LP when time ran out",
   "reason.time_draw": "equal after time",
   "reason.time_lead": "ahead when time ran out",

@@ -229,8 +229,8 @@ export default {
   "side.extra_out": "エクストラ：抜く",
   "side.submit": "交換を記録",
   "side.err_range": "0〜15の数を入力してください。",
-  "side.err_equal": "メインとエクストラのそれぞれで、入れる枚数と抜く枚数を同じにしてください。",
   "side.current": "現在：{counts}",
+  "side.recorded": "サイドデッキの入れ替えを記録しました。",
 
   "match.confirm": "マッチ結果を確認",
   "match.new": "新しいマッチ",
@@ -306,7 +306,7 @@ export default {
   "err.invalid": "無効な値があります。",
   "err.internal": "サーバーで問題が発生しました。再試行してください。",
   "err.bad_origin": "接続が拒否されました。",
-  "err.count_changed": "デッキの枚数は変えられません。",
+  "err.count_changed": "R6.8：デッキの枚数は変えられません（入れる枚数＝抜く枚数）。",
   "reason.time_lp": "時間切れ時にLPが多い",
   "reason.time_draw": "時間切れ後も同点",
   "reason.time_lead": "時間切れ時にリード",

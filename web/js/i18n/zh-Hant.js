@@ -229,8 +229,8 @@ export default {
   "side.extra_out": "額外：換出",
   "side.submit": "記錄交換",
   "side.err_range": "請輸入 0 至 15。",
-  "side.err_equal": "主牌組和額外牌組的換入與換出都必須相同。",
   "side.current": "現在：{counts}",
+  "side.recorded": "已記錄副牌組交換。",
 
   "match.confirm": "確認比賽結果",
   "match.new": "新的比賽",
@@ -306,7 +306,7 @@ export default {
   "err.invalid": "有些數值無效。",
   "err.internal": "伺服器出錯，請再試。",
   "err.bad_origin": "連線被拒。",
-  "err.count_changed": "牌組張數必須保持不變。",
+  "err.count_changed": "R6.8：牌組張數必須保持不變（換入張數＝換出張數）。",
   "reason.time_lp": "時間到時 LP 較多",
   "reason.time_draw": "時間到後相同",
   "reason.time_lead": "時間到時領先",
