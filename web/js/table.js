@@ -1127,6 +1127,9 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       else if (status !== "idle") ms = get(st, "clock.remaining_ms", 0); // paused, expired, stopped
       const text = formatDuration(ms);
       if (clockEl.textContent !== text) clockEl.textContent = text;
+      // What is shown, in ms, and the local time it was computed at: phones can be compared.
+      clockEl.dataset.remainingMs = String(Math.max(0, Math.round(ms)));
+      clockEl.dataset.atMs = String(Date.now());
       clockEl.classList.toggle("low", status !== "idle" && ms < 5 * 60000);
       clockEl.classList.toggle("out", status !== "idle" && ms <= 0);
     }
