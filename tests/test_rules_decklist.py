@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from server.rules import RuleError
-from server.rules.decklist import BanList, DeckList, exchange, fold, parse, problems
+from server.rules.decklist import BanList, DeckList, check, exchange, fold, parse, problems
 
 BANS = BanList.build(
     "2008-03",
@@ -140,3 +140,60 @@ def test_r6_8_r2_6_exchange_refusals(moves: dict[str, Any], code: str) -> None:
     with pytest.raises(RuleError) as info:
         exchange(reg, reg, moves)
     assert info.value.code == code
+
+
+CJK_BANS = BanList.build(
+    "2026-10",
+    [("強欲な壺", "forbidden"), ("強欲之壺", "forbidden"), ("死者蘇生", "limited")],
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "part", "card", "copies"),
+    [
+        ("メインデッキ\n３ ブラック・マジシャン", "main", "ブラック・マジシャン", 3),
+        ("主牌組\n黑魔導 ×２", "main", "黑魔導", 2),
+        ("副牌組\n２x 聖なるバリア －ミラーフォース－", "side", "聖なるバリア -ミラーフォース-", 2),
+        ("Ｅｘｔｒａ Ｄｅｃｋ\n１ Ｄａｒｋ Ｐａｌａｄｉｎ", "extra", "Dark Paladin", 1),
+    ],
+)
+def test_r1_6_parse_japanese_chinese_and_full_width(
+    text: str, part: str, card: str, copies: int
+) -> None:
+    assert dict(parse(text).part(part)) == {card: copies}
+
+
+@pytest.mark.parametrize(
+    ("line", "card"),
+    [("1 強欲な壺", "強欲な壺"), ("1 強欲之壺", "強欲之壺"), ("２ 死者蘇生", "死者蘇生")],
+)
+def test_r2_5_ban_list_in_japanese_and_chinese(line: str, card: str) -> None:
+    d = parse("\n".join(["30 Filler", "10 Other", line]), CJK_BANS)
+    # "30 Filler" breaks R2.4 too; the ban-list problem is named with it
+    found = [p for p in problems(d, CJK_BANS) if p["rule"] == "R2.5"]
+    assert [(p["card"], p["max"]) for p in found] == [(card, CJK_BANS.limits[fold(card)])]
+
+
+def test_r2_4_copies_counted_across_full_width_spellings() -> None:
+    d = parse("3 Kuriboh\nExtra\n1 ＫＵＲＩＢＯＨ")
+    (found,) = [p for p in problems(d) if p["rule"] == "R2.4"]
+    assert (found["card"], found["count"]) == ("Kuriboh", 4)
+
+
+def test_r1_6_check_names_every_problem_with_a_message() -> None:
+    text = "\n".join(["3 Pot of Greed", "3 Monster Reborn", "Side", "1 Monster Reborn"])
+    d, found = check(text, BANS)
+    assert d.counts() == {"main": 6, "extra": 0, "side": 1}
+    assert [(p["rule"], p["code"]) for p in found] == [
+        ("R2.1", "deck_size"),
+        ("R2.4", "too_many_copies"),
+        ("R2.5", "limited"),
+        ("R2.5", "forbidden"),
+    ]
+    assert all(str(p["message"]).startswith(str(p["rule"]) + ":") for p in found)
+    assert "Pot of Greed is forbidden" in str(found[-1]["message"])
+
+
+def test_r1_6_check_turns_an_unreadable_line_into_a_problem() -> None:
+    d, found = check("3 Kuriboh\n99 Kuriboh")
+    assert d == DeckList() and found[0]["rule"] == "R1.6" and found[0]["line"] == 2
