@@ -1,0 +1,129 @@
+"""`python -m reliability`: crash recovery on SQLite and PostgreSQL, fuzzing, access checks.
+
+Prints kills survived, commands acknowledged, lost and duplicated, fuzz messages sent and
+unhandled errors; exits non-zero when any guarantee fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+from . import access, crash, fuzz, openapi_fuzz
+from .proc import postgres_answers
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m reliability", description=__doc__)
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument(
+        "--acks-between",
+        type=int,
+        default=150,
+        help="kill after a random 1..N acknowledgements since the last restart",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="turns each table plays at least")
+    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--fuzz", type=int, default=3000, help="websocket fuzz messages")
+    parser.add_argument("--http-fuzz", type=int, default=300, help="examples per HTTP operation")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--skip", action="append", default=[], choices=["crash", "fuzz", "http", "access"]
+    )
+    parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="reliability-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    failures: list[str] = []
+    figures: dict[str, object] = {"workdir": str(workdir)}
+
+    if "crash" not in args.skip:
+        backends = ["sqlite", "postgres"] if args.backend == "both" else [args.backend]
+        for name in backends:
+            if name == "postgres" and not postgres_answers():
+                failures.append("postgres: PostgreSQL does not answer on 127.0.0.1:5432")
+                continue
+            report = crash.run(
+                name, workdir, args.tables, args.kills, args.acks_between, args.rounds, args.seed
+            )
+            figures[f"crash_{name}"] = asdict(report)
+            print(
+                f"[crash/{name}] tables {report.tables}, kills survived {report.kills}, "
+                f"commands acknowledged {report.acknowledged}, lost {report.lost}, "
+                f"duplicated {report.duplicated}, replays checked {report.replays_checked} "
+                f"(mismatched {report.mismatched}), chains broken {report.chains_broken}, "
+                f"resent {report.resent}, stalled tables {report.stalled}, "
+                f"tracebacks {report.tracebacks}, {report.seconds} s"
+            )
+            for problem in report.problems[:10]:
+                print(f"  ! {problem}")
+            if not report.ok or report.kills < args.kills:
+                failures.append(f"crash/{name}")
+
+    if "fuzz" not in args.skip:
+        report = fuzz.run(workdir, args.fuzz)
+        figures["fuzz_ws"] = {**asdict(report), "unhandled": report.unhandled}
+        print(
+            f"[fuzz/ws] messages sent {report.sent}, answered {report.answered} "
+            f"(coded errors {report.coded_errors}, results {report.results}), "
+            f"closed by the server {report.closed}, unhandled errors {report.unhandled} "
+            f"(internal {report.internal}, tracebacks {report.tracebacks}, "
+            f"unanswered {report.unanswered}), invariant failures {report.invariant_failures}"
+        )
+        for example in report.examples[:5]:
+            print(f"  ! {example[:600]}")
+        if not report.ok:
+            failures.append("fuzz/ws")
+
+    if "http" not in args.skip:
+        report = openapi_fuzz.run(workdir, args.http_fuzz)
+        figures["fuzz_http"] = asdict(report)
+        print(
+            f"[fuzz/http] operations {report.operations}, requests {report.requests}, "
+            f"5xx {report.server_errors}, tracebacks {report.tracebacks}"
+        )
+        for example in report.examples[:5]:
+            print(f"  ! {example[:600]}")
+        if not report.ok:
+            failures.append("fuzz/http")
+
+    if "access" not in args.skip:
+        report = access.run(workdir)
+        figures["access"] = {
+            "checks": report.checks,
+            "notes": report.notes,
+            "tracebacks": report.tracebacks,
+        }
+        passed = sum(report.checks.values())
+        print(
+            f"[access] checks passed {passed}/{len(report.checks)}, tracebacks {report.tracebacks}"
+        )
+        flood = report.notes.get("flood")
+        if isinstance(flood, dict):
+            print(f"  flood: {flood}")
+        for name in report.failed:
+            print(f"  ! {name}: {report.notes.get(name)}")
+        if not report.ok:
+            failures.append("access")
+
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2, default=str))
+    if failures:
+        print("FAILED: " + ", ".join(failures))
+        return 1
+    print("all reliability guarantees held")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
