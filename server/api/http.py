@@ -124,6 +124,7 @@ def join_table(code: str) -> tuple[Response, int]:
 @bp.get("/tables/<code>/qr.svg")
 def table_qr(code: str) -> Response:
     """A QR code of the table's join link."""
+    rate_limit()  # a 404 here would also tell a guesser which codes exist
     code = code.upper()
     if not services().store.exists(code):
         raise AppError("no_such_table", "No table has this code.", status=404)
