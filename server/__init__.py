@@ -44,7 +44,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from werkzeug.middleware.proxy_fix import ProxyFix
 
     from server import config as settings
-    from server.api import floor_ws, http, openapi, sheets, staff, web, ws
+    from server.api import decklists, floor_ws, http, openapi, sheets, staff, web, ws
     from server.api.ratelimit import KeyedLimiter
     from server.hub import make_hub
     from server.middleware import DeclineWebSocketCompression
@@ -77,6 +77,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     http.init_app(app)
     ws.init_app(app)
     staff.init_app(app)
+    decklists.init_app(app)
     floor_ws.init_app(app)
     sheets.init_app(app)
     openapi.init_app(app)

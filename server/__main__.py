@@ -36,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_parser(commands)
     verify_cli.add_parser(commands)
+    from server import banlist_cli
+
+    banlist_cli.add_parser(commands)
     return parser
 
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from server.rules import EMPTY, Event, TableState, apply
+from server.rules.view import LIST_EVENTS
 
 SEATS = ("A", "B")
 
@@ -317,6 +318,12 @@ class _Builder:
     def on_deck_declared(self, e: Event, before: TableState, by: str) -> None:
         c = e.data["counts"]
         self.match.decks[e.data["seat"]] = f"main {c['main']}, extra {c['extra']}, side {c['side']}"
+
+    def on_deck_registered(self, e: Event, before: TableState, by: str) -> None:
+        c = e.data["counts"]
+        self.match.decks[e.data["seat"]] = (
+            f"list: main {c['main']}, extra {c['extra']}, side {c['side']}"
+        )
 
     def on_deck_checked(self, e: Event, before: TableState, by: str) -> None:
         if not e.data.get("ok", True):
@@ -627,6 +634,11 @@ def public_log(log: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         item = dict(entry)
         if item.get("type") == "rps.picked" and i > last_throw:
             item["data"] = {**dict(item.get("data") or {}), "hand": None}
+            item["hidden"] = True
+        elif item.get("type") in LIST_EVENTS:  # a deck list's cards: its seat and judges only
+            hidden = LIST_EVENTS[str(item["type"])]
+            data = dict(item.get("data") or {})
+            item["data"] = {k: v for k, v in data.items() if k not in hidden}
             item["hidden"] = True
         out.append(item)
     return out

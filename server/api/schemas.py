@@ -235,9 +235,47 @@ class InOutSchema(Schema):
     out = Int(0, MAX_INT, load_default=0)
 
 
+def CardMoves() -> fields.Dict:  # noqa: N802
+    """{card name: copies} of a side-deck exchange by card."""
+    return fields.Dict(
+        keys=Text(80, min_length=1), values=Int(1, 60), validate=validate.Length(max=40)
+    )
+
+
 class SideExchangeSchema(Schema):
+    """Counts (`main`, `extra`: {in, out}) or, with a registered list, cards by name."""
+
     main = fields.Nested(InOutSchema)
     extra = fields.Nested(InOutSchema)
+    main_in = CardMoves()
+    main_out = CardMoves()
+    extra_in = CardMoves()
+    extra_out = CardMoves()
+
+
+_LIST_CONTROL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+class ListText(fields.String):
+    """A pasted deck list: lines kept, other control characters dropped, capped."""
+
+    def __init__(self, max_length: int, **kwargs: Any) -> None:
+        super().__init__(validate=validate.Length(max=max_length), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        return _LIST_CONTROL.sub("", super()._deserialize(value, attr, data, **kwargs))
+
+
+class DeckRegisterSchema(Schema):
+    text = ListText(8000, required=True)
+
+
+class BanlistSetSchema(Schema):
+    """A judge names a loaded list (empty: none); the server adds its entries."""
+
+    name = Text(80, load_default="")
 
 
 class ExtendSchema(Schema):
@@ -319,6 +357,8 @@ COMMAND_SCHEMAS: dict[str, Schema] = {
     "lp.withdraw": EntrySchema(),
     "deck.declare": DeckDeclareSchema(),
     "deck.confirm": SeatArgSchema(),
+    "deck.register": DeckRegisterSchema(),
+    "banlist.set": BanlistSetSchema(),
     "pregame.check": PregameCheckSchema(),
     "rps.pick": RpsPickSchema(),
     "rps.report": WinnerSchema(),

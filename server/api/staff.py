@@ -208,7 +208,38 @@ def get_event(event_id: int) -> Response:
     require_role(event_id, "judge", "organiser")
     detail = tournament().event_detail(event_id)
     detail["my_role"] = tournament().role(current_staff(), event_id)
+    from server.store.banlists import of_event
+
+    loaded = of_event(event_id)
+    detail["banlist"] = {"name": loaded[0], "size": len(loaded[1])} if loaded else None
     return jsonify(detail)
+
+
+class BanListUploadSchema(Schema):
+    name = Text(80, min_length=1, required=True)
+    text = fields.String(required=True, validate=validate.Length(min=1, max=500_000))
+    filename = Text(200, load_default="")
+
+
+@bp.post("/api/events/<int:event_id>/banlist")
+def upload_banlist(event_id: int) -> Response:
+    """Load the event's ban list (CSV or JSON, docs/banlists.md); its tables get it at once
+    (a table where a deck list is already registered keeps its own, R2.5)."""
+    require_role(event_id, "organiser")
+    from server.store import banlists
+
+    from .decklists import set_event_banlist
+
+    body = load_body(BanListUploadSchema())
+    entries = banlists.parse_file(body["text"], body["filename"])
+    now = services().clock()
+    banlists.save(body["name"], entries, event_id, now)
+    codes = [t["code"] for t in tournament().tables(event_id)]
+    rows = [[c, s] for c, s in entries]
+    applied, refused = set_event_banlist(codes, body["name"].strip(), rows, now)
+    return jsonify(
+        {"name": body["name"].strip(), "size": len(entries), "applied": applied, "refused": refused}
+    )
 
 
 @bp.patch("/api/events/<int:event_id>")
@@ -374,7 +405,13 @@ def staff_table(code: str) -> Response:
     snap = services().store.snapshot(code)
     log = services().store.log(code)
     return jsonify(
-        {"code": code, "info": info, "seq": snap.seq, "state": view(snap.state), "log": log}
+        {
+            "code": code,
+            "info": info,
+            "seq": snap.seq,
+            "state": view(snap.state, privileged=True),  # judges see every deck list
+            "log": log,
+        }
     )
 
 

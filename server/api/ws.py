@@ -117,14 +117,19 @@ class Connection:
     def _send_now(self, message: dict[str, Any]) -> None:
         self.ws.send(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
 
+    @property
+    def privileged(self) -> bool:
+        """Judges and the organiser see every deck list of their event's tables."""
+        return self.actor.role in ("judge", "organiser")
+
     def _view(self, state: Any, seq: int) -> dict[str, Any]:
-        return {**view(state, self.actor.seat), "seq": seq}
+        return {**view(state, self.actor.seat, privileged=self.privileged), "seq": seq}
 
     def _events(self, since: int, upto: int) -> list[dict[str, Any]]:
         if since >= upto or upto - since > MAX_REPLAY:
             return []
         rows = self.store.events_since(self.code, since, limit=upto - since)
-        return [event_for(env, self.actor.seat) for env in rows]
+        return [event_for(env, self.actor.seat, self.privileged) for env in rows]
 
     def _welcome(self, since: int | None) -> None:
         snap = self.store.snapshot(self.code)
@@ -283,6 +288,9 @@ class Connection:
             self._refuse(ref, "invalid", "Some arguments are not valid.", jsonable(exc.messages))
             return
         try:
+            from .decklists import before_command
+
+            loaded = before_command(self.code, cmd, loaded, self.actor, self.clock())
             result = self.store.append(self.code, cmd, loaded, self.actor, ref, self.clock())
         except RuleError as exc:
             self._refuse(ref, exc.code, exc.message, jsonable(dict(exc.details)))

@@ -1,0 +1,171 @@
+"""Deck lists and ban lists over HTTP, and what the table websocket adds to their commands.
+
+- `POST /api/tables/<code>/decklist/check` (a seat's token as `Authorization: Bearer ...`):
+  the problems of a pasted list against the table's ban list, for live feedback; writes nothing.
+- `GET /api/banlists`: the loaded lists a casual table may pick.
+- `POST /api/tables/<code>/banlist` (a seat's token): a casual table picks a list by name (or
+  none) before any deck list is registered; the server sends its entries as `banlist.set`.
+
+Seats never send ban-list entries: the server looks a list up by name. An event's tables get
+the event's list (the organiser's upload sets it at once; a table opened later gets it before
+its first deck list is registered).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Flask, Response, jsonify, request
+from marshmallow import Schema
+
+from server import services
+from server.errors import AppError
+from server.rules import Actor, RuleError
+from server.rules.decklist import BanList, check
+from server.rules.registration import MAX_TEXT
+from server.store import banlists
+from server.store.models import TableRow, db
+
+from .http import load_body, rate_limit
+from .schemas import ListText, Text
+
+bp = Blueprint("decklists", __name__, url_prefix="/api")
+SYSTEM = Actor(role="system")
+
+
+class CheckSchema(Schema):
+    text = ListText(MAX_TEXT, required=True)
+
+
+class PickSchema(Schema):
+    name = Text(banlists.MAX_NAME, load_default="")
+
+
+def seat_of_request(code: str) -> Actor:
+    """The seat whose token is in the Authorization header; 401 otherwise."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    actor = None
+    if scheme.lower() == "bearer" and token.strip():
+        actor = services().store.seat_actor(code, token.strip())
+    if actor is None:
+        raise AppError("bad_token", "Send your seat's token: Authorization: Bearer ...", status=401)
+    return actor
+
+
+def event_of(code: str) -> int | None:
+    with db.connection_context():
+        row = TableRow.select(TableRow.event_id).where(TableRow.code == code).first()
+        return row.event_id if row else None
+
+
+def event_banlist(code: str) -> tuple[str, list[list[str]]] | None:
+    """The ban list of the table's event, if it is an event table and one is loaded."""
+    return banlists.of_event(event_of(code))
+
+
+def _set(code: str, name: str, entries: list[list[str]], now_ms: int) -> int:
+    """Append banlist.set as the server; publish; the new seq."""
+    found = services()
+    done = found.store.append(
+        code, "banlist.set", {"name": name, "entries": entries}, SYSTEM, None, now_ms
+    )
+    if done.events:
+        found.hub.publish(code, done.seq)
+    return done.seq
+
+
+def ensure_event_banlist(code: str, now_ms: int) -> None:
+    """Before a deck list is registered at an event table: the event's list is in force."""
+    loaded = event_banlist(code)
+    if loaded is None:
+        return
+    state = services().store.snapshot(code).state
+    in_force = state.banlist
+    if in_force is not None and in_force.name == loaded[0]:
+        return
+    if any(d.cards for d in state.decks.values()):
+        return  # too late to change (R2.5); the core keeps the list registered against
+    try:
+        _set(code, loaded[0], loaded[1], now_ms)
+    except RuleError:
+        pass
+
+
+def set_event_banlist(codes: list[str], name: str, entries: list[list[str]], now_ms: int):
+    """Put a list in force at each table; tables with lists registered refuse (by code)."""
+    applied, refused = 0, {}
+    for code in codes:
+        try:
+            _set(code, name, entries, now_ms)
+            applied += 1
+        except RuleError as exc:
+            refused[code] = exc.code
+    return applied, refused
+
+
+def before_command(
+    code: str, cmd: str, args: dict[str, Any], actor: Actor, now_ms: int
+) -> dict[str, Any]:
+    """What the websocket edge adds before the rules decide: a ban list named by a judge is
+    looked up; an event table gets its event's list before a deck list is registered."""
+    if cmd == "banlist.set":
+        name = str(args.get("name") or "")
+        return {"name": name, "entries": banlists.entries_of(name) if name else []}
+    if cmd == "deck.register":
+        ensure_event_banlist(code, now_ms)
+    return args
+
+
+# -- routes --------------------------------------------------------------------------------------
+
+
+@bp.post("/tables/<code>/decklist/check")
+def check_list(code: str) -> Response:
+    """The problems of a pasted list (R1.6, R2.1-R2.5), without writing anything."""
+    rate_limit()
+    code = code.upper()
+    seat_of_request(code)
+    body = load_body(CheckSchema())
+    state = services().store.snapshot(code).state
+    banlist = state.banlist
+    if banlist is None and not any(d.cards for d in state.decks.values()):
+        loaded = event_banlist(code)  # the list the table will get at registration
+        if loaded:
+            banlist = BanList.build(loaded[0], [(c, s) for c, s in loaded[1]])
+    deck, problems = check(body["text"], banlist)
+    return jsonify(
+        {
+            "cards": deck.to_dict(),
+            "counts": deck.counts(),
+            "problems": problems,
+            "banlist": banlist.name if banlist else None,
+        }
+    )
+
+
+@bp.get("/banlists")
+def list_banlists() -> Response:
+    """The loaded ban lists (names and sizes)."""
+    rate_limit()
+    return jsonify({"banlists": banlists.listing()})
+
+
+@bp.post("/tables/<code>/banlist")
+def pick_banlist(code: str) -> Response:
+    """A seat of a casual table picks a loaded list by name (empty: none)."""
+    rate_limit()
+    code = code.upper()
+    seat_of_request(code)
+    if event_of(code) is not None:
+        raise AppError("event_table", "An event table uses its event's ban list.", status=409)
+    name = load_body(PickSchema())["name"]
+    entries = banlists.entries_of(name) if name else []
+    seq = _set(code, name, entries, services().clock())
+    return jsonify({"name": name or None, "size": len(entries), "seq": seq})
+
+
+def init_app(app: Flask) -> None:
+    """Create the ban-list table and register the routes."""
+    banlists.create_tables()
+    app.register_blueprint(bp)

@@ -1,0 +1,42 @@
+"""`python -m server load-banlist FILE --name NAME [--event ID]`: store a ban list (R2.5)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Add the load-banlist subcommand to the server's command line."""
+    p = commands.add_parser("load-banlist", help="load a ban list from a CSV or JSON file")
+    p.add_argument("file", help="the list (docs/banlists.md)")
+    p.add_argument("--name", required=True, help="its unique name, e.g. 2026-10")
+    p.add_argument("--event", type=int, help="the event whose tables use it")
+    p.set_defaults(handler=load_banlist)
+
+
+def load_banlist(args: argparse.Namespace) -> int:
+    """Store the list in the database the environment names (DATABASE_URL, DATA_DIR)."""
+    from server import config as settings
+    from server.errors import AppError
+    from server.store import banlists, bind, open_database
+
+    conf = {**settings.DEFAULTS, **settings.from_env()}
+    try:
+        text = Path(args.file).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"Cannot read {args.file}: {exc}", file=sys.stderr)
+        return 1
+    bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
+    banlists.create_tables()
+    try:
+        entries = banlists.parse_file(text, args.file)
+        count = banlists.save(args.name, entries, args.event, time.time_ns() // 1_000_000)
+    except AppError as exc:
+        print(exc.message, file=sys.stderr)
+        return 1
+    where = f" for event {args.event}" if args.event else ""
+    print(f"Ban list {args.name.strip()}: {count} cards{where}.")
+    return 0
