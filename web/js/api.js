@@ -28,4 +28,5 @@ export async function api(method, path, body) {
 export const createTable = (opts = {}) => api("POST", "/api/tables", opts);
 export const getTable = (code) => api("GET", `/api/tables/${encodeURIComponent(code)}`);
 export const joinTable = (code, body) => api("POST", `/api/tables/${encodeURIComponent(code)}/join`, body);
+export const getTableEvent = (code) => api("GET", `/api/tables/${encodeURIComponent(code)}/event`);
 export const qrUrl = (code) => `/api/tables/${encodeURIComponent(code)}/qr.svg`;

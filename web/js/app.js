@@ -1,7 +1,7 @@
 // The router and the home and join screens. "/" is home; "/t/<CODE>" is a table: the join screen
 // when this phone holds no seat there (unless it chose to watch), else the table itself.
 
-import { createTable, getTable, joinTable } from "./api.js";
+import { createTable, getTable, getTableEvent, joinTable } from "./api.js";
 import { h } from "./dom.js";
 import { initLang, onLangChange, t } from "./i18n.js";
 import { get } from "./state.js";
@@ -177,6 +177,24 @@ function showJoin(code, state) {
   } catch {
     /* storage blocked */
   }
+  // A table card's QR code names the seat (?seat=A); an event table may know its pairing.
+  const wanted = new URLSearchParams(location.search).get("seat");
+  const eventLine = h("p", { class: "status-line", testid: "join-event", hidden: true });
+  getTableEvent(code).then((res) => {
+    if (!res.ok) return;
+    const info = res.body;
+    eventLine.textContent = t("join.event_table", {
+      event: get(info, "event.name", ""),
+      round: info.round,
+      number: info.number,
+    });
+    eventLine.hidden = false;
+    const paired = wanted && get(info, `pairing.${wanted}`, null);
+    if (paired && paired.name) {
+      nameInput.value = paired.name;
+      pidInput.value = paired.player_id || "";
+    }
+  });
   let busy = false;
   const take = async (seat) => {
     const name = nameInput.value.trim();
@@ -221,6 +239,7 @@ function showJoin(code, state) {
       langSelect(),
     ),
     h("h1", { text: t("join.title", { code }) }),
+    eventLine,
     full
       ? h("p", { class: "status-line attention", testid: "table-full", text: t("join.full") })
       : h(
@@ -232,7 +251,7 @@ function showJoin(code, state) {
           h("div", { class: "seats-pick" },
             seats.map((s) =>
               h("button", {
-                class: ["btn", "btn-big", !s.taken && "btn-primary"],
+                class: ["btn", "btn-big", !s.taken && (!wanted || wanted === s.seat) && "btn-primary"],
                 testid: `take-seat-${s.seat}`,
                 disabled: s.taken,
                 onclick: () => take(s.seat),

@@ -14,6 +14,7 @@ export default {
   "home.none": "No tables yet on this phone.",
   "home.forget": "Forget table {code}",
 
+  "join.event_table": "{event} · round {round} · table {number}",
   "join.title": "Table {code}",
   "join.take_title": "Take a seat",
   "join.name": "Your name (duelist name)",

@@ -14,6 +14,7 @@ export default {
   "home.none": "このスマホにはまだテーブルがありません。",
   "home.forget": "テーブル {code} を削除",
 
+  "join.event_table": "{event} · 第{round}回戦 · {number}番テーブル",
   "join.title": "テーブル {code}",
   "join.take_title": "着席",
   "join.name": "名前（デュエリスト名）",

@@ -14,6 +14,7 @@ export default {
   "home.none": "這部手機還沒有桌子。",
   "home.forget": "移除桌子 {code}",
 
+  "join.event_table": "{event} · 第 {round} 輪 · 第 {number} 桌",
   "join.title": "桌號 {code}",
   "join.take_title": "入座",
   "join.name": "你的名字（決鬥者名稱）",

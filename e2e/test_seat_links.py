@@ -1,0 +1,42 @@
+"""A table card's seat QR code on a phone: the event table is named and the pairing's name and
+player ID (R1.1) are filled in for that seat."""
+
+from __future__ import annotations
+
+import uuid
+
+from playwright.sync_api import expect
+
+from tests.staff_actions import Staff, create_organiser
+
+
+def test_a_seat_link_fills_in_the_pairing(live_server, new_phone):
+    organiser = f"org{uuid.uuid4().hex[:6]}"
+    create_organiser(live_server, organiser)
+    staff = Staff(live_server).login(organiser)
+    event = staff.create_event("Spring Cup", 2)
+    status, body = staff.request(
+        "POST",
+        f"/api/events/{event['id']}/pairings",
+        {"csv": "table,a,a_id,b,b_id\n2,Yugi Muto,0001,Seto Kaiba,0002\n"},
+    )
+    assert status == 200, body
+    table2 = next(t for t in body["tables"] if t["number"] == 2)
+
+    phone = new_phone()
+    phone.goto(f"/t/{table2['code']}?seat=B")
+    expect(phone.get_by_test_id("join-event")).to_contain_text("Spring Cup")
+    expect(phone.get_by_test_id("join-event")).to_contain_text("2")
+    expect(phone.get_by_test_id("name-input")).to_have_value("Seto Kaiba")
+    expect(phone.get_by_test_id("player-id-input")).to_have_value("0002")
+    expect(phone.get_by_test_id("take-seat-B")).to_have_class("btn btn-big btn-primary")
+    phone.get_by_test_id("take-seat-B").click()
+    expect(phone.get_by_test_id("name-B")).to_contain_text("Seto Kaiba")
+
+
+def test_a_casual_table_has_no_event_line(live_server, new_phone):
+    phone = new_phone()
+    phone.goto("/")
+    phone.get_by_test_id("new-table").click()
+    expect(phone.get_by_test_id("join-screen")).to_be_visible()
+    expect(phone.get_by_test_id("join-event")).to_be_hidden()
