@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install chromium run test e2e lint bench
+.PHONY: install chromium run test e2e lint bench reliability
 
 install: $(STAMP)
 
@@ -36,3 +36,8 @@ lint: install
 # A moderate load run (about 5 minutes); `python -m bench --help` for the full curve.
 bench: install
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# Crash recovery under SIGKILL (SQLite and PostgreSQL), fuzzing, access checks: a few minutes.
+# Prints kills survived, commands acknowledged, lost, duplicated, fuzz messages, unhandled errors.
+reliability: install
+	$(BIN)/python -m reliability $(RELIABILITY_ARGS)

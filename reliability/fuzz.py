@@ -13,12 +13,14 @@ from __future__ import annotations
 import json
 import time
 import uuid
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import HypothesisDeprecationWarning
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
@@ -359,7 +361,11 @@ def run(workdir: Path, examples: int = 3000, seed: int = 0) -> FuzzReport:
                     report.examples.append(f"closed {code} after {frame!r:.200}")
                 sock.drop()
 
-        one()
+        with warnings.catch_warnings():
+            # The websocket client's background thread touches the global `random` while
+            # hypothesis draws, which it takes for a strategy using `random`.
+            warnings.simplefilter("ignore", HypothesisDeprecationWarning)
+            one()
         for sock in sockets:
             sock.drop()
         reader = StoreReader(backend)
