@@ -56,8 +56,10 @@ DEFAULTS: dict[str, Any] = {
     "WS_PING_SECONDS": 20,
     "WS_RATE_PER_SECOND": 20,
     "WS_RATE_BURST": 40,
-    "HTTP_RATE_PER_MINUTE": 60,
-    "HTTP_RATE_BURST": 30,
+    # Per client address. A hall's phones often share one public address behind the venue's
+    # Wi-Fi, so this is generous; it still makes guessing 30-bit table codes hopeless.
+    "HTTP_RATE_PER_MINUTE": 600,
+    "HTTP_RATE_BURST": 300,
     "LOG_LEVEL": "INFO",
 }
 

@@ -42,7 +42,7 @@ def test_join_stores_only_the_token_hash(store: EventStore):
     joined, events = store.join(code, None, "Yugi", "P-1", T0)
     assert joined.seat == "A" and joined.seq == 2 and events[0]["type"] == "seat.joined"
     with db.connection_context():
-        row = SeatRow.get(SeatRow.seat == "A")
+        row = SeatRow.select().join(TableRow).where(TableRow.code == code).get()
     assert row.token_hash == hash_token(joined.token) and joined.token not in row.token_hash
     assert store.seat_actor(code, joined.token) == Actor("seat", "A", "Yugi")
     assert store.seat_actor(code, "forged") is None

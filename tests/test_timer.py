@@ -39,10 +39,11 @@ def test_time_is_called_once_even_by_two_processes(store: EventStore):
     published: list[int] = []
     hub.subscribe(code, lambda c, seq: published.append(seq))
     before = store.snapshot(code).seq
-    assert run_due(store, hub, T0 + MIN + 1) == 1
+    # (On a shared PostgreSQL test database other tests' tables may fall due too.)
+    assert run_due(store, hub, T0 + MIN + 1) >= 1
     after = store.snapshot(code)
     assert after.seq > before and published == [after.seq]
     assert after.state.time.called
     # A second process with its own cache, at the same moment: nothing more is written.
-    assert run_due(EventStore(db), hub, T0 + MIN + 1) == 0
-    assert store.snapshot(code).seq == after.seq
+    run_due(EventStore(db), hub, T0 + MIN + 1)
+    assert store.snapshot(code).seq == after.seq and published == [after.seq]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import Any
 
@@ -346,3 +347,28 @@ def test_compression_is_declined(table: Table):
             assert ws.response.headers.get("Sec-WebSocket-Extensions") is None
 
     run(scenario())
+
+
+def test_opening_sockets_counts_against_the_address_limit(tmp_path, database_url):
+    from server.testing import isolated_database, start_server, stop_server
+
+    url = isolated_database(database_url, "rate_limited")
+    env = {"HTTP_RATE_PER_MINUTE": "1", "HTTP_RATE_BURST": "3"}
+    server, process = start_server(tmp_path, url, env)
+    try:
+        status, created = http(server, "POST", "/api/tables", {})
+        assert status == 201
+
+        async def scenario() -> list[str]:
+            codes = []
+            for _ in range(3):
+                async with connect(f"{server.ws_url}/ws/table/{created['code']}") as ws:
+                    with contextlib.suppress(ConnectionClosed):  # a refused one is closing
+                        await ws.send(json.dumps({"type": "hello"}))
+                    codes.append(json.loads(await asyncio.wait_for(ws.recv(), WAIT))["type"])
+            return codes
+
+        assert run(scenario())[:2] == ["welcome", "welcome"]
+        assert run(scenario()) == ["error", "error", "error"]
+    finally:
+        stop_server(process)
