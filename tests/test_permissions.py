@@ -29,6 +29,8 @@ ARGS: dict[str, dict[str, Any]] = {
     "lp.withdraw": {"entry": 99},
     "deck.declare": {"main": 40, "extra": 15, "side": 15},
     "deck.confirm": {"seat": "A"},
+    "deck.register": {"text": "1 Kuriboh"},
+    "banlist.set": {"name": ""},
     "pregame.check": {"items": ["handshake"]},
     "rps.pick": {"hand": "rock"},
     "rps.report": {"winner": "A"},
