@@ -1,102 +1,161 @@
-"""Judges' floor views during the load run (`--floor-views N`), and the extension point for the
-floor-view benchmark (issue 6: staleness p99 and bytes a second with 500 active tables).
+"""Judges' floor views during the load run (`python -m bench --floor-views N`).
 
-The floor view's websocket is looked up among FLOOR_PATHS; if none exists yet (404), the run goes
-on without floor views and says so. What is measured for each view:
-  - bytes and messages received a second;
-  - staleness: the time from an event's commit (its `at_ms`, server time, on the same machine
-    clock as the bench) to the floor view receiving it, for every envelope that carries `at_ms`.
-To measure more, extend `FloorViews.on_message` (how a floor message names its tables and
-events is the floor view's own protocol) and the `floor` block printed by bench/report.py.
+The floor view is `/ws/floor/<event id>` for a logged-in judge or organiser. With `--floor-views`,
+the bench makes an organiser (`python -m server create-organiser`), logs in, creates events of at
+most 1,000 tables holding the run's tables (the phones join those tables instead of creating
+casual ones), and opens N floor views spread over the events from the first client process. If
+any of that is missing on the server (404, no such command), the run goes on without floor views
+and says why.
+
+Measured per view: bytes and messages received a second, and the staleness of what a judge sees:
+from a command's acknowledgement at the phone to the floor view receiving that table's summary at
+or past the command's `seq` (for the tables of the client process holding the views, a 1/k share
+of all tables). `python -m bench --floor-bench` runs the floor view's own, fuller benchmark
+(bench/floorview.py). To measure more here, extend `FloorViews.on_message`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
+import http.cookiejar
 import json
+import subprocess
+import sys
 import time
+import urllib.error
+import urllib.request
+from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
-from .servers import http_status
+from .servers import ROOT, Server
 
-FLOOR_PATHS = ("/ws/floor", "/ws/judge/floor", "/ws/judge")
-
-
-def find_floor_path(base: str) -> str | None:
-    """The first floor-view path the server knows (a websocket route answers a plain GET with
-    something other than 404)."""
-    for path in FLOOR_PATHS:
-        status = http_status(base + path)
-        if status not in (0, 404):
-            return path
-    return None
+PASSWORD = "bench floor password"
+EVENT_MAX_TABLES = 1000
 
 
-def _envelopes(message: Any) -> list[dict[str, Any]]:
-    """Every dict holding an `at_ms` and a `seq` anywhere in the message (events of any table)."""
-    found: list[dict[str, Any]] = []
-    todo = [message]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, dict):
-            if "at_ms" in item and "seq" in item and "type" in item:
-                found.append(item)
-            todo.extend(item.values())
-        elif isinstance(item, list):
-            todo.extend(item)
-    return found
+class FloorUnavailable(Exception):
+    """The server cannot serve floor views (yet)."""
+
+
+@dataclass
+class FloorSetup:
+    events: list[int]
+    codes: list[str]  # by global table number
+    cookie: str
+
+
+def prepare_floor(server: Server, tables: int) -> FloorSetup:
+    """An organiser, and events holding `tables` tables; raise FloorUnavailable if not possible."""
+    done = subprocess.run(
+        [sys.executable, "-m", "server", "create-organiser", "bench", "--password", PASSWORD],
+        cwd=ROOT,
+        env=server.env,
+        capture_output=True,
+        timeout=60,
+    )
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).decode(errors="replace").strip().splitlines()[-1:]
+        raise FloorUnavailable(f"create-organiser failed: {' '.join(tail)}")
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    csrf = ""
+
+    def call(method: str, path: str, body: Any) -> Any:
+        headers = {"Content-Type": "application/json", "Origin": server.url}
+        if csrf:
+            headers["X-CSRF-Token"] = csrf
+        request = urllib.request.Request(
+            server.url + path, json.dumps(body).encode(), method=method, headers=headers
+        )
+        try:
+            with opener.open(request, timeout=300) as response:
+                return json.load(response)
+        except urllib.error.HTTPError as exc:
+            raise FloorUnavailable(f"{method} {path}: {exc.code}") from None
+
+    csrf = call("POST", "/api/auth/login", {"username": "bench", "password": PASSWORD}).get(
+        "csrf", ""
+    )
+    events, codes = [], []
+    for first in range(0, tables, EVENT_MAX_TABLES):
+        count = min(EVENT_MAX_TABLES, tables - first)
+        body = {"name": f"Bench {first // EVENT_MAX_TABLES + 1}", "date": "2026-12-01"}
+        event = call("POST", "/api/events", {**body, "tables": count})
+        events.append(int(event["id"]))
+        codes += [t["code"] for t in event["tables"]]
+    cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
+    return FloorSetup(events, codes, cookie)
 
 
 class FloorViews:
-    def __init__(self, base: str, count: int, stats: Any) -> None:
+    """N floor views in one client process, and what they receive."""
+
+    def __init__(self, base: str, count: int, setup: dict[str, Any], stats: Any) -> None:
         self.base, self.count, self.stats = base, count, stats
-        self.path: str | None = None
+        self.events: list[int] = setup["events"]
+        self.cookie: str = setup["cookie"]
         self.sockets: list[ClientConnection] = []
+        # code -> acknowledged (seq, wall ms), appended by this process's tables.
+        self.acks: dict[str, list[tuple[int, float]]] = defaultdict(list)
         self.bytes = 0
         self.messages = 0
+        self.summaries = 0
         self.staleness: list[float] = []
         self.measuring = False
 
+    def acknowledged(self, code: str, seq: int) -> None:
+        self.acks[code].append((seq, time.time() * 1000))
+
     async def open(self) -> None:
-        self.path = await asyncio.to_thread(find_floor_path, self.base)
-        self.stats.extra["floor_path"] = self.path
-        if self.path is None:
-            return
-        url = "ws" + self.base[len("http") :] + self.path
-        for _ in range(self.count):
+        for i in range(self.count):
+            url = "ws" + self.base[len("http") :] + f"/ws/floor/{self.events[i % len(self.events)]}"
             try:
                 ws = await connect(
                     url,
-                    origin=self.base,
-                    compression="deflate",  # type: ignore[arg-type]
+                    origin=self.base,  # type: ignore[arg-type]
+                    additional_headers={"Cookie": self.cookie},
+                    compression="deflate",
                     ping_interval=None,
                     open_timeout=30,
                     max_size=2**24,
                 )
-                await ws.send(json.dumps({"type": "hello"}))
                 self.sockets.append(ws)
             except (OSError, WebSocketException) as exc:
                 self.stats.errors[f"floor_open:{type(exc).__name__}"] += 1
 
-    def on_message(self, raw: str | bytes, received_ms: float) -> None:
-        self.bytes += len(raw)
-        self.messages += 1
+    def on_message(self, raw: str | bytes, seen: dict[str, int], now: float) -> None:
         if not self.measuring:
             return
+        self.bytes += len(raw)
+        self.messages += 1
         try:
             message = json.loads(raw)
         except ValueError:
             return
-        for envelope in _envelopes(message):
-            self.staleness.append(received_ms - envelope["at_ms"])
+        if message.get("type") == "error":
+            self.stats.errors[f"floor_error:{(message.get('error') or {}).get('code')}"] += 1
+        for summary in message.get("tables") or ():
+            self.summaries += 1
+            code, seq = summary.get("code"), summary.get("seq", 0)
+            acks = self.acks.get(code)
+            if not acks:
+                continue
+            # Every command acknowledged after what this view last saw, up to `seq`.
+            low = bisect.bisect_right(acks, (seen.get(code, 0), float("inf")))
+            high = bisect.bisect_right(acks, (seq, float("inf")))
+            self.staleness += [now - at for _, at in acks[low:high]]
+            seen[code] = max(seen.get(code, 0), seq)
 
     async def _read(self, ws: ClientConnection) -> None:
+        seen: dict[str, int] = {}
         try:
             async for raw in ws:
-                self.on_message(raw, time.time() * 1000)
+                self.on_message(raw, seen, time.time() * 1000)
         except WebSocketException:
             if self.measuring:
                 self.stats.errors["floor_closed"] += 1
@@ -107,14 +166,15 @@ class FloorViews:
         readers = [asyncio.create_task(self._read(ws)) for ws in self.sockets]
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         self.measuring = True
-        bytes0, messages0 = self.bytes, self.messages
         await asyncio.sleep(max(0.0, end - time.monotonic()))
         self.measuring = False
         seconds = max(1e-9, end - start)
+        views = len(self.sockets)
         self.stats.extra["floor"] = {
-            "views": len(self.sockets),
-            "bytes_per_s_per_view": (self.bytes - bytes0) / seconds / len(self.sockets),
-            "messages_per_s_per_view": (self.messages - messages0) / seconds / len(self.sockets),
+            "views": views,
+            "bytes_per_s_per_view": self.bytes / seconds / views,
+            "messages_per_s_per_view": self.messages / seconds / views,
+            "summaries_per_s_per_view": self.summaries / seconds / views,
             "staleness": self.staleness,
         }
         for task in readers:

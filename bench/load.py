@@ -71,6 +71,8 @@ class Plan:
     clock_tables: int  # tables (global numbers below this) that also sample the clock spread
     floor_views: int = 0
     seed: int = 0
+    codes: list[str] | None = None  # tables made beforehand (in an event), by position in tables
+    floor: dict[str, Any] | None = None  # {"events": [...], "cookie": "..."} for the floor views
 
 
 @dataclass
@@ -122,12 +124,16 @@ class ClockSync:
 
 
 class Table:
-    def __init__(self, number: int, plan: Plan, stats: Stats, rng: random.Random) -> None:
+    def __init__(
+        self, number: int, plan: Plan, stats: Stats, rng: random.Random, code: str | None = None
+    ) -> None:
         self.number = number
         self.plan = plan
         self.stats = stats
         self.rng = rng
-        self.code = f"R{number:06d}"
+        self.made = code is not None  # made beforehand: join it, do not create it
+        self.code = code or f"R{number:06d}"
+        self.floor: Any = None  # the floor views to tell of acknowledged commands
         self.ws: dict[str, ClientConnection] = {}
         self.readers: list[asyncio.Task] = []
         self.futures: dict[str, asyncio.Future] = {}
@@ -259,11 +265,11 @@ class Table:
             await self.open("A")
             await self.open("B")
             return
-        client = http[self.plan.urls[0]]
-        status, body = await client.request("POST", "/api/tables", {})
-        if status != 201:
-            raise SetupError(f"create:{status}")
-        self.code = body["code"]
+        if not self.made:
+            status, body = await http[self.plan.urls[0]].request("POST", "/api/tables", {})
+            if status != 201:
+                raise SetupError(f"create:{status}")
+            self.code = body["code"]
         tokens = {}
         for seat in SEATS:
             status, body = await http[self.base(seat)].request(
@@ -277,11 +283,19 @@ class Table:
         for seat in SEATS:
             await self.open(seat)
             await self.hello(seat, tokens[seat])
-        steps = SETUP_STEPS + (CLOCK_STEPS if self.number < self.plan.clock_tables else [])
-        for seat, cmd, args in steps:
+        for seat, cmd, args in SETUP_STEPS:
             reply, _, _ = await self.send(seat, cmd, args)
             if not reply.get("ok"):
                 raise SetupError(f"{cmd}:{(reply.get('error') or {}).get('code')}")
+        if self.number < self.plan.clock_tables:
+            for seat, cmd, args in CLOCK_STEPS:
+                reply, _, _ = await self.send(seat, cmd, args)
+                if not reply.get("ok"):  # e.g. an event's clock is the judges' to start
+                    code = (reply.get("error") or {}).get("code")
+                    self.stats.extra.setdefault("clock_start_refused", {})
+                    refused = self.stats.extra["clock_start_refused"]
+                    refused[code] = refused.get(code, 0) + 1
+                    break
         if self.number < self.plan.clock_tables:
             # The clock sync of docs/protocol.md: a few pings, keep the fastest.
             for _ in range(5):
@@ -330,6 +344,8 @@ class Table:
         if not reply.get("ok"):
             stats.errors[f"refused:{(reply.get('error') or {}).get('code')}"] += 1
             return
+        if self.floor is not None:
+            self.floor.acknowledged(self.code, int(reply["seq"]))
         try:
             at = await self.wait_seq(other, int(reply["seq"]), sent + COMMAND_TIMEOUT)
         except TimeoutError:
@@ -398,7 +414,11 @@ async def lag_monitor(stats: Stats, start: float, end: float, period: float = 0.
 async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -> None:
     stats = Stats()
     rng = random.Random(plan.seed * 1000 + wid)
-    tables = [Table(n, plan, stats, random.Random(rng.random())) for n in plan.tables]
+    codes = plan.codes or [None] * len(plan.tables)
+    tables = [
+        Table(n, plan, stats, random.Random(rng.random()), code)
+        for n, code in zip(plan.tables, codes, strict=True)
+    ]
     pending: asyncio.Queue[Table] = asyncio.Queue()
     for table in tables:
         pending.put_nowait(table)
@@ -444,11 +464,13 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
     if start < 0:  # the run was called off
         end = start = time.monotonic()
     floor = None
-    if plan.floor_views and wid == 0 and plan.mode == "server":
+    if plan.floor_views and plan.floor is not None:
         from .floor import FloorViews
 
-        floor = FloorViews(plan.urls[0], plan.floor_views, stats)
+        floor = FloorViews(plan.urls[0], plan.floor_views, plan.floor, stats)
         await floor.open()
+        for table in ready:
+            table.floor = floor
     jobs = [loop.create_task(t.run(start, end)) for t in ready]
     jobs += [
         loop.create_task(t.sample_clock(start, end))

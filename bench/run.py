@@ -9,6 +9,7 @@ import math
 import multiprocessing as mp
 import os
 import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from . import procstat
+from .floor import FloorUnavailable, prepare_floor
 from .load import Plan, raise_nofile, worker_main
 from .servers import (
     GUNICORN_CONF,
@@ -119,7 +121,8 @@ class Result:
             "floor_staleness_p99_ms": self.pct(
                 99, (self.extra.get("floor") or {}).get("staleness", [])
             ),
-            "floor_path": self.extra.get("floor_path"),
+            "floor_skipped": self.extra.get("floor_skipped"),
+            "clock_start_refused": self.extra.get("clock_start_refused"),
             "machine_busy_pct": self.machine_busy_pct,
             "others_cpu_pct": self.machine_busy_pct
             - self.cpu_pct
@@ -202,6 +205,13 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
     procs: list[mp.Process] = []
     try:
         servers = start_servers(case, args, run_dir, pg)
+        floor = None
+        if case.mode == "server" and args.floor_views:
+            try:
+                floor = prepare_floor(servers[0], case.tables)
+            except (FloorUnavailable, OSError, subprocess.SubprocessError) as exc:
+                result.extra["floor_skipped"] = str(exc)
+                print(f"  floor views skipped: {exc}", flush=True)
         clients = args.clients or min(4, max(2, math.ceil(case.tables / 1250)))
         clients = max(1, min(clients, case.tables))
         ctx = mp.get_context("spawn")
@@ -224,6 +234,10 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 clock_tables=args.clock_tables,
                 floor_views=args.floor_views,
                 seed=args.seed,
+                codes=[floor.codes[n] for n in range(wid, case.tables, clients)] if floor else None,
+                floor={"events": floor.events, "cookie": floor.cookie}
+                if floor and wid == 0
+                else None,
             )
             proc = ctx.Process(
                 target=worker_main, args=(plan, wid, report, go, go_time), daemon=True
@@ -391,16 +405,19 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
                 f"samples; best ping RTT p50 {fmt(s['clock_best_rtt_p50_ms'], 2)} ms"
             )
         if args.floor_views:
-            if s["floor_path"] is None:
-                print("  floor views: skipped, the server has no floor-view websocket yet (404)")
+            if s["floor_skipped"]:
+                print(f"  floor views: skipped ({s['floor_skipped']})")
             elif s["floor"]:
                 f = s["floor"]
                 print(
-                    f"  floor views ({f['views']} at {s['floor_path']}): "
-                    f"{f['bytes_per_s_per_view']:.0f} bytes/s and "
-                    f"{f['messages_per_s_per_view']:.1f} messages/s per view; staleness p99 "
+                    f"  floor views ({f['views']}): {f['bytes_per_s_per_view']:.0f} bytes/s, "
+                    f"{f['messages_per_s_per_view']:.1f} messages/s and "
+                    f"{f['summaries_per_s_per_view']:.1f} table summaries/s per view; staleness "
+                    f"(command acknowledged -> floor view has it) p99 "
                     f"{fmt(s['floor_staleness_p99_ms'], 1)} ms"
                 )
+        if s["clock_start_refused"]:
+            print(f"  clock.start refused at some tables: {s['clock_start_refused']}")
         if s["note"]:
             print(f"  note: {s['note']}")
     print(
