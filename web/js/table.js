@@ -934,7 +934,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       rolls.length
         ? h("ul", { class: "list rolls", testid: "roll-list" },
             rolls.map((r) =>
-              h("li", { class: ["roll", r.void && "void"], testid: "roll-row", dataset: { roll: String(r.roll), kind: r.kind || "" } },
+              h("li", { class: ["roll", r.void && "void"], testid: "roll-row", dataset: { roll: String(r.roll), kind: r.kind || "", results: (r.results || []).join(",") } },
                 h("span", { class: "roll-result", text: rollText(r) }),
                 h("span", { class: "muted", text: `${t(`dice.${r.kind === "coin" ? "coin" : "die"}`)} \u00b7 ${name(r.by)} \u00b7 ${formatTime(r.at_ms)}${r.void ? ` \u00b7 ${t("dice.void")}` : ""}` }),
               ),
@@ -948,7 +948,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
   // A short reveal for a new roll: a neutral tumble (no faces) and then the result alone, so the
   // animation can never be read as a different result. With reduced motion: the result at once.
   function showRoll(roll) {
-    const result = h("div", { class: "roll-big", testid: "roll-overlay-result", text: rollText(roll) });
+    const result = h("div", { class: "roll-big", testid: "roll-overlay-result", dataset: { roll: String(roll.roll), results: (roll.results || []).join(",") }, text: rollText(roll) });
     const box = h(
       "div",
       { class: "overlay", testid: "roll-overlay", role: "status", "aria-live": "assertive", onclick: () => box.remove() },
