@@ -11,6 +11,7 @@ import segno
 from flask import Blueprint, Flask, Response, jsonify, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response as BaseResponse
 
 from server import services
 from server.errors import AppError, error_body
@@ -164,7 +165,7 @@ def handle_validation_error(exc: ValidationError) -> Response:
     return error_response(400, "invalid", "Some fields are not valid.", details)
 
 
-def handle_http_error(exc: HTTPException) -> Response:
+def handle_http_error(exc: HTTPException) -> BaseResponse:
     response = exc.get_response()  # keeps headers such as Allow
     code = "not_found" if exc.code == 404 else (exc.name or "error").lower().replace(" ", "_")
     response.set_data(json.dumps(error_body(code, exc.description or "")))

@@ -262,7 +262,8 @@ class EventStore:
                 .order_by(TableRow.next_due_ms)
                 .limit(limit)
             )
-            return [(row.code, row.next_due_ms) for row in query]
+            # next_due_ms is never None here (the where clause), `or 0` tells type checkers so.
+            return [(row.code, row.next_due_ms or 0) for row in query]
 
     def verify(self, code: str) -> Verification:
         """Recompute the hash chain and name the first link that does not hold."""

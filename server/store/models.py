@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from peewee import (
+    AutoField,
     BigIntegerField,
     CharField,
     Database,
@@ -38,6 +39,9 @@ class JSONField(TextField):
 
 
 class BaseModel(Model):
+    # peewee's implicit primary key, spelled out so type checkers know it.
+    id = AutoField()
+
     class Meta:
         database = db
 
