@@ -6,13 +6,25 @@ app, so this file imports nothing of the app and the app is never preloaded in t
 """
 
 import os
+import resource
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 wsgi_app = "server:create_app()"
 worker_class = "gevent"
 workers = int(os.environ.get("WEB_CONCURRENCY", "1"))
-# gevent's default is 1000 connections a worker; a tournament hall needs more sockets than that.
-worker_connections = 10000
+# gevent's default is 1000 connections a worker; a tournament hall needs more sockets than that:
+# 5,000 tables are 10,000 phone sockets before judges, spectators and HTTP requests.
+worker_connections = 12000
+
+# Every socket is a file descriptor, and the usual soft limit is 1,024: raise it to the hard one.
+_soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if _hard == resource.RLIM_INFINITY:
+    _hard = 1 << 20
+if _soft != resource.RLIM_INFINITY and _soft < _hard:
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (_hard, _hard))
+    except (ValueError, OSError):
+        pass
 preload_app = False
 timeout = 30
 graceful_timeout = 10
