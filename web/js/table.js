@@ -205,6 +205,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       "header",
       { class: "bar" },
       h("button", { class: "icon-btn", testid: "go-home", "aria-label": t("nav.home"), onclick: () => onLeave?.(), text: "\u2190" }),
+      h("h1", { class: "sr-only", text: `${t("table.title")} ${code}` }),
       h("div", { class: "bar-title" },
         h("span", { class: "bar-code", testid: "table-code", "aria-label": t("table.code"), text: code }),
         h("span", { class: "bar-role", testid: "role", text: store.role ? role : "" }),
