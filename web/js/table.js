@@ -45,6 +45,10 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     status: "connecting",
     queued: conn.pendingCount,
     forms: {}, // values typed into forms survive re-renders
+    listCheck: null, // the server's last answer about the pasted deck list
+    listChecks: 0,
+    listTimer: null,
+    listRefs: null,
   };
   const slots = {};
   const sigs = {};
@@ -635,6 +639,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
         h("button", { class: "btn btn-primary btn-wide", testid: "deck-declare", onclick: declare, text: mine ? t("deck.redeclare") : t("deck.declare") }),
         h("p", { class: "status-line", testid: "deck-mine", text: mine ? t("deck.mine", { counts: countsText(mine) }) + " \u00b7 " + (get(decks, `${meSeat}.confirmed`, false) ? t("deck.confirmed_by_opp") : t("deck.waiting_opp")) : t("deck.not_declared") }),
       );
+      parts.push(deckListForm());
     }
     for (const seat of isSeat() ? [other(meSeat)] : ["A", "B"]) {
       const decl = get(decks, `${seat}.declared`, null);
@@ -650,6 +655,96 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       }
     }
     return card(t("phase.registration"), "registration", parts);
+  }
+
+  // --- deck lists (R1.6, R2.1-R2.6): paste, live problems from the server, register -------------
+
+  function problemText(p) {
+    const key = `list.problem.${p.code}`;
+    if (!has(key)) return p.message || p.code;
+    return `${p.rule}: ${t(key, { card: p.card ?? "", count: p.count ?? "", max: p.max ?? "", min: p.min ?? "", part: p.part ? t(`deck.${p.part}`) : "", line: p.line ?? "" })}`;
+  }
+
+  function paintListCheck() {
+    const refs = ui.listRefs;
+    if (!refs) return;
+    const res = ui.listCheck;
+    if (!res) {
+      refs.counts.textContent = "";
+      refs.problems.replaceChildren();
+      return;
+    }
+    refs.counts.textContent = res.counts ? countsText(res.counts) : "";
+    const problems = res.problems || [];
+    refs.problems.replaceChildren(
+      ...(problems.length
+        ? problems.map((p) => h("li", { class: "bad", testid: "deck-list-problem", dataset: { rule: p.rule, code: p.code }, text: problemText(p) }))
+        : res.counts ? [h("li", { class: "ok", testid: "deck-list-ok", text: t("list.legal") })] : []),
+    );
+  }
+
+  async function checkList() {
+    const text = (ui.forms.list && ui.forms.list.text) || "";
+    const mine = ++ui.listChecks;
+    if (!text.trim() || !token) {
+      ui.listCheck = null;
+      paintListCheck();
+      return;
+    }
+    try {
+      const res = await fetch(`/api/tables/${encodeURIComponent(code)}/decklist/check`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json", Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ text }),
+      });
+      const body = await res.json();
+      if (mine !== ui.listChecks) return; // a later check is on its way
+      ui.listCheck = res.ok ? body : { problems: [{ rule: "", code: body.code, message: body.message }] };
+    } catch {
+      if (mine !== ui.listChecks) return;
+      ui.listCheck = null;
+    }
+    paintListCheck();
+  }
+
+  function deckListForm() {
+    const st = s();
+    const form = (ui.forms.list ||= {});
+    const deck = get(st, `decks.${store.seat}`, {}) || {};
+    const registered = deck.list && deck.cards && deck.cards.registered;
+    const area = h("textarea", {
+      rows: "8",
+      testid: "deck-list-text",
+      "aria-label": t("list.paste"),
+      placeholder: t("list.placeholder"),
+      spellcheck: false,
+      oninput: (e) => {
+        form.text = e.target.value;
+        clearTimeout(ui.listTimer);
+        ui.listTimer = setTimeout(checkList, 350);
+      },
+    });
+    area.value = form.text ?? ""; // a textarea's text is its value, not an attribute
+    ui.listRefs = {
+      counts: h("p", { class: "muted", testid: "deck-list-counts", "aria-live": "polite" }),
+      problems: h("ul", { class: "list-problems", testid: "deck-list-problems", "aria-live": "polite" }),
+    };
+    paintListCheck();
+    const banlist = st.banlist;
+    return h("div", { class: "deck-list", testid: "deck-list" },
+      h("h3", { text: t("list.title") }),
+      h("p", { class: "muted", testid: "deck-list-banlist", text: banlist ? t("list.banlist", { name: banlist.name }) : t("list.no_banlist") }),
+      h("label", { class: "field" }, h("span", { text: t("list.paste") }), area),
+      ui.listRefs.counts,
+      ui.listRefs.problems,
+      h("button", {
+        class: "btn btn-primary btn-wide",
+        testid: "deck-list-register",
+        onclick: () => send("deck.register", { text: form.text || "" }),
+        text: registered ? t("list.register_again") : t("list.register"),
+      }),
+      registered ? h("p", { class: "status-line ok", testid: "deck-list-mine", text: t("list.mine", { counts: countsText(deck.declared) }) }) : null,
+    );
   }
 
   function phasePregame() {
@@ -844,6 +939,19 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
           h("button", { class: "btn btn-primary", testid: "deck-check-ok", onclick: () => send("deck.check", { ok: true, note: "" }), text: t("between.check_ok", { counts: countsText(mine.current || mine.declared) }) }),
           h("button", { class: "btn btn-quiet", testid: "deck-check-problem", onclick: () => send("deck.check", { ok: false, note: "" }), text: t("between.check_problem") }),
         ));
+      if (mine.list && mine.cards && mine.cards.current) {
+        parts.push(sideByCard(mine));
+        parts.push(
+          mine.ready
+            ? h("p", { class: "status-line ok", testid: "ready-me", text: t("between.ready_done") })
+            : h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }),
+        );
+        for (const seat of [other(store.seat)]) {
+          const d = decks[seat] || {};
+          parts.push(h("p", { class: "status-line", testid: `between-${seat}`, text: `${name(seat)}: ${d.checked ? t("between.checked_short") : t("between.not_checked")} \u00b7 ${d.ready ? t("between.is_ready") : t("between.not_ready")}` }));
+        }
+        return card(t("phase.between"), "between", parts);
+      }
       // R6.8 side decking: the deck keeps its count
       const form = (ui.forms.side ||= {});
       const err = h("p", { class: "form-error", testid: "side-error", role: "alert" });
@@ -882,6 +990,80 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       parts.push(h("p", { class: "status-line", testid: `between-${seat}`, text: `${name(seat)}: ${d.checked ? t("between.checked_short") : t("between.not_checked")} \u00b7 ${d.ready ? t("between.is_ready") : t("between.not_ready")}` }));
     }
     return card(t("phase.between"), "between", parts);
+  }
+
+  /** Side decking card by card (R6.8, R2.6): side-deck cards in, main or extra deck cards out. */
+  function sideByCard(mine) {
+    const cur = mine.cards.current;
+    const reg = mine.cards.registered || cur;
+    const picks = (ui.forms.sidecards ||= { in: {}, out: {}, to: {} });
+    const err = h("p", { class: "form-error", testid: "side-error", role: "alert" });
+    const picker = (kind, part, cardName, max) => {
+      const key = `${part}|${cardName}`;
+      const sel = h("select", {
+        testid: kind === "in" ? "side-in" : "side-out",
+        dataset: { card: cardName, part },
+        "aria-label": `${cardName} (${kind === "in" ? t("side.card_in") : t("side.card_out")})`,
+        onchange: (e) => (picks[kind][key] = Number(e.target.value)),
+      });
+      for (let n = 0; n <= max; n++) sel.append(h("option", { value: String(n), text: String(n), selected: (picks[kind][key] || 0) === n }));
+      return h("li", { class: "card-pick" }, h("span", { text: `${cardName} \u00d7${max}` }), sel);
+    };
+    const inRows = Object.entries(cur.side || {}).map(([c, n]) => {
+      const to = h("select", {
+        testid: "side-in-part",
+        dataset: { card: c },
+        "aria-label": t("side.to_part", { card: c }),
+        onchange: (e) => (picks.to[c] = e.target.value),
+      });
+      for (const p of ["main", "extra"]) to.append(h("option", { value: p, text: t(`deck.${p}`), selected: (picks.to[c] || "main") === p }));
+      const row = picker("in", "side", c, n);
+      row.append(to);
+      return row;
+    });
+    const outRows = ["main", "extra"].flatMap((part) => Object.entries(cur[part] || {}).map(([c, n]) => picker("out", part, c, n)));
+    const submit = () => {
+      const v = { main_in: {}, main_out: {}, extra_in: {}, extra_out: {} };
+      for (const [key, n] of Object.entries(picks.in)) {
+        const c = key.slice(key.indexOf("|") + 1);
+        if (n > 0) v[`${picks.to[c] || "main"}_in`][c] = n;
+      }
+      for (const [key, n] of Object.entries(picks.out)) {
+        const [part] = key.split("|", 1);
+        const c = key.slice(part.length + 1);
+        if (n > 0) v[`${part}_out`][c] = n;
+      }
+      const total = (o) => Object.values(o).reduce((a, b) => a + b, 0);
+      if (!total(v.main_in) && !total(v.extra_in)) err.textContent = t("side.err_none");
+      else if (total(v.main_in) !== total(v.main_out) || total(v.extra_in) !== total(v.extra_out)) err.textContent = t("side.err_equal");
+      else {
+        err.textContent = "";
+        for (const k of Object.keys(v)) if (!total(v[k])) delete v[k];
+        ui.forms.sidecards = { in: {}, out: {}, to: {} };
+        send("side.exchange", v);
+      }
+    };
+    // what differs from the registration, card by card
+    const diff = [];
+    for (const part of ["main", "extra", "side"]) {
+      const names = new Set([...Object.keys(reg[part] || {}), ...Object.keys(cur[part] || {})]);
+      for (const c of [...names].sort()) {
+        const d = ((cur[part] || {})[c] || 0) - ((reg[part] || {})[c] || 0);
+        if (d) diff.push(`${t(`deck.${part}`)} ${d > 0 ? "+" : "\u2212"}${Math.abs(d)} ${c}`);
+      }
+    }
+    return h("div", { class: "side-cards", testid: "side-by-card" },
+      h("h3", { text: t("side.title") }),
+      h("p", { class: "muted", text: t("side.hint_cards") }),
+      h("h4", { text: t("side.card_in") }),
+      h("ul", { class: "card-picks", testid: "side-in-list" }, inRows.length ? inRows : h("li", { class: "muted", text: t("side.empty") })),
+      h("h4", { text: t("side.card_out") }),
+      h("ul", { class: "card-picks", testid: "side-out-list" }, outRows),
+      err,
+      h("button", { class: "btn btn-wide", testid: "side-submit", onclick: submit, text: t("side.submit") }),
+      h("p", { class: "muted", testid: "deck-current", text: t("side.current", { counts: countsText(mine.current) }) }),
+      h("p", { class: "muted", testid: "side-diff", text: diff.length ? t("side.diff", { changes: diff.join(", ") }) : t("side.as_registered") }),
+    );
   }
 
   function phaseMatchResult() {
