@@ -89,3 +89,19 @@ def machine_busy_seconds() -> float:
 
 def loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def runqueue_wait_seconds(pid: int) -> float:
+    """Time the process's threads spent runnable but waiting for a CPU, in seconds
+    (/proc/<pid>/task/*/schedstat): how much a busy machine starved it."""
+    total = 0.0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for tid in tasks:
+        try:
+            total += int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            continue
+    return total

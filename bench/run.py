@@ -79,6 +79,7 @@ class Result:
     extra: dict[str, Any] = field(default_factory=dict)
     setup_seconds: float = 0.0
     machine_busy_pct: float = 0.0  # all processes on the machine, % of one core
+    starved_pct: float = 0.0  # server worker(s) runnable but waiting for a CPU, % of the window
     loadavg: str = ""
     note: str = ""
 
@@ -124,6 +125,7 @@ class Result:
             "floor_skipped": self.extra.get("floor_skipped"),
             "clock_start_refused": self.extra.get("clock_start_refused"),
             "machine_busy_pct": self.machine_busy_pct,
+            "starved_pct": self.starved_pct,
             "others_cpu_pct": self.machine_busy_pct
             - self.cpu_pct
             - (self.db_cpu_pct or 0.0)
@@ -281,6 +283,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             procstat.total_cpu(client_pids),
         )
         busy0 = procstat.machine_busy_seconds()
+        wait0 = sum(procstat.runqueue_wait_seconds(pid) for pid in workers)
         sampler.sample()
         sampler.start()
         time.sleep(max(0.0, start + args.seconds - time.monotonic()))
@@ -291,6 +294,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             procstat.total_cpu(client_pids),
         )
         busy1 = procstat.machine_busy_seconds()
+        wait1 = sum(procstat.runqueue_wait_seconds(pid) for pid in workers)
         result.loadavg = procstat.loadavg()
         sampler.sample()
         sampler.stop.set()
@@ -300,6 +304,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         result.client_cpu_pct = (cl1 - cl0) / elapsed * 100
         result.rss_mib = sampler.peak / MIB
         result.machine_busy_pct = (busy1 - busy0) / elapsed * 100
+        result.starved_pct = (wait1 - wait0) / elapsed * 100 / max(1, len(workers))
         got = 0
         deadline = time.monotonic() + 60
         while got < clients and time.monotonic() < deadline:
@@ -377,7 +382,8 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
     for s in summaries:
         print(
             f"{s['run']} @ {s['tables']}: the machine was busy {fmt(s['machine_busy_pct'])}% of a "
-            f"core, {fmt(s['others_cpu_pct'])}% outside the bench; load average {s['loadavg']}"
+            f"core, {fmt(s['others_cpu_pct'])}% outside the bench; load average {s['loadavg']}; "
+            f"the server waited for a CPU {fmt(s['starved_pct'])}% of the time"
         )
     relays = {s["tables"]: s for s in summaries if s["mode"] == "relay"}
     for s in summaries:
