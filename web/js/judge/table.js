@@ -49,6 +49,7 @@ export function mountTable(root, eventId, code, navigate) {
   const calls = h("section", { class: "card" });
   const disputes = h("section", { class: "card" });
   const penalties = h("section", { class: "card" });
+  const decksBox = h("section", { class: "card", testid: "judge-decks" });
   const logBox = h("ol", { class: "jt-log", testid: "judge-log", reversed: true });
   const clockLine = h("p", { class: "jt-clock num", testid: "judge-clock" });
 
@@ -218,6 +219,43 @@ export function mountTable(root, eventId, code, navigate) {
     );
   }
 
+  // Each seat's deck now (after side decking) against its registered list (R2.6, R6.8).
+  function renderDecks() {
+    const parts = [h("h2", { text: t("staff.decks") })];
+    if (state.banlist) parts.push(h("p", { class: "muted", testid: "judge-banlist", text: t("staff.banlist", { name: state.banlist.name }) }));
+    for (const seat of ["A", "B"]) {
+      const d = state.decks[seat] || {};
+      const who = `${seat} ${state.seats[seat].name || ""}`.trim();
+      if (!d.list || !d.cards) {
+        const counts = d.declared ? `${d.declared.main}/${d.declared.extra}/${d.declared.side}` : "—";
+        parts.push(h("p", { testid: `judge-deck-${seat}`, text: `${who}: ${t("staff.deck_none", { counts })}` }));
+        continue;
+      }
+      const reg = d.cards.registered || {};
+      const cur = d.cards.current || reg;
+      const rows = [];
+      let changed = 0;
+      for (const part of ["main", "extra", "side"]) {
+        const names = [...new Set([...Object.keys(reg[part] || {}), ...Object.keys(cur[part] || {})])].sort();
+        for (const c of names) {
+          const r = (reg[part] || {})[c] || 0;
+          const n = (cur[part] || {})[c] || 0;
+          if (r !== n) changed++;
+          rows.push(h("tr", { class: r !== n ? "changed" : "", dataset: { card: c, part } },
+            h("td", { text: t(`staff.part.${part}`) }), h("td", { text: c }),
+            h("td", { class: "num", text: String(r) }), h("td", { class: "num", testid: "judge-deck-now", text: String(n) })));
+        }
+      }
+      parts.push(h("div", { testid: `judge-deck-${seat}` },
+        h("h3", { text: who }),
+        h("p", { class: changed ? "bad" : "muted", testid: `judge-deck-${seat}-status`, text: changed ? t("staff.deck_changed", { n: changed }) : t("staff.deck_as_registered") }),
+        h("table", { class: "staff-table" },
+          h("thead", {}, h("tr", {}, ["", t("staff.card"), t("staff.deck_registered"), t("staff.deck_current")].map((x) => h("th", { text: x })))),
+          h("tbody", {}, rows))));
+    }
+    decksBox.replaceChildren(...parts);
+  }
+
   function renderLog() {
     logBox.replaceChildren(...log.slice().reverse().map((e) =>
       h("li", { value: e.seq },
@@ -253,6 +291,7 @@ export function mountTable(root, eventId, code, navigate) {
     renderCalls();
     renderDisputes();
     renderPenalties();
+    renderDecks();
   });
 
   const back = h("a", {
@@ -265,7 +304,7 @@ export function mountTable(root, eventId, code, navigate) {
   root.replaceChildren(
     topBar(t("staff.judges"), [back]),
     h("main", { class: "staff-main jt" },
-      h("div", { class: "jt-col" }, head, toast, calls, disputes, clockTools, correction, penaltyForm, resultForm, penalties),
+      h("div", { class: "jt-col" }, head, toast, calls, disputes, decksBox, clockTools, correction, penaltyForm, resultForm, penalties),
       h("div", { class: "jt-col" }, h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
   );
   loadLog();
