@@ -23,6 +23,8 @@ from .http import request
 from .proc import Backend, ServerProcess, count_tracebacks
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+# More than any burst a deployment would set: every probe family must meet a 429.
+PROBES = 1000
 REQUIRED_HEADERS = {
     "Content-Security-Policy": [
         "default-src 'self'",
@@ -216,7 +218,7 @@ def check_codes(server: ServerProcess, report: AccessReport) -> None:
     limited = {}
     for name, (method, path, body) in probes.items():
         statuses = []
-        for _ in range(120):
+        for _ in range(PROBES):
             guess = "".join(CODE_ALPHABET[b % len(CODE_ALPHABET)] for b in uuid.uuid4().bytes[:6])
             status = request(server.base, method, path.format(guess), body)[0]
             statuses.append(status)
@@ -226,7 +228,7 @@ def check_codes(server: ServerProcess, report: AccessReport) -> None:
         time.sleep(0)  # each probe family spends the same bucket; keep the order simple
     # The websocket answers "no such table" too: it must also stop a guesser.
     statuses = []
-    for _ in range(120):
+    for _ in range(PROBES):
         guess = "".join(CODE_ALPHABET[b % len(CODE_ALPHABET)] for b in uuid.uuid4().bytes[:6])
         ws = Ws(server, guess)
         first = json.loads(ws.ws.recv(timeout=5))
