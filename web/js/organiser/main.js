@@ -161,6 +161,31 @@ async function showEvent(id) {
       },
     }));
 
+  // the ban list in force (R2.5): a CSV or JSON file, docs/banlists.md
+  const blName = h("input", { type: "text", maxlength: "80", testid: "banlist-name", value: ev.banlist ? ev.banlist.name : "" });
+  const blText = h("textarea", { rows: "4", testid: "banlist-text", placeholder: "card,status\nPot of Greed,forbidden" });
+  const blFile = h("input", { type: "file", accept: ".csv,.json,text/csv,application/json,text/plain", testid: "banlist-file" });
+  blFile.addEventListener("change", async () => {
+    if (blFile.files && blFile.files[0]) {
+      blText.value = await blFile.files[0].text();
+      if (!blName.value.trim()) blName.value = blFile.files[0].name.replace(/\.(csv|json|txt)$/i, "");
+    }
+  });
+  const banlistBox = h("section", { class: "card", testid: "banlist" },
+    h("h2", { text: t("staff.banlist_title") }),
+    h("p", { class: "muted", text: t("staff.banlist_help") }),
+    h("p", { testid: "banlist-current", text: ev.banlist ? t("staff.banlist_current", { name: ev.banlist.name, n: ev.banlist.size }) : t("staff.banlist_none") }),
+    field(t("staff.banlist_name"), blName), field(t("staff.banlist_file"), blFile), blText,
+    h("button", {
+      class: "btn", type: "button", testid: "banlist-upload", text: t("staff.banlist_upload"),
+      onclick: async () => {
+        const filename = blFile.files && blFile.files[0] ? blFile.files[0].name : "";
+        const r = await call("POST", `/api/events/${id}/banlist`, { name: blName.value.trim(), text: blText.value, filename });
+        say(r, r.ok ? t("staff.banlist_loaded", { name: r.body.name, n: r.body.size, tables: r.body.applied }) : "");
+        if (r.ok) setTimeout(reload, 1500);
+      },
+    }));
+
   // tables
   const table = h("table", { class: "staff-table", testid: "tables" },
     h("thead", {}, h("tr", {}, [t("staff.tables"), t("staff.code"), t("staff.players"), "A", "B"].map((x) => h("th", { text: x })))),
@@ -178,7 +203,7 @@ async function showEvent(id) {
       h("p", { class: "muted", text: `${ev.ruleset} · ${ev.match_minutes} min` }),
       msg, roundBox,
       h("section", { class: "card" }, h("label", { class: "check-inline" }, spect, h("span", { text: t("staff.spectators") }))),
-      judges, pairings,
+      judges, banlistBox, pairings,
       h("section", { class: "card" }, h("h2", { text: t("staff.tables") }), table)),
   );
 }
