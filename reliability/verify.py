@@ -79,8 +79,8 @@ class StoreReader:
         self.db.close()
 
 
-def replayed_view(log: list[dict[str, Any]], upto: int) -> dict[str, Any]:
-    """The public view of the state folded from the log's first `upto` events."""
+def replayed_view(log: list[dict[str, Any]], upto: int, seat: str | None = None) -> dict[str, Any]:
+    """The view (public, or `seat`'s) of the state folded from the log's first `upto` events."""
     from server.rules import Event, replay, view
 
     events = [
@@ -88,7 +88,7 @@ def replayed_view(log: list[dict[str, Any]], upto: int) -> dict[str, Any]:
         for e in log
         if e["seq"] <= upto
     ]
-    return json.loads(json.dumps({**view(replay(events), None), "seq": upto}))
+    return json.loads(json.dumps({**view(replay(events), seat), "seq": upto}))
 
 
 def check_table(base: str, reader: StoreReader, code: str, clients: list[Any]) -> TableCheck:
@@ -98,6 +98,12 @@ def check_table(base: str, reader: StoreReader, code: str, clients: list[Any]) -
     check.replay_equal = replayed_view(log, served["seq"]) == served["state"]
     if not check.replay_equal:
         check.problems.append(f"{code}: served state differs from the replay of its log")
+    for client in clients:
+        # What each phone ended with (welcome, then updates, across every reconnect) is the
+        # replay of the log up to the seq it holds.
+        if client.state is None or replayed_view(log, client.seq, client.seat) != client.state:
+            check.replay_equal = False
+            check.problems.append(f"{code}: seat {client.seat}'s state at {client.seq} differs")
     verification = reader.store.verify(code)
     check.chain_ok = verification.ok
     if not verification.ok:
