@@ -107,6 +107,7 @@ class FloorViews:
         self.summaries = 0
         self.staleness: list[float] = []
         self.measuring = False
+        self.readers: list[asyncio.Task] = []
 
     def acknowledged(self, code: str, seq: int) -> None:
         self.acks[code].append((seq, time.time() * 1000))
@@ -129,10 +130,11 @@ class FloorViews:
                 self.stats.errors[f"floor_open:{type(exc).__name__}"] += 1
 
     def on_message(self, raw: str | bytes, seen: dict[str, int], now: float) -> None:
-        if not self.measuring:
-            return
-        self.bytes += len(raw)
-        self.messages += 1
+        # Traffic counts within the window; staleness for every command acknowledged in the
+        # window (only those are recorded), even when the floor view has it after the window.
+        if self.measuring:
+            self.bytes += len(raw)
+            self.messages += 1
         try:
             message = json.loads(raw)
         except ValueError:
@@ -140,7 +142,7 @@ class FloorViews:
         if message.get("type") == "error":
             self.stats.errors[f"floor_error:{(message.get('error') or {}).get('code')}"] += 1
         for summary in message.get("tables") or ():
-            self.summaries += 1
+            self.summaries += self.measuring
             code, seq = summary.get("code"), summary.get("seq", 0)
             acks = self.acks.get(code)
             if not acks:
@@ -163,7 +165,7 @@ class FloorViews:
     async def run(self, start: float, end: float) -> None:
         if not self.sockets:
             return
-        readers = [asyncio.create_task(self._read(ws)) for ws in self.sockets]
+        self.readers = [asyncio.create_task(self._read(ws)) for ws in self.sockets]
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         self.measuring = True
         await asyncio.sleep(max(0.0, end - time.monotonic()))
@@ -177,10 +179,10 @@ class FloorViews:
             "summaries_per_s_per_view": self.summaries / seconds / views,
             "staleness": self.staleness,
         }
-        for task in readers:
-            task.cancel()
 
     async def close(self) -> None:
+        for task in self.readers:
+            task.cancel()
         for ws in self.sockets:
             try:
                 await asyncio.wait_for(ws.close(), 3)

@@ -220,7 +220,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         report = ctx.Queue()
         go = ctx.Event()
         go_time = ctx.Value("d", 0.0)
-        setup_timeout = args.setup_timeout or max(120.0, case.tables * 0.25 + 60)
+        setup_timeout = args.setup_timeout or max(90.0, case.tables * 0.25 + 30)
         base = time.monotonic() + 1.0
         for wid in range(clients):
             plan = Plan(
@@ -273,26 +273,24 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             return result
         sampler = RssSampler(servers)
         workers = [pid for s in servers for pid in s.worker_pids()]
-        db_pids = procstat.named("postgres", "redis-server") if case.mode == "server" else []
+        db_names = (["postgres"] if case.db == "postgres" else []) + (
+            ["redis-server"] if case.redis else []
+        )
+        db_pids = procstat.named(*db_names) if case.mode == "server" and db_names else []
         client_pids = [p.pid for p in procs if p.pid is not None]
         time.sleep(max(0.0, start - time.monotonic()))
         t0 = time.monotonic()
-        cpu0, db0, cl0 = (
-            procstat.total_cpu(workers),
-            procstat.total_cpu(db_pids),
-            procstat.total_cpu(client_pids),
-        )
+        db_start = {pid: procstat.cpu_seconds(pid) for pid in db_pids}
+        cpu0, cl0 = procstat.total_cpu(workers), procstat.total_cpu(client_pids)
         busy0 = procstat.machine_busy_seconds()
         wait0 = sum(procstat.runqueue_wait_seconds(pid) for pid in workers)
         sampler.sample()
         sampler.start()
         time.sleep(max(0.0, start + args.seconds - time.monotonic()))
         t1 = time.monotonic()
-        cpu1, db1, cl1 = (
-            procstat.total_cpu(workers),
-            procstat.total_cpu(db_pids),
-            procstat.total_cpu(client_pids),
-        )
+        cpu1, cl1 = procstat.total_cpu(workers), procstat.total_cpu(client_pids)
+        # Database processes that ended during the window are left out (their time is lost).
+        db_used = sum(max(0.0, procstat.cpu_seconds(pid) - t) for pid, t in db_start.items())
         busy1 = procstat.machine_busy_seconds()
         wait1 = sum(procstat.runqueue_wait_seconds(pid) for pid in workers)
         result.loadavg = procstat.loadavg()
@@ -300,7 +298,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         sampler.stop.set()
         elapsed = t1 - t0
         result.cpu_pct = (cpu1 - cpu0) / elapsed * 100
-        result.db_cpu_pct = (db1 - db0) / elapsed * 100 if db_pids else None
+        result.db_cpu_pct = db_used / elapsed * 100 if db_pids else None
         result.client_cpu_pct = (cl1 - cl0) / elapsed * 100
         result.rss_mib = sampler.peak / MIB
         result.machine_busy_pct = (busy1 - busy0) / elapsed * 100
@@ -478,7 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--setup-timeout",
         type=float,
         default=0.0,
-        help="seconds for all tables to be set up (default: 60 + tables / 4)",
+        help="seconds for all tables to be set up (default: 30 + tables / 4, at least 90)",
     )
     p.add_argument(
         "--postgres-url",
