@@ -282,6 +282,19 @@ initLang();
 window.addEventListener("popstate", route);
 route();
 
+// A notice on every screen while the phone has no network: what is shown may be old, and
+// commands wait in the queue until the connection is back.
+const offlineNote = h("p", { class: "offline-note", testid: "offline-notice", role: "status" });
+function showNetwork() {
+  offlineNote.hidden = navigator.onLine !== false;
+  offlineNote.textContent = t("offline.notice");
+}
+document.body.prepend(offlineNote);
+window.addEventListener("online", showNetwork);
+window.addEventListener("offline", showNetwork);
+onLangChange(showNetwork);
+showNetwork();
+
 if ("serviceWorker" in navigator && location.protocol !== "file:") {
   navigator.serviceWorker.register("/sw.js").catch(() => {
     /* the app still works without offline start */

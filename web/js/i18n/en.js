@@ -36,6 +36,7 @@ export default {
 
   "conn.online": "Online",
   "conn.offline": "Offline",
+  "offline.notice": "Offline: this is what this phone last saw. Changes are sent when the connection is back.",
   "conn.connecting": "Connecting…",
   "conn.queued": "{n} waiting to send",
 
@@ -230,6 +231,7 @@ export default {
   "side.extra_out": "Extra: out",
   "side.submit": "Record the exchange",
   "side.err_range": "Use numbers from 0 to 15.",
+  "side.err_equal": "In and out must be equal for the main deck and for the extra deck.",
   "side.current": "Now: {counts}",
   "side.recorded": "Side deck exchange recorded.",
   "list.title": "Deck list",

@@ -36,6 +36,7 @@ export default {
 
   "conn.online": "オンライン",
   "conn.offline": "オフライン",
+  "offline.notice": "オフライン：この端末が最後に受け取った内容です。変更は接続が戻ると送信されます。",
   "conn.connecting": "接続中…",
   "conn.queued": "送信待ち {n} 件",
 
@@ -230,6 +231,7 @@ export default {
   "side.extra_out": "エクストラ：抜く",
   "side.submit": "交換を記録",
   "side.err_range": "0〜15の数を入力してください。",
+  "side.err_equal": "メインとエクストラのそれぞれで、入れる枚数と抜く枚数を同じにしてください。",
   "side.current": "現在：{counts}",
   "side.recorded": "サイドデッキの入れ替えを記録しました。",
   "list.title": "デッキリスト",

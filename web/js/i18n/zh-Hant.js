@@ -36,6 +36,7 @@ export default {
 
   "conn.online": "在線",
   "conn.offline": "離線",
+  "offline.notice": "離線中：這是此手機最後收到的內容。連線恢復後會送出變更。",
   "conn.connecting": "連線中…",
   "conn.queued": "{n} 項待傳送",
 
@@ -230,6 +231,7 @@ export default {
   "side.extra_out": "額外：換出",
   "side.submit": "記錄交換",
   "side.err_range": "請輸入 0 至 15。",
+  "side.err_equal": "主牌組和額外牌組的換入與換出都必須相同。",
   "side.current": "現在：{counts}",
   "side.recorded": "已記錄副牌組交換。",
   "list.title": "牌組表",
