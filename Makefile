@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml
 
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
+	@fc-list :lang=ja | grep -q . || (apt-get update && apt-get install -y fonts-noto-cjk)
 
 run: install
 	PORT=$(PORT) $(BIN)/gunicorn -c server/gunicorn_conf.py 'server:create_app()'
