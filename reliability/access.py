@@ -71,6 +71,7 @@ class Ws:
             open_timeout=5,
             max_size=2**22,
             compression=None,
+            legacy=True,
         )
         self.token = token
 

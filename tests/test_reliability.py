@@ -45,15 +45,15 @@ def test_sigkill_loses_and_duplicates_nothing_on_postgresql(tmp_path: Path) -> N
 
 @pytest.mark.timeout(300)
 def test_websocket_fuzz_gets_only_coded_answers(tmp_path: Path) -> None:
-    report = fuzz.run(tmp_path, examples=1500)
-    assert report.sent >= 1500
+    report = fuzz.run(tmp_path, examples=1000)
+    assert report.sent >= 1000
     assert report.unhandled == 0, report.examples
     assert report.invariant_failures == 0, report.examples
 
 
 @pytest.mark.timeout(300)
 def test_http_fuzz_from_openapi_never_gets_a_5xx(tmp_path: Path) -> None:
-    report = openapi_fuzz.run(tmp_path, examples=25)
+    report = openapi_fuzz.run(tmp_path, examples=8)
     assert report.operations > 5
     assert report.server_errors == 0, report.examples
     assert report.tracebacks == 0, report.examples
