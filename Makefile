@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install chromium run test e2e lint bench reliability
+.PHONY: install chromium run test e2e lint bench reliability bench-firstload
 
 install: $(STAMP)
 
@@ -42,3 +42,7 @@ bench: install
 # Prints kills survived, commands acknowledged, lost, duplicated, fuzz messages, unhandled errors.
 reliability: install
 	$(BIN)/python -m reliability $(RELIABILITY_ARGS)
+
+# First load of a seated table page on slow 4G: bytes (budget 150 KB) and time to the keypad.
+bench-firstload: install chromium
+	$(BIN)/python -m bench.firstload $(BENCH_ARGS)
