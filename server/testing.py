@@ -27,6 +27,7 @@ class LiveServer(str):
     ws_url: str
     data_dir: Path
     log_path: Path
+    database_url: str  # empty: the SQLite file in data_dir
 
     def read_log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -71,6 +72,7 @@ def start_server(
     server.ws_url = f"ws://127.0.0.1:{port}"
     server.data_dir = data_dir
     server.log_path = log_path
+    server.database_url = database_url
     return server, process
 
 

@@ -21,7 +21,8 @@ def create_organiser(server: Any, username: str, password: str = PASSWORD) -> No
     env = {
         **os.environ,
         "DATA_DIR": str(server.data_dir),
-        "DATABASE_URL": os.environ.get("TEST_DATABASE_URL", ""),
+        # The server's own database (on PostgreSQL, a schema of its own).
+        "DATABASE_URL": getattr(server, "database_url", os.environ.get("TEST_DATABASE_URL", "")),
     }
     subprocess.run(
         [sys.executable, "-m", "server", "create-organiser", username, "--password", password],
