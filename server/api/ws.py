@@ -104,7 +104,7 @@ class Connection:
                 elif kind == "welcome":
                     self._welcome(payload)
                 elif kind == "sync" and self.welcomed and payload > self.last_seq:
-                    self._update()
+                    self._update(payload)
             except (ConnectionClosed, OSError):
                 self.alive = False
                 return
@@ -127,15 +127,15 @@ class Connection:
     def _view(self, state: Any, seq: int) -> dict[str, Any]:
         return {**view(state, self.actor.seat, privileged=self.privileged), "seq": seq}
 
-    def _events(self, since: int, upto: int) -> list[dict[str, Any]]:
-        if since >= upto or upto - since > MAX_REPLAY:
-            return []
-        rows = self.store.events_since(self.code, since, limit=upto - since)
+    def _events(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [event_for(env, self.actor.seat, self.privileged) for env in rows]
 
     def _welcome(self, since: int | None) -> None:
-        snap = self.store.snapshot(self.code)
-        events = self._events(since, snap.seq) if since is not None else []
+        if since is None:
+            snap, events = self.store.snapshot(self.code), []
+        else:
+            snap, rows = self.store.update_since(self.code, since, limit=MAX_REPLAY)
+            events = self._events(rows)
         self.last_seq = snap.seq
         self.welcomed = True
         self._send_now(
@@ -150,11 +150,13 @@ class Connection:
             }
         )
 
-    def _update(self) -> None:
-        snap = self.store.snapshot(self.code)
+    def _update(self, published: int) -> None:
+        snap, rows = self.store.update_since(
+            self.code, self.last_seq, at_least=published, limit=MAX_REPLAY
+        )
         if snap.seq <= self.last_seq:
             return
-        events = self._events(self.last_seq, snap.seq)
+        events = self._events(rows)
         self.last_seq = snap.seq
         self._send_now(
             {

@@ -96,6 +96,19 @@ class Snapshot:
     seq: int
     state: TableState
     last_hash: str
+    # The last few envelopes up to `seq`, so broadcasts need not read them back.
+    recent: tuple[dict[str, Any], ...] = ()
+
+    def since(self, seq: int) -> list[dict[str, Any]] | None:
+        """The envelopes after `seq` from memory, or None when they are not all here."""
+        if seq >= self.seq:
+            return []
+        if not self.recent or self.recent[0]["seq"] > seq + 1:
+            return None
+        return [e for e in self.recent if e["seq"] > seq]
+
+
+RECENT = 64
 
 
 @dataclass(frozen=True)
@@ -198,15 +211,18 @@ class EventStore:
             snap = Snapshot(0, EMPTY, GENESIS)
         if snap.seq < table.seq:
             state, last_seq, last_hash = snap.state, snap.seq, snap.last_hash
+            recent = list(snap.recent)
             rows = (
                 EventRow.select()
                 .where((EventRow.table == table.id) & (EventRow.seq > snap.seq))
                 .order_by(EventRow.seq)
             )
             for row in rows:
-                state = apply(state, _event_of(envelope(row)))
+                env = envelope(row)
+                state = apply(state, _event_of(env))
                 last_seq, last_hash = row.seq, row.hash
-            snap = Snapshot(last_seq, state, last_hash)
+                recent.append(env)
+            snap = Snapshot(last_seq, state, last_hash, tuple(recent[-RECENT:]))
             self._cache.offer(table.code, snap)
         return snap
 
@@ -214,6 +230,23 @@ class EventStore:
         """The committed state of a table now."""
         with self.db.connection_context():
             return self._catch_up(self._table(code))
+
+    def update_since(
+        self, code: str, since: int, at_least: int = 0, limit: int = 500
+    ) -> tuple[Snapshot, list[dict[str, Any]]]:
+        """The state now and the envelopes after `since` (none when more than `limit`).
+
+        When this process already holds the table at `at_least` or later (it wrote the events,
+        or read them for another socket), nothing is read from the database."""
+        snap = self._cache.get(code)
+        if snap is None or snap.seq < at_least:
+            snap = self.snapshot(code)
+        if snap.seq - since > limit:
+            return snap, []
+        events = snap.since(since)
+        if events is None:
+            events = self.events_since(code, since, limit=snap.seq - since)
+        return snap, events
 
     def exists(self, code: str) -> bool:
         """Tell whether a table has this code."""
@@ -359,7 +392,8 @@ class EventStore:
             ).execute()
         if cmd_id is not None:
             CommandRow.insert(table=tx.table.id, cmd_id=cmd_id, seq=seq).execute()
-        tx.snap = Snapshot(seq, state, prev)
+        recent = (tx.snap.recent + tuple(tx.written))[-RECENT:]
+        tx.snap = Snapshot(seq, state, prev, recent)
 
     def create_table(self, ruleset: RuleSet, now_ms: int) -> str:
         """Make a new table with a fresh code and write its first events."""
