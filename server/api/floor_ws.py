@@ -74,7 +74,7 @@ class Feed:
         self.codes: dict[str, int] = {}
         self.summaries: dict[str, dict[str, Any]] = {}
         self._phase_since: dict[str, tuple[str, int]] = {}
-        self._dirty: set[str] = set()
+        self._dirty: dict[str, int] = {}  # table code -> the latest seq published
         self._subs: set[Subscriber] = set()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -83,11 +83,11 @@ class Feed:
 
     def _on_publish(self, code: str, seq: int) -> None:
         with self._lock:
-            self._dirty.add(code)
+            self._dirty[code] = max(seq, self._dirty.get(code, 0))
 
-    def _summarise(self, code: str) -> dict[str, Any] | None:
+    def _summarise(self, code: str, seq: int = 0) -> dict[str, Any] | None:
         try:
-            snap = self.registry.store.snapshot(code)
+            snap = self.registry.store.fresh(code, seq)
         except Exception:
             log.exception("floor: cannot read table %s", code)
             return None
@@ -118,12 +118,12 @@ class Feed:
     def flush(self) -> int:
         """Rebuild the dirty tables' summaries; hand the changed ones to every socket."""
         with self._lock:
-            dirty, self._dirty = self._dirty, set()
+            dirty, self._dirty = self._dirty, {}
         changed = []
-        for code in dirty:
+        for code, seq in dirty.items():
             if code not in self.codes:
                 continue
-            s = self._summarise(code)
+            s = self._summarise(code, seq)
             if s is None:
                 continue
             old = self.summaries.get(code)

@@ -231,6 +231,11 @@ class EventStore:
         with self.db.connection_context():
             return self._catch_up(self._table(code))
 
+    def fresh(self, code: str, at_least: int = 0) -> Snapshot:
+        """The state at `at_least` or later: from memory when this process holds it."""
+        snap = self._cache.get(code)
+        return snap if snap is not None and snap.seq >= at_least else self.snapshot(code)
+
     def update_since(
         self, code: str, since: int, at_least: int = 0, limit: int = 500
     ) -> tuple[Snapshot, list[dict[str, Any]]]:
@@ -238,9 +243,7 @@ class EventStore:
 
         When this process already holds the table at `at_least` or later (it wrote the events,
         or read them for another socket), nothing is read from the database."""
-        snap = self._cache.get(code)
-        if snap is None or snap.seq < at_least:
-            snap = self.snapshot(code)
+        snap = self.fresh(code, at_least)
         if snap.seq - since > limit:
             return snap, []
         events = snap.since(since)
