@@ -62,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"commands acknowledged {report.acknowledged}, lost {report.lost}, "
                 f"duplicated {report.duplicated}, replays checked {report.replays_checked} "
                 f"(mismatched {report.mismatched}), chains broken {report.chains_broken}, "
-                f"resent {report.resent}, stalled tables {report.stalled}, "
+                f"resent {report.resent} (after no answer on an open socket: "
+                f"{report.stale_resends}), silent sockets dropped {report.silent_drops}, "
+                f"stalled tables {report.stalled}, "
                 f"tracebacks {report.tracebacks}, {report.seconds} s"
             )
             for problem in report.problems[:10]:

@@ -20,6 +20,11 @@ from typing import Any
 import websockets
 
 RETRYABLE = {"rate_limited"}
+# Like the phone (web/js/conn.js RESEND_MS): no answer this long on an open socket, send again.
+STALE_SECONDS = 5.0
+# Like the phone's watchdog (DEAD_MS): an open socket that brings nothing this long is dropped.
+PING_SECONDS = 2.0
+DEAD_SECONDS = 8.0
 
 
 @dataclass
@@ -53,6 +58,8 @@ class SeatClient:
     outcomes: dict[str, Outcome] = field(default_factory=dict)
     sent: int = 0
     resent: int = 0
+    stale_resends: int = 0  # answers that never came on a socket that stayed open
+    silent_drops: int = 0  # sockets dropped by the watchdog (open, but nothing came)
     acks: list[int] | None = None  # shared counter [n]: acknowledgements seen by all clients
 
     def __post_init__(self) -> None:
@@ -64,6 +71,7 @@ class SeatClient:
         self._closing = False
         self._task: asyncio.Task | None = None
         self._retry_at: dict[str, float] = {}
+        self._sent_at: dict[str, float] = {}
 
     # -- life ---------------------------------------------------------------------------------
 
@@ -102,14 +110,21 @@ class SeatClient:
                         hello["since"] = self.seq
                     await ws.send(json.dumps(hello))
                     resender = asyncio.create_task(self._resend_loop(ws))
+                    pinger = asyncio.create_task(self._ping_loop(ws))
                     try:
-                        async for raw in ws:
+                        while True:
+                            try:
+                                raw = await asyncio.wait_for(ws.recv(), DEAD_SECONDS)
+                            except TimeoutError:
+                                self.silent_drops += 1
+                                break
                             attempt = 0
                             await self._handle(ws, json.loads(raw))
                     finally:
-                        resender.cancel()
-                        with contextlib.suppress(asyncio.CancelledError, Exception):
-                            await resender
+                        for task in (resender, pinger):
+                            task.cancel()
+                            with contextlib.suppress(asyncio.CancelledError, Exception):
+                                await task
             except (TimeoutError, OSError, websockets.exceptions.WebSocketException):
                 pass
             self._ws = None
@@ -133,9 +148,21 @@ class SeatClient:
                     del self._retry_at[cid]
                     cmd, args = self._pending[cid]
                     await self._transmit(ws, cid, cmd, args, resend=True)
+            for cid, (cmd, args) in list(self._pending.items()):
+                at = self._sent_at.get(cid)
+                if at is not None and now - at > STALE_SECONDS and cid not in self._retry_at:
+                    self.stale_resends += 1
+                    await self._transmit(ws, cid, cmd, args, resend=True)
+
+    async def _ping_loop(self, ws: Any) -> None:
+        while True:
+            await asyncio.sleep(PING_SECONDS)
+            with contextlib.suppress(Exception):
+                await ws.send(json.dumps({"type": "ping", "t": int(time.time() * 1000)}))
 
     async def _transmit(self, ws: Any, cid: str, cmd: str, args: dict, resend: bool) -> None:
         with contextlib.suppress(Exception):
+            self._sent_at[cid] = time.monotonic()
             await ws.send(json.dumps({"type": "command", "id": cid, "cmd": cmd, "args": args}))
             if resend:
                 self.resent += 1
@@ -194,6 +221,7 @@ class SeatClient:
                 return
             out = Outcome(cid, cmd, args, self.seat or "", False, code=code)
         del self._pending[cid]
+        self._sent_at.pop(cid, None)
         self.outcomes[cid] = out
         waiter = self._waiters.pop(cid, None)
         if waiter is not None and not waiter.done():
@@ -223,6 +251,10 @@ class SeatClient:
                 return self.state
 
         return await asyncio.wait_for(waiting(), timeout)
+
+    @property
+    def connected(self) -> bool:
+        return self._welcomed.is_set()
 
     @property
     def unanswered(self) -> int:

@@ -46,6 +46,8 @@ class CrashReport:
     duplicate_probes: int = 0
     duplicate_probe_failures: int = 0
     resent: int = 0
+    stale_resends: int = 0
+    silent_drops: int = 0
     reconnects: int = 0
     internal_errors: int = 0
     tracebacks: int = 0
@@ -84,7 +86,13 @@ class Table:
 
 
 async def must(client: SeatClient, cmd: str, args: dict[str, Any], timeout: float) -> Outcome:
-    out = await client.call(cmd, args, timeout=timeout)
+    try:
+        out = await client.call(cmd, args, timeout=timeout)
+    except TimeoutError:
+        raise Stalled(
+            f"{client.code} {client.seat} {cmd} unanswered after {timeout} s "
+            f"(connected {client.connected}, seq {client.seq}, unanswered {client.unanswered})"
+        ) from None
     if not out.ok:
         raise Stalled(f"{client.code} {client.seat} {cmd} refused: {out.code}")
     return out
@@ -114,9 +122,16 @@ async def to_duel(t: Table, timeout: float) -> None:
 
 async def one_round(t: Table, rng: random.Random, timeout: float) -> None:
     """One turn: an LP entry proposed and confirmed, a coin and a die, the turn ended."""
-    state = await t.a.wait_state(
-        lambda s: s["phase"] == "duel" and s["turn"] and s["seq"] >= t.last_seq, timeout
-    )
+    try:
+        state = await t.a.wait_state(
+            lambda s: s["phase"] == "duel" and s["turn"] and s["seq"] >= t.last_seq, timeout
+        )
+    except TimeoutError:
+        raise Stalled(
+            f"{t.code} A never reached seq {t.last_seq} in a duel "
+            f"(holds seq {t.a.seq}, phase {(t.a.state or {}).get('phase')}, "
+            f"connected {t.a.connected})"
+        ) from None
     player = state["turn"]["player"]
     turn_no = state["turn"]["no"]
     mover, other = t.seat(player), t.seat("B" if player == "A" else "A")
@@ -129,10 +144,16 @@ async def one_round(t: Table, rng: random.Random, timeout: float) -> None:
         {"changes": [{"seat": other.seat, "kind": kind, "amount": 100}], "note": note_id},
         timeout,
     )
-    seen = await other.wait_state(
-        lambda s: any(p["note"] == note_id for p in s["pending"]) or s["seq"] > out.seq + 50,
-        timeout,
-    )
+    try:
+        seen = await other.wait_state(
+            lambda s: any(p["note"] == note_id for p in s["pending"]) or s["seq"] > out.seq + 50,
+            timeout,
+        )
+    except TimeoutError:
+        raise Stalled(
+            f"{t.code} {other.seat} never saw proposal at seq {out.seq} "
+            f"(holds seq {other.seq}, connected {other.connected})"
+        ) from None
     entry = next((p["entry"] for p in seen["pending"] if p["note"] == note_id), None)
     if entry is None:
         raise Stalled(f"{t.code}: proposal {note_id} not seen pending")
@@ -169,14 +190,19 @@ async def killer(
     kills: int,
     acks: list[int],
     most: int,
+    clients: list[SeatClient],
     rng: random.Random,
     report: CrashReport,
     patience: float = 30.0,
 ) -> None:
-    """Kill once the clients have seen a random number (1..most) of new acknowledgements since
-    the last restart, so every kill lands in the middle of traffic whatever the machine's speed;
-    `patience` bounds the wait."""
+    """Kill once every client is back (welcomed) and the clients have seen a random number
+    (1..most) of new acknowledgements since, so every kill lands in the middle of traffic
+    whatever the machine's speed and no table is starved by the others; `patience` bounds
+    each wait."""
     for _ in range(kills):
+        deadline = time.monotonic() + patience
+        while not all(c.connected for c in clients) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
         target = acks[0] + rng.randint(1, most)
         deadline = time.monotonic() + patience
         while acks[0] < target and time.monotonic() < deadline:
@@ -245,11 +271,12 @@ async def run_async(
         stop = asyncio.Event()
         # Step timeout: long enough to outlast a restart, short enough to bound the run.
         drivers = [
-            asyncio.create_task(drive(t, stop, min_rounds, rng.getrandbits(32), 45.0)) for t in tabs
+            asyncio.create_task(drive(t, stop, min_rounds, rng.getrandbits(32), 90.0)) for t in tabs
         ]
-        await killer(server, kills, acks, acks_between, rng, report)
+        clients = [c for t in tabs for c in (t.a, t.b)]
+        await killer(server, kills, acks, acks_between, clients, rng, report)
         stop.set()
-        results = await asyncio.wait_for(asyncio.gather(*drivers), timeout=180)
+        results = await asyncio.wait_for(asyncio.gather(*drivers), timeout=240)
         for problem in results:
             if problem:
                 report.stalled += 1
@@ -274,6 +301,8 @@ async def run_async(
             report.duplicate_probe_failures += t.probe_failures
             for c in (t.a, t.b):
                 report.resent += c.resent
+                report.stale_resends += c.stale_resends
+                report.silent_drops += c.silent_drops
                 report.reconnects += max(0, c.connects - 1)
                 report.internal_errors += c.internal_errors
                 for out in c.outcomes.values():
