@@ -342,16 +342,24 @@ class EventStore:
             else:
                 atomic = self.db.atomic()
             with atomic:
-                query = TableRow.select().where(TableRow.code == code)
-                if not is_sqlite(self.db):
-                    query = query.for_update()
-                table = query.first()
-                if table is None:
+                # Hand-written SQL on the hot path: building it with peewee's query objects
+                # cost more CPU than the database itself.
+                lock = "" if is_sqlite(self.db) else " FOR UPDATE"
+                found = self._sql(
+                    f'SELECT id, seq, created_ms FROM "table" WHERE code = {{}}{lock}', code
+                ).fetchone()
+                if found is None:
                     raise AppError("no_such_table", "No table has this code.", status=404)
+                table = TableRow(id=found[0], code=code, seq=found[1], created_ms=found[2])
                 tx = _Tx(table, self._catch_up(table))
                 yield tx
             if tx.written:
                 self._cache.offer(code, tx.snap)
+
+    def _sql(self, template: str, *params: Any) -> Any:
+        """Run `template` with the database's placeholder in each `{}`; returns the cursor."""
+        mark = self.db.param
+        return self.db.execute_sql(template.format(*([mark] * len(params))), params)
 
     def _write(self, tx: _Tx, events: list[Event], cmd_id: str | None) -> None:
         """Chain, store and apply `events`; move the table's seq and deadline."""
@@ -389,12 +397,25 @@ class EventStore:
             )
             prev = digest
         if rows:
-            EventRow.insert_many(rows).execute()
-            TableRow.update(seq=seq, next_due_ms=next_due_ms(state)).where(
-                TableRow.id == tx.table.id
-            ).execute()
+            values = ", ".join(["({}, {}, {}, {}, {}, {}, {}, {})"] * len(rows))
+            self._sql(
+                "INSERT INTO event (table_id, seq, type, data, actor, at_ms, prev_hash, hash) "
+                f"VALUES {values}",
+                *(value for row in rows for value in row.values()),
+            )
+            self._sql(
+                'UPDATE "table" SET seq = {}, next_due_ms = {} WHERE id = {}',
+                seq,
+                next_due_ms(state),
+                tx.table.id,
+            )
         if cmd_id is not None:
-            CommandRow.insert(table=tx.table.id, cmd_id=cmd_id, seq=seq).execute()
+            self._sql(
+                "INSERT INTO command (table_id, cmd_id, seq) VALUES ({}, {}, {})",
+                tx.table.id,
+                cmd_id,
+                seq,
+            )
         recent = (tx.snap.recent + tuple(tx.written))[-RECENT:]
         tx.snap = Snapshot(seq, state, prev, recent)
 
@@ -425,11 +446,13 @@ class EventStore:
         try:
             with self._transaction(code) as tx:
                 if cmd_id is not None:
-                    done = CommandRow.get_or_none(
-                        (CommandRow.table == tx.table.id) & (CommandRow.cmd_id == cmd_id)
-                    )
+                    done = self._sql(
+                        "SELECT seq FROM command WHERE table_id = {} AND cmd_id = {}",
+                        tx.table.id,
+                        cmd_id,
+                    ).fetchone()
                     if done is not None:
-                        return Appended(done.seq, [], duplicate=True)
+                        return Appended(done[0], [], duplicate=True)
                 events = decide(tx.snap.state, cmd, args, actor, now_ms, self.randbelow)
                 self._write(tx, events, cmd_id)
                 return Appended(tx.snap.seq, list(tx.written))
