@@ -1,0 +1,80 @@
+"""Two server processes with Redis: phone A on one, phone B on the other, a judge's floor view on
+either; everything stays in step (DESIGN principle 8)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+
+import pytest
+from test_hub import REDIS_URL, redis_answers
+from websockets.asyncio.client import connect
+from ws_helpers import DECK, WAIT, Phone, http
+
+from server.testing import isolated_database, start_server, stop_server
+from tests.staff_actions import Staff, create_organiser
+
+
+async def floor_until(ws, code: str, check) -> dict:
+    """Floor messages until the summary of table `code` satisfies `check`."""
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
+        for table in message.get("tables", []):
+            if table["code"] == code and check(table):
+                return table
+
+
+@pytest.mark.skipif(not redis_answers(), reason="Redis does not answer")
+def test_phones_and_floor_views_on_two_processes_stay_in_step(tmp_path, database_url):
+    env = {"REDIS_URL": REDIS_URL}
+    url = isolated_database(database_url, "scale_out")
+    first, p1 = start_server(tmp_path / "one", url, env)
+    # The second process shares the first one's database (its SQLite file, or the schema).
+    second, p2 = start_server(tmp_path / "one", url, env)
+    try:
+        organiser = f"org{uuid.uuid4().hex[:6]}"
+        create_organiser(first, organiser)
+        staff = Staff(first).login(organiser)
+        event = staff.create_event("Scale Cup", 2)
+        code = event["tables"][0]["code"]
+        _, a = http(first, "POST", f"/api/tables/{code}/join", {"name": "Yugi"})
+        _, b = http(second, "POST", f"/api/tables/{code}/join", {"name": "Kaiba"})
+        # A login made on one process is good on the other (sessions live in the database).
+        cookie = staff.cookie
+        floor_url = f"/ws/floor/{event['id']}"
+
+        async def scenario() -> None:
+            table = f"/ws/table/{code}"
+            async with (
+                connect(first.ws_url + table) as wa,
+                connect(second.ws_url + table) as wb,
+                connect(
+                    first.ws_url + floor_url, additional_headers={"Origin": first, "Cookie": cookie}
+                ) as floor1,
+                connect(
+                    second.ws_url + floor_url,
+                    additional_headers={"Origin": second, "Cookie": cookie},
+                ) as floor2,
+            ):
+                for floor in (floor1, floor2):
+                    hello = json.loads(await asyncio.wait_for(floor.recv(), WAIT))
+                    assert hello["type"] == "floor"
+                pa, pb = Phone(wa), Phone(wb)
+                await pa.hello(a["token"])
+                await pb.hello(b["token"])
+                seq = await pa.ok("deck.declare", DECK)  # on process one
+                assert (await pb.until_seq(seq))["state"]["decks"]["A"]["declared"]
+                seq = await pb.ok("deck.declare", DECK)  # on process two
+                assert (await pa.until_seq(seq))["state"]["decks"]["B"]["declared"]
+                await pa.ok("judge.call", {"reason": "ruling"})
+                for floor in (floor1, floor2):  # both floor views see the call
+                    summary = await floor_until(
+                        floor, code, lambda t: any(x["kind"] == "judge_call" for x in t["alerts"])
+                    )
+                    assert summary["names"] == {"A": "Yugi", "B": "Kaiba"}
+
+        asyncio.run(scenario())
+    finally:
+        stop_server(p2)
+        stop_server(p1)
