@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install chromium run test e2e lint bench reliability bench-firstload
+.PHONY: install chromium run test test-postgres e2e lint bench reliability bench-firstload
 
 install: $(STAMP)
 
@@ -23,9 +23,20 @@ chromium:
 run: install
 	PORT=$(PORT) $(BIN)/gunicorn -c server/gunicorn_conf.py 'server:create_app()'
 
-# pytest's testpaths (pyproject.toml) are tests/ and e2e/.
+TEST_POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
+
+# pytest's testpaths (pyproject.toml) are tests/ and e2e/: every test on an SQLite file, then the
+# server's tests again on PostgreSQL.
 test: install chromium
 	$(BIN)/pytest
+	$(MAKE) --no-print-directory test-postgres
+
+# The server's tests on PostgreSQL. The pure rules tests touch no database, and the reliability
+# tests already run on both stores, so they run once, above.
+test-postgres: install
+	@pg_isready -q -h 127.0.0.1 -p 5432 || { echo "PostgreSQL does not answer on 127.0.0.1:5432 (.ci/run starts it)"; exit 1; }
+	TEST_DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests \
+		--ignore-glob='tests/test_rules_*' --ignore=tests/test_reliability.py
 
 e2e: install chromium
 	$(BIN)/pytest e2e
