@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--rounds", type=int, default=2, help="turns each table plays at least")
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--fuzz", type=int, default=3000, help="websocket fuzz messages")
-    parser.add_argument("--http-fuzz", type=int, default=300, help="examples per HTTP operation")
+    parser.add_argument("--http-fuzz", type=int, default=30, help="examples per HTTP operation")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--skip", action="append", default=[], choices=["crash", "fuzz", "http", "access"]
