@@ -81,3 +81,14 @@ export function t(key, vars = {}) {
   if (s === undefined) return key;
   return s.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
+
+/** A judge call's reason as the reader's language says it. The server writes the calls it makes
+ * itself (a rejected LP entry, a disputed duel result) in English; a player's words stay as typed. */
+export function callReason(reason) {
+  const text = String(reason || "");
+  let m = /^LP entry #(\d+) disputed(?:: ([\s\S]*))?$/.exec(text);
+  if (m) return t("call.lp_disputed", { entry: m[1] }) + (m[2] ? `: ${m[2]}` : "");
+  m = /^Result of duel (\d+) disputed(?:: ([\s\S]*))?$/.exec(text);
+  if (m) return t("call.result_disputed", { duel: m[1] }) + (m[2] ? `: ${m[2]}` : "");
+  return text;
+}

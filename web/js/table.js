@@ -3,7 +3,7 @@
 import { qrUrl } from "./api.js";
 import { Connection } from "./conn.js";
 import { buzz, formatDuration, formatTime, h, reducedMotion } from "./dom.js";
-import { LANGS, has, lang, onLangChange, setLang, t } from "./i18n.js";
+import { LANGS, callReason, has, lang, onLangChange, setLang, t } from "./i18n.js";
 import { KINDS, afterPending, applyChanges, signed, signedDelta } from "./lp.js";
 import { TableStore, get, other } from "./state.js";
 import { toast, toastError } from "./toast.js";
@@ -1212,7 +1212,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     for (const c of calls) {
       const coming = c.status === "acknowledged";
       parts.push(h("p", { class: ["status-line", coming ? "ok" : "attention"], testid: "judge-status", dataset: { status: c.status || "" },
-        text: `${coming ? t("judge.coming") : t("judge.called", { name: name(c.seat) })}${c.judge && coming ? ` (${c.judge})` : ""}${c.reason ? ` \u2014 ${c.reason}` : ""}` }));
+        text: `${coming ? t("judge.coming") : t("judge.called", { name: name(c.seat) })}${c.judge && coming ? ` (${c.judge})` : ""}${c.reason ? ` \u2014 ${callReason(c.reason)}` : ""}` }));
     }
     if (isSeat()) {
       if (!ui.judgeOpen) {

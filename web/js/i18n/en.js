@@ -288,6 +288,8 @@ export default {
   "judge.reason": "Reason (optional)",
   "judge.send": "Call",
   "judge.called": "{name} called a judge: waiting",
+  "call.lp_disputed": "LP entry #{entry} rejected",
+  "call.result_disputed": "result of duel {duel} disputed",
   "judge.coming": "A judge is coming",
 
   "common.cancel": "Cancel",

@@ -288,6 +288,8 @@ export default {
   "judge.reason": "理由（任意）",
   "judge.send": "呼ぶ",
   "judge.called": "{name} がジャッジを呼びました：待機中",
+  "call.lp_disputed": "LP変動 #{entry} が拒否されました",
+  "call.result_disputed": "第{duel}デュエルの結果に異議",
   "judge.coming": "ジャッジが向かっています",
 
   "common.cancel": "キャンセル",

@@ -288,6 +288,8 @@ export default {
   "judge.reason": "原因（可不填）",
   "judge.send": "呼叫",
   "judge.called": "{name} 已呼叫裁判：等待中",
+  "call.lp_disputed": "LP 變動 #{entry} 被拒絕",
+  "call.result_disputed": "第 {duel} 場決鬥的結果有異議",
   "judge.coming": "裁判正在過來",
 
   "common.cancel": "取消",

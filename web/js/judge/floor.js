@@ -3,7 +3,7 @@
 
 import { backoffDelay, ClockOffset } from "../conn.js";
 import { formatDuration, h } from "../dom.js";
-import { t } from "../i18n.js";
+import { callReason, t } from "../i18n.js";
 import { age, topBar } from "../staff/common.js";
 
 export function floorUrl(eventId, loc = location) {
@@ -82,7 +82,7 @@ export function mountFloor(root, eventId, navigate) {
         h("span", { text: t(`staff.alert.${a.kind}`) }),
         a.seat ? h("span", { class: "alert-seat", text: ` ${a.seat}` }) : null,
         a.judge ? h("span", { class: "muted", text: ` · ${t("staff.alert.taken", { judge: a.judge })}` }) : null,
-        a.detail && a.kind === "judge_call" ? h("span", { class: "muted", text: ` · ${a.detail}` }) : null,
+        a.detail && a.kind === "judge_call" ? h("span", { class: "muted", text: ` · ${callReason(a.detail)}` }) : null,
         a.since_ms ? h("span", { class: "alert-age", text: ` ${age(at - a.since_ms)}` }) : null,
       ),
     );

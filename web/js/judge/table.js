@@ -5,7 +5,7 @@
 
 import { Connection } from "../conn.js";
 import { formatDuration, formatTime, h } from "../dom.js";
-import { t } from "../i18n.js";
+import { callReason, t } from "../i18n.js";
 import { age, call, refusal, topBar } from "../staff/common.js";
 import { clockText, phaseText } from "./floor.js";
 
@@ -174,7 +174,7 @@ export function mountTable(root, eventId, code, navigate) {
             const note = h("input", { type: "text", maxlength: "200", placeholder: t("staff.note"), testid: `call-note-${c.call}` });
             return h("li", { class: "jt-call", testid: `call-${c.call}` },
               h("strong", { text: `#${c.call} ${c.seat || ""} ` }),
-              h("span", { text: c.reason || "" }),
+              h("span", { text: callReason(c.reason) }),
               h("span", { class: "muted", text: ` · ${age(now - c.at_ms)}` }),
               c.judge ? h("span", { class: "muted", text: ` · ${t("staff.alert.taken", { judge: c.judge })}` }) : null,
               h("div", { class: "row" },
