@@ -89,6 +89,35 @@ def test_the_service_worker_starts_the_app_offline(new_context):
     expect(page.get_by_test_id("offline-notice")).to_be_hidden()
 
 
+def test_the_service_worker_leaves_server_pages_to_the_server(new_context):
+    """A score sheet (`/t/<code>/sheet`, `/sheets`) is the server's page: online it is the
+    sheet, offline it fails like any page; the app shell never stands in for it."""
+    context = new_context()
+    page = context.new_page()
+    code = create_on_phone(page)
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    assert page.evaluate("navigator.serviceWorker.controller !== null")
+
+    page.goto(f"/t/{code}/sheet")
+    expect(page.get_by_test_id("table-screen")).to_have_count(0)
+    expect(page.locator("body")).to_contain_text(code)
+
+    context.set_offline(True)
+    for path in (f"/t/{code}/sheet", f"/sheets?codes={code}"):
+        try:
+            page.goto(path)
+        except Exception:
+            pass  # the browser's own offline error page
+        page.wait_for_timeout(300)
+        expect(page.get_by_test_id("table-screen")).to_have_count(0)
+        expect(page.get_by_test_id("home-screen")).to_have_count(0)
+    # The table itself still starts from the shell.
+    page.goto(f"/t/{code}")
+    expect(page.get_by_test_id("table-screen")).to_be_visible()
+    context.set_offline(False)
+
+
 def test_the_catalogues_have_the_same_keys_and_no_empty_string(new_phone):
     page = new_phone()
     page.goto("/")

@@ -2,7 +2,7 @@
 // they live on the server and reach the page through the websocket and /api/.
 
 // Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
-const VERSION = "v2";
+const VERSION = "v3";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [
   "/",
@@ -53,6 +53,13 @@ function neverCache(url) {
   return url.pathname.startsWith("/api/") || url.pathname.startsWith("/ws/") || url.pathname.startsWith("/judge");
 }
 
+// The pages the shell renders: the home screen and a table (`/t/<code>`). Every other page is
+// the server's own (a score sheet `/t/<code>/sheet`, a round's `/sheets`, the organiser's
+// pages): those go to the network untouched, and never get the shell in their place.
+function shellPage(url) {
+  return url.pathname === "/" || url.pathname === "/index.html" || /^\/t\/[^/]+\/?$/.test(url.pathname);
+}
+
 self.addEventListener("fetch", (event) => {
   const req = event.request;
   if (req.method !== "GET") return;
@@ -60,6 +67,7 @@ self.addEventListener("fetch", (event) => {
   if (url.origin !== self.location.origin || neverCache(url)) return; // straight to the network
 
   if (req.mode === "navigate") {
+    if (!shellPage(url)) return; // a server-rendered page: straight to the network
     // Network first, so a deployed update shows at once; the cached shell when offline.
     event.respondWith(
       (async () => {
