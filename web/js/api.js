@@ -1,8 +1,10 @@
 // HTTP calls to the server's JSON API. Errors come back in the one error shape {code, message}.
 
-/** Call the API; resolves to {ok, status, body} and never throws (network errors included). */
-export async function api(method, path, body) {
+/** Call the API; resolves to {ok, status, body} and never throws (network errors included).
+ * A seat's token, when given, goes as `Authorization: Bearer`. */
+export async function api(method, path, body, token) {
   const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
+  if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

@@ -1,6 +1,6 @@
 // The table screen: players' and spectators' view of one table, rendered from the state alone.
 
-import { qrUrl } from "./api.js";
+import { api, getTableEvent, qrUrl } from "./api.js";
 import { Connection } from "./conn.js";
 import { buzz, formatDuration, formatTime, h, reducedMotion } from "./dom.js";
 import { LANGS, callReason, has, lang, onLangChange, setLang, t } from "./i18n.js";
@@ -46,6 +46,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     queued: conn.pendingCount,
     forms: {}, // values typed into forms survive re-renders
     listCheck: null, // the server's last answer about the pasted deck list
+    banlists: null, // the lists a casual table may pick ([] at an event table or when none is loaded)
     listChecks: 0,
     listTimer: null,
     listRefs: null,
@@ -189,7 +190,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     slot("share", [view, st.seats], renderShare);
     slot("pending", [view, st.pending, st.lp, st.seats], renderPending);
     slot("phase", [view, st.phase, st.decks, st.pregame, st.turn, st.result, st.match, st.window, st.duel_no, st.new_match_votes,
-      st.clock && st.clock.status, st.clock && st.clock.start_votes, st.seats, ui.concedeArmed, ui.resultDisputeOpen], renderPhase);
+      st.clock && st.clock.status, st.clock && st.clock.start_votes, st.seats, ui.concedeArmed, ui.resultDisputeOpen,
+      st.banlist && st.banlist.name, ui.banlists], renderPhase);
     slot("keypad", [view, st.phase], renderKeypad);
     updateKeypad();
     slot("dice", [view, st.rolls, st.seats, ui.rollCount], renderDice);
@@ -733,7 +735,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const banlist = st.banlist;
     return h("div", { class: "deck-list", testid: "deck-list" },
       h("h3", { text: t("list.title") }),
-      h("p", { class: "muted", testid: "deck-list-banlist", text: banlist ? t("list.banlist", { name: banlist.name }) : t("list.no_banlist") }),
+      h("p", { class: "muted", testid: "deck-list-banlist", text: banlist && banlist.name ? t("list.banlist", { name: banlist.name }) : t("list.no_banlist") }),
+      banlistPicker(),
       h("label", { class: "field" }, h("span", { text: t("list.paste") }), area),
       ui.listRefs.counts,
       ui.listRefs.problems,
@@ -745,6 +748,43 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       }),
       registered ? h("p", { class: "status-line ok", testid: "deck-list-mine", text: t("list.mine", { counts: countsText(deck.declared) }) }) : null,
     );
+  }
+
+  // A casual table picks its ban list here (R2.5), before either seat registers a list; an
+  // event table uses its event's list and shows no picker.
+  function loadBanlists() {
+    if (ui.banlists !== null || !token) return;
+    ui.banlists = [];
+    Promise.all([getTableEvent(code), api("GET", "/api/banlists")]).then(([ev, lists]) => {
+      if (ev.ok || ev.status !== 404 || !lists.ok) return;
+      const casual = (lists.body.banlists || []).filter((b) => b.event_id === null || b.event_id === undefined);
+      if (!casual.length) return;
+      ui.banlists = casual;
+      render();
+    });
+  }
+
+  function banlistPicker() {
+    loadBanlists();
+    const st = s();
+    const lists = ui.banlists || [];
+    if (!lists.length || Object.values(st.decks || {}).some((d) => d && d.cards)) return null;
+    const current = (st.banlist && st.banlist.name) || "";
+    const select = h("select", {
+      id: "f-banlist",
+      testid: "deck-list-banlist-pick",
+      onchange: async (e) => {
+        const res = await api("POST", `/api/tables/${encodeURIComponent(code)}/banlist`, { name: e.target.value }, token);
+        if (!res.ok) {
+          toastError(res.body);
+          e.target.value = current;
+        }
+      },
+    },
+      h("option", { value: "", text: t("list.pick_none"), selected: current === "" }),
+      lists.map((b) => h("option", { value: b.name, text: t("list.pick_option", { name: b.name, n: b.size }), selected: current === b.name })),
+    );
+    return h("label", { class: "field", for: "f-banlist" }, h("span", { text: t("list.pick") }), select);
   }
 
   function phasePregame() {
