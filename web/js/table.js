@@ -585,8 +585,9 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     return h(
       "div",
       { class: "row clock-row" },
-      h("button", { class: "btn", testid: "clock-start", disabled: voted, onclick: () => send("clock.start"), text: voted ? t("clock.start_waiting") : t("clock.start") }),
-      votes.length && !voted ? h("span", { class: "muted", text: t("clock.opp_voted") }) : null,
+      // The opponent has pressed start: this phone's press is what the table waits for.
+      votes.length && !voted ? h("p", { class: "attention status-line", text: t("clock.opp_voted") }) : null,
+      h("button", { class: ["btn", votes.length && !voted && "btn-primary"], testid: "clock-start", disabled: voted, onclick: () => send("clock.start"), text: voted ? t("clock.start_waiting") : t("clock.start") }),
     );
   }
 
@@ -796,7 +797,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const mineChecks = isSeat() ? checks[store.seat] || [] : [];
     const list = h(
       "div",
-      { class: "checklist", role: "group", "aria-label": t("pre.checklist") },
+      { class: ["checklist", isSeat() && CHECK_ITEMS.every((i) => mineChecks.includes(i)) && "compact"], role: "group", "aria-label": t("pre.checklist") },
       CHECK_ITEMS.map((item) => {
         const done = mineChecks.includes(item);
         return h("button", {
