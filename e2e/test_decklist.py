@@ -9,12 +9,22 @@ deck against the registration.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-from e2e.steps import checklist, choose_and_draw, expect_phase, rock_paper_scissors, take_seat
+from e2e.steps import (
+    checklist,
+    choose_and_draw,
+    expect_phase,
+    rock_paper_scissors,
+    seat_both,
+    take_seat,
+)
 from tests.staff_actions import PASSWORD, Staff, create_organiser
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "server" / "banlists" / "example-2026-10.csv"
@@ -114,3 +124,29 @@ def test_paste_register_side_deck_and_judge_sees_the_deck(live_server, new_conte
     expect(kuriboh.locator("td").nth(2)).to_have_text("3")
     expect(kuriboh.get_by_test_id("judge-deck-now")).to_have_text("1")
     expect(jp.get_by_test_id("judge-deck-B")).to_contain_text("40/0/0")
+
+
+def test_a_casual_table_picks_its_ban_list_on_the_phone(live_server, new_phone):
+    """No event: a seat picks a loaded list before any list is registered; both phones show it."""
+    name = f"casual-{uuid.uuid4().hex[:6]}"
+    env = {
+        **os.environ,
+        "DATA_DIR": str(live_server.data_dir),
+        "DATABASE_URL": live_server.database_url,
+    }
+    subprocess.run(
+        [sys.executable, "-m", "server", "load-banlist", "--name", name, str(EXAMPLE)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    a, b = new_phone(), new_phone()
+    seat_both(a, b)
+    pick = a.get_by_test_id("deck-list-banlist-pick")
+    expect(pick).to_be_visible()
+    pick.select_option(name)
+    for page in (a, b):
+        expect(page.get_by_test_id("deck-list-banlist")).to_contain_text(name)
+    # Back to none.
+    b.get_by_test_id("deck-list-banlist-pick").select_option("")
+    expect(a.get_by_test_id("deck-list-banlist")).not_to_contain_text(name)
