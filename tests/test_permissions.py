@@ -299,3 +299,16 @@ def test_the_floor_socket_refuses_a_foreign_origin(world: World):
             return json.loads(await asyncio.wait_for(ws.recv(), WAIT))
 
     assert asyncio.run(scenario())["error"]["code"] == "bad_origin"
+
+
+def test_pairing_a_started_round_is_a_conflict(world: World):
+    """An organiser's refusals keep their HTTP status (409), with the one error shape."""
+    org = world.org
+    event = org.create_event("Late", 1)
+    status, _ = org.request("POST", f"/api/events/{event['id']}/round/start", {})
+    assert status == 200
+    status, body = org.request(
+        "POST", f"/api/events/{event['id']}/pairings", {"csv": "1,Yugi,,Kaiba,"}
+    )
+    assert (status, body["code"]) == (409, "round_started")
+    assert body["details"] == {}

@@ -422,7 +422,9 @@ class Tournament:
                 with db.atomic():
                     EventStaff.create(event=event_id, account=account.id, role="judge")
             except IntegrityError:
-                raise AppError("already_done", "That account is already staff here.", 409) from None
+                raise AppError(
+                    "already_done", "That account is already staff here.", status=409
+                ) from None
         return account.username
 
     # -- rounds and tables ------------------------------------------------------------------
@@ -493,7 +495,7 @@ class Tournament:
         """Store the current round's pairings (tables not listed keep theirs)."""
         rnd = self.current_round(event_id)
         if rnd.started_ms is not None:
-            raise AppError("round_started", "The round has started; pair the next one.", 409)
+            raise AppError("round_started", "The round has started; pair the next one.", status=409)
         ev = self.event(event_id)
         for p in pairings:
             if not 1 <= p.table <= ev.table_count:
@@ -509,7 +511,7 @@ class Tournament:
         """Start every table's match clock at the same server instant `now_ms`."""
         rnd = self.current_round(event_id)
         if rnd.ended_ms is not None:
-            raise AppError("round_ended", "This round has ended; open the next one.", 409)
+            raise AppError("round_ended", "This round has ended; open the next one.", status=409)
         with db.connection_context():
             Round.update(started_ms=now_ms).where(
                 (Round.id == rnd.id) & Round.started_ms.is_null()
@@ -536,7 +538,7 @@ class Tournament:
         """Mark the current round ended; results stay on its tables."""
         rnd = self.current_round(event_id)
         if rnd.started_ms is None:
-            raise AppError("round_not_started", "The round has not started.", 409)
+            raise AppError("round_not_started", "The round has not started.", status=409)
         with db.connection_context():
             Round.update(ended_ms=now_ms).where(
                 (Round.id == rnd.id) & Round.ended_ms.is_null()
@@ -547,7 +549,7 @@ class Tournament:
         """Open the next round with fresh tables (the table cards' seat links follow)."""
         rnd = self.current_round(event_id)
         if rnd.ended_ms is None:
-            raise AppError("round_not_ended", "End the current round first.", 409)
+            raise AppError("round_not_ended", "End the current round first.", status=409)
         return self._make_round(self.event(event_id), rnd.number + 1, now_ms).number
 
 
