@@ -61,9 +61,11 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     "banners",
     "board",
     "share",
+    // The phase card (whose turn, End turn) sits above the keypad: a player ends a turn every
+    // turn and must not scroll past the keypad for it.
+    "phase",
     "keypad",
     "pending",
-    "phase",
     "dice",
     "counters",
     "judge",
