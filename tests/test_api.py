@@ -105,6 +105,7 @@ def test_join_a_taken_seat(client: FlaskClient):
         ({"name": ""}, "name"),
         ({"name": "   "}, "name"),
         ({"name": "x" * 41}, "name"),
+        ({"name": "x" * 10_000}, "name"),
         ({"name": "Yugi", "seat": "C"}, "seat"),
         ({"name": "Yugi", "player_id": "p" * 41}, "player_id"),
         ({"name": "Yugi", "token": "mine"}, "token"),
@@ -115,6 +116,17 @@ def test_join_refuses_invalid_fields(client: FlaskClient, body, field):
     code = create(client)
     response = client.post(f"/api/tables/{code}/join", json=body)
     assert field in assert_error(response, 400, "invalid")["details"]
+
+
+def test_a_name_with_html_is_kept_as_text_and_changes_nothing_else(client: FlaskClient):
+    """Markup in a name is data: stored and served verbatim, escaped where it is shown
+    (e2e/test_xss.py checks that no script runs in the browser)."""
+    code = create(client)
+    name = '<img src=x onerror="alert(1)">'
+    assert join(client, code, name=name).status_code == 201
+    state = client.get(f"/api/tables/{code}").json["state"]
+    assert state["seats"]["A"]["name"] == name
+    assert not state["seats"]["B"]["joined"]
 
 
 def test_names_lose_control_characters(client: FlaskClient):
