@@ -143,6 +143,11 @@ class Tx:
         self.state = HANDLERS[event_type](self.state, event)
         self.events.append(event)
 
+    def call_judge(self, seat: str, reason: str, detail: str = "") -> None:
+        """Record a judge call (R7.1), numbered in order; `detail` is what the player wrote."""
+        text = f"{reason}: {detail}" if reason and detail else (reason or detail)
+        self.emit("judge.called", call=len(self.state.calls) + 1, seat=seat, reason=text)
+
     @property
     def seat(self) -> str:
         """The acting seat; only for commands restricted to seats."""

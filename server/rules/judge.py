@@ -38,12 +38,7 @@ def call(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     open_calls = [c for c in tx.state.calls if c.seat == seat and c.status != "closed"]
     require(len(open_calls) < 3, "too_many", "A judge is already called; please wait.")
-    tx.emit(
-        "judge.called",
-        call=len(tx.state.calls) + 1,
-        seat=seat,
-        reason=str(args.get("reason") or ""),
-    )
+    tx.call_judge(seat, "", str(args.get("reason") or ""))
 
 
 def _find(tx: Tx, args: Mapping[str, Any]) -> Call:

@@ -108,12 +108,7 @@ def reject(tx: Tx, args: Mapping[str, Any]) -> None:
     require(p.confirmed_by is None, "already_confirmed", "That entry is already confirmed.")
     reason = str(args.get("reason") or "")
     tx.emit("lp.rejected", entry=p.entry, by=seat, reason=reason)
-    tx.emit(
-        "judge.called",
-        call=len(tx.state.calls) + 1,
-        seat=seat,
-        reason=f"LP entry #{p.entry} disputed" + (f": {reason}" if reason else ""),
-    )
+    tx.call_judge(seat, f"LP entry #{p.entry} disputed", reason)
     flush(tx)
 
 

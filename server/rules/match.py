@@ -329,12 +329,7 @@ def dispute_result(tx: Tx, args: Mapping[str, Any]) -> None:
     res = tx.state.result
     assert res is not None
     reason = str(args.get("reason") or "")
-    tx.emit(
-        "judge.called",
-        call=len(tx.state.calls) + 1,
-        seat=seat,
-        reason=f"Result of duel {res.duel} disputed" + (f": {reason}" if reason else ""),
-    )
+    tx.call_judge(seat, f"Result of duel {res.duel} disputed", reason)
 
 
 def finalize_duel(tx: Tx) -> None:
@@ -414,12 +409,7 @@ def deck_check(tx: Tx, args: Mapping[str, Any]) -> None:
     note = str(args.get("note") or "")
     tx.emit("deck.checked", seat=seat, ok=ok, note=note)
     if not ok:
-        tx.emit(
-            "judge.called",
-            call=len(tx.state.calls) + 1,
-            seat=seat,
-            reason="Deck count problem after the duel (R7.5)" + (f": {note}" if note else ""),
-        )
+        tx.call_judge(seat, "Deck count problem after the duel (R7.5)", note)
 
 
 @command("side.exchange", SEAT)
