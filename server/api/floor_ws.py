@@ -25,7 +25,7 @@ from server.errors import error_body
 from server.floor import summarise
 from server.rules import view
 
-from .ws import _SendAll, origin_allowed
+from .ws import _SendAll, encode, origin_allowed
 
 log = logging.getLogger(__name__)
 
@@ -43,20 +43,19 @@ class Subscriber:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._pending: dict[str, dict[str, Any]] = {}
+        self._pending: dict[str, str] = {}  # table code -> its summary, encoded
         self._full = False
 
-    def push(self, summaries: list[dict[str, Any]]) -> None:
+    def push(self, summaries: dict[str, str]) -> None:
         with self._lock:
-            for s in summaries:
-                self._pending[s["code"]] = s
+            self._pending.update(summaries)
 
     def reload(self) -> None:
         """Ask for a full floor message (the event's tables changed: a new round)."""
         with self._lock:
             self._full = True
 
-    def take(self) -> tuple[bool, list[dict[str, Any]]]:
+    def take(self) -> tuple[bool, list[str]]:
         with self._lock:
             full, items = self._full, list(self._pending.values())
             self._pending.clear()
@@ -119,7 +118,7 @@ class Feed:
         """Rebuild the dirty tables' summaries; hand the changed ones to every socket."""
         with self._lock:
             dirty, self._dirty = self._dirty, {}
-        changed = []
+        changed: dict[str, str] = {}
         for code, seq in dirty.items():
             if code not in self.codes:
                 continue
@@ -129,7 +128,8 @@ class Feed:
             old = self.summaries.get(code)
             if old is None or old["seq"] != s["seq"]:
                 self.summaries[code] = s
-                changed.append(s)
+                # Encoded once here, not once per floor socket.
+                changed[code] = encode(s)
         if changed:
             with self._lock:
                 subs = list(self._subs)
@@ -216,7 +216,7 @@ class FeedRegistry:
 
 
 def _send(ws: Any, message: dict[str, Any]) -> None:
-    ws.send(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
+    ws.send(encode(message))
 
 
 @sock.route("/ws/floor/<int:event_id>", bp=bp)
@@ -274,7 +274,8 @@ def floor_socket(ws: Any, event_id: int) -> None:
             if reload:
                 full()
             elif items:
-                _send(ws, {"type": "tables", "now_ms": found.clock(), "tables": items})
+                head = encode({"type": "tables", "now_ms": found.clock()})
+                ws.send(f'{head[:-1]},"tables":[{",".join(items)}]}}')
     except ConnectionClosed:
         pass
     finally:

@@ -40,6 +40,11 @@ CLOSE_FORBIDDEN = 4003
 SPECTATOR = Actor(role="spectator")
 
 
+def encode(message: Any) -> str:
+    """A message as compact JSON text (non-ASCII kept as is)."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
 def origin_allowed(origin: str | None, host: str, allowed: list[str]) -> bool:
     """Same host as the server, or listed; no Origin at all is a non-browser client."""
     if not origin:
@@ -117,7 +122,20 @@ class Connection:
                     return
 
     def _send_now(self, message: dict[str, Any]) -> None:
-        self.ws.send(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
+        self.ws.send(encode(message))
+
+    def _send_with_state(self, message: dict[str, Any], snap: Any) -> None:
+        """Send `message` with the viewer's state of `snap` as its last field, "state".
+
+        The state is the bulk of every update; it is encoded once per snapshot and audience
+        (a seat's phone, spectators, judges), so the opponent's phone, the sender's other tabs
+        and every spectator are sent the same text."""
+        key = (self.actor.seat, self.privileged)
+        text = snap.encoded.get(key)
+        if text is None:
+            text = snap.encoded[key] = encode(self._view(snap.state, snap.seq))
+        head = encode(message)
+        self.ws.send(f'{head[:-1]},"state":{text}}}')
 
     @property
     def privileged(self) -> bool:
@@ -138,7 +156,7 @@ class Connection:
             events = self._events(rows)
         self.last_seq = snap.seq
         self.welcomed = True
-        self._send_now(
+        self._send_with_state(
             {
                 "type": "welcome",
                 "role": self.actor.role,
@@ -146,8 +164,8 @@ class Connection:
                 "now_ms": self.clock(),
                 "seq": snap.seq,
                 "events": events,
-                "state": self._view(snap.state, snap.seq),
-            }
+            },
+            snap,
         )
 
     def _update(self, published: int) -> None:
@@ -158,14 +176,7 @@ class Connection:
             return
         events = self._events(rows)
         self.last_seq = snap.seq
-        self._send_now(
-            {
-                "type": "update",
-                "seq": snap.seq,
-                "events": events,
-                "state": self._view(snap.state, snap.seq),
-            }
-        )
+        self._send_with_state({"type": "update", "seq": snap.seq, "events": events}, snap)
 
     # -- the reader ----------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@ so an organiser can run another edition of the end-of-match procedure without co
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
+from functools import cache
 from typing import Any
 
 from .base import RuleError
@@ -36,14 +37,20 @@ class RuleSet:
         return int(self.match_minutes * 60_000)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-able form."""
-        return asdict(self)
+        """A JSON-able form (a fresh dict; its values are all plain numbers and strings)."""
+        return dict(_as_dict(self))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RuleSet:
         """Inverse of ``to_dict``; unknown keys are ignored."""
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
+
+
+@cache
+def _as_dict(rs: RuleSet) -> dict[str, Any]:
+    # Every view carries its table's rule set; there are only a handful of distinct ones.
+    return asdict(rs)
 
 
 RULESETS: dict[str, RuleSet] = {
