@@ -26,11 +26,14 @@ class Services:
     clock: Callable[[], int]
     http_limiter: Any = None
     timer: Any = None
+    checkpointer: Any = None
 
     def close(self) -> None:
-        """Stop the timer and the hub (tests create many apps in one process)."""
+        """Stop the timer, the checkpointer and the hub (tests create many apps in one process)."""
         if self.timer is not None:
             self.timer.stop()
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
         self.hub.close()
 
 
@@ -49,6 +52,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from server.hub import make_hub
     from server.middleware import DeclineWebSocketCompression
     from server.store import EventStore, bind, db, open_database
+    from server.store.checkpoint import start_checkpointer
     from server.timer import Timer
 
     app = Flask(__name__, static_folder=None)
@@ -67,12 +71,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
 
-    bind(open_database(app.config["DATABASE_URL"], app.config["DATA_DIR"]))
+    checkpoint_ms = app.config["SQLITE_CHECKPOINT_MS"]
+    database = open_database(
+        app.config["DATABASE_URL"], app.config["DATA_DIR"], autocheckpoint=checkpoint_ms <= 0
+    )
+    bind(database)
     store = EventStore(db, cache_size=app.config["STATE_CACHE_SIZE"])
     clock = app.config.get("CLOCK") or now_ms
     hub = make_hub(app.config["REDIS_URL"])
     limiter = KeyedLimiter(app.config["HTTP_RATE_PER_MINUTE"] / 60, app.config["HTTP_RATE_BURST"])
     app.extensions["duel_table"] = found = Services(store, hub, clock, limiter)
+    found.checkpointer = start_checkpointer(database, checkpoint_ms)
 
     http.init_app(app)
     ws.init_app(app)

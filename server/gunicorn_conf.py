@@ -44,3 +44,11 @@ def post_fork(server, worker):
         from psycogreen.gevent import patch_psycopg
 
         patch_psycopg()
+
+
+def post_worker_init(worker):
+    """Collector thresholds for a long-lived worker (`server/gctune.py`); after gevent's patch,
+    so the periodic full collection runs on a green thread."""
+    from server.gctune import tune
+
+    tune(float(os.environ.get("GC_FULL_SECONDS", "900")))

@@ -187,7 +187,7 @@ class EventStore:
     def __init__(
         self,
         database: DatabaseProxy,
-        cache_size: int = 2000,
+        cache_size: int = 12000,
         randbelow: Callable[[int], int] = secrets.randbelow,
     ) -> None:
         self.db = database

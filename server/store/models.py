@@ -108,8 +108,11 @@ class CommandRow(BaseModel):
 MODELS = [TableRow, SeatRow, EventRow, CommandRow]
 
 
-def open_database(url: str, data_dir: str) -> Database:
-    """Open (lazily) the database named by `url`, or the SQLite file in `data_dir`."""
+def open_database(url: str, data_dir: str, autocheckpoint: bool = True) -> Database:
+    """Open (lazily) the database named by `url`, or the SQLite file in `data_dir`.
+
+    `autocheckpoint=False`: SQLite's WAL checkpoints are left to a `Checkpointer`
+    (`server/store/checkpoint.py`), which the caller starts."""
     if not url:
         Path(data_dir).mkdir(parents=True, exist_ok=True)
         url = f"sqlite:///{Path(data_dir) / SQLITE_FILE}"
@@ -129,6 +132,9 @@ def open_database(url: str, data_dir: str) -> Database:
                 "synchronous": "full",
                 "foreign_keys": 1,
                 "busy_timeout": 30000,
+                # A burst can grow the log between two checkpoints; give the disk space back.
+                "journal_size_limit": 64 * 1024 * 1024,
+                **({} if autocheckpoint else {"wal_autocheckpoint": 0}),
             },
         )
     if url.startswith("postgres://"):

@@ -1,0 +1,49 @@
+"""The worker's collector settings (server/gctune.py): no automatic full collection, and the
+periodic one still frees cyclic garbage that reached the oldest generation."""
+
+from __future__ import annotations
+
+import gc
+import time
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from server import gctune
+
+
+@pytest.fixture
+def restore_gc() -> Iterator[None]:
+    thresholds = gc.get_threshold()
+    yield
+    gc.set_threshold(*thresholds)
+    gc.unfreeze()
+
+
+class Node:
+    def __init__(self) -> None:
+        self.other: Node | None = None
+
+
+def test_the_periodic_full_collection_frees_old_cycles(restore_gc: None) -> None:
+    stop = gctune.tune(0.05)
+    assert stop is not None
+    try:
+        assert gc.get_threshold() == (gctune.YOUNG, gctune.MIDDLE, gctune.NEVER)
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        probe = weakref.ref(a)
+        # Promote the cycle to the oldest generation, then make it garbage.
+        gc.collect(0)
+        gc.collect(1)
+        assert a in gc.get_objects(generation=2)
+        del a, b
+        # Young collections do not look at the oldest generation.
+        gc.collect(1)
+        deadline = time.monotonic() + 5
+        while probe() is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert probe() is None
+    finally:
+        stop.set()
