@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,7 @@ sock = Sock()
 bp = Blueprint("floor_ws", __name__)
 
 POLL_SECONDS = 0.05
+YIELD_EVERY = 25
 CLOSE_POLICY = 1008
 CLOSE_FORBIDDEN = 4003
 
@@ -119,7 +121,11 @@ class Feed:
         with self._lock:
             dirty, self._dirty = self._dirty, {}
         changed: dict[str, str] = {}
-        for code, seq in dirty.items():
+        for n, (code, seq) in enumerate(dirty.items(), start=1):
+            if n % YIELD_EVERY == 0:
+                # Let the sockets run between slices: a flush of a few hundred busy tables
+                # would otherwise hold a gevent worker for tens of milliseconds at a time.
+                time.sleep(0)
             if code not in self.codes:
                 continue
             s = self._summarise(code, seq)
