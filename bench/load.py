@@ -60,7 +60,10 @@ class Plan:
     """What one client process does; picklable."""
 
     mode: str  # "server" or "relay"
-    urls: list[str]  # one base URL per server process; seat A uses urls[0], seat B urls[-1]
+    # One base URL per server process. "cross": seat A uses urls[0], seat B urls[-1] (every
+    # command crosses the hub); "table": both seats of table n use urls[n % len(urls)], as a
+    # proxy hashing /ws/table/<code> places them (docs/deploy.md).
+    urls: list[str]
     tables: list[int]  # global table numbers this process simulates
     seconds: float
     interval: float
@@ -73,6 +76,7 @@ class Plan:
     seed: int = 0
     codes: list[str] | None = None  # tables made beforehand (in an event), by position in tables
     floor: dict[str, Any] | None = None  # {"events": [...], "cookie": "..."} for the floor views
+    placement: str = "cross"
 
 
 @dataclass
@@ -151,7 +155,10 @@ class Table:
     # -- connections ---------------------------------------------------------------------------
 
     def base(self, seat: str) -> str:
-        return self.plan.urls[0] if seat == "A" else self.plan.urls[-1]
+        urls = self.plan.urls
+        if self.plan.placement == "table":
+            return urls[self.number % len(urls)]
+        return urls[0] if seat == "A" else urls[-1]
 
     async def open(self, seat: str) -> None:
         base = self.base(seat)

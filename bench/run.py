@@ -49,12 +49,15 @@ class Case:
     db: str = "sqlite"
     processes: int = 1
     redis: bool = False
+    placement: str = "cross"
 
     @property
     def label(self) -> str:
         if self.mode == "relay":
             return "bare relay"
         extra = " +redis" if self.redis else ""
+        if self.processes > 1 and self.placement == "table":
+            extra += " by table"
         return f"{self.db} {self.processes}p{extra}"
 
 
@@ -95,6 +98,7 @@ class Result:
             "db": self.case.db,
             "processes": self.case.processes,
             "redis": self.case.redis,
+            "placement": self.case.placement,
             "seconds": self.seconds,
             "commands_per_s": len(self.latencies) / self.seconds if self.seconds else 0.0,
             "p50_ms": self.pct(50),
@@ -240,6 +244,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 floor={"events": floor.events, "cookie": floor.cookie}
                 if floor and wid == 0
                 else None,
+                placement=case.placement,
             )
             proc = ctx.Process(
                 target=worker_main, args=(plan, wid, report, go, go_time), daemon=True
@@ -449,6 +454,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", default="sqlite", help="sqlite, postgres or both: sqlite,postgres")
     p.add_argument("--processes", default="1", help="server processes: 1, 2 or 1,2")
     p.add_argument("--redis", action="store_true", help="REDIS_URL hub (forced with 2 processes)")
+    p.add_argument(
+        "--placement",
+        choices=("cross", "table"),
+        default="cross",
+        help="with 2 processes: cross = seat A on one, seat B on the other (every command "
+        "crosses Redis); table = both seats of a table on one process, as a proxy hashing the "
+        "table's socket path places them",
+    )
     p.add_argument("--no-relay", action="store_true", help="skip the bare relay baseline")
     p.add_argument("--relay-only", action="store_true", help="only the bare relay")
     p.add_argument(
@@ -522,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"unknown --db {db!r}")
             for processes in parse_list(args.processes, int):
                 redis = args.redis or processes > 1
-                cases.append(Case("server", n, db, processes, redis))
+                cases.append(Case("server", n, db, processes, redis, args.placement))
     run_dir = ROOT / "bench-results" / time.strftime("%Y%m%d-%H%M%S")
     run_dir.mkdir(parents=True, exist_ok=True)
     summaries = []
