@@ -26,7 +26,7 @@ from server.errors import error_body
 from server.floor import summarise
 from server.rules import view
 
-from .ws import _SendAll, encode, origin_allowed
+from .ws import _SendAll, encode, encode_with, origin_allowed
 
 log = logging.getLogger(__name__)
 
@@ -280,8 +280,8 @@ def floor_socket(ws: Any, event_id: int) -> None:
             if reload:
                 full()
             elif items:
-                head = encode({"type": "tables", "now_ms": found.clock()})
-                ws.send(f'{head[:-1]},"tables":[{",".join(items)}]}}')
+                message = {"type": "tables", "now_ms": found.clock()}
+                ws.send(encode_with(message, "tables", f"[{','.join(items)}]"))
     except ConnectionClosed:
         pass
     finally:

@@ -45,6 +45,11 @@ def encode(message: Any) -> str:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
+def encode_with(message: dict[str, Any], name: str, text: str) -> str:
+    """`message` encoded with one more field, `name`, whose value `text` is JSON already."""
+    return f'{encode(message)[:-1]},"{name}":{text}}}'
+
+
 def origin_allowed(origin: str | None, host: str, allowed: list[str]) -> bool:
     """Same host as the server, or listed; no Origin at all is a non-browser client."""
     if not origin:
@@ -127,15 +132,14 @@ class Connection:
     def _send_with_state(self, message: dict[str, Any], snap: Any) -> None:
         """Send `message` with the viewer's state of `snap` as its last field, "state".
 
-        The state is the bulk of every update; it is encoded once per snapshot and audience
-        (a seat's phone, spectators, judges), so the opponent's phone, the sender's other tabs
-        and every spectator are sent the same text."""
+        The state is the bulk of every update. It is built and encoded at most once per
+        snapshot and audience (seat A, seat B, spectators, judges): every socket watching as
+        the same viewer is sent the same text."""
         key = (self.actor.seat, self.privileged)
         text = snap.encoded.get(key)
         if text is None:
             text = snap.encoded[key] = encode(self._view(snap.state, snap.seq))
-        head = encode(message)
-        self.ws.send(f'{head[:-1]},"state":{text}}}')
+        self.ws.send(encode_with(message, "state", text))
 
     @property
     def privileged(self) -> bool:
