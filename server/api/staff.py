@@ -433,7 +433,7 @@ def seat_link(slug: str, number: int, seat: str) -> Response:
     if seat not in ("A", "B"):
         raise AppError("unknown_seat", "The seat must be A or B.", status=404)
     code = tournament().seat_link(slug, number)
-    return redirect(f"/t/{code}?seat={seat}", code=302)
+    return redirect(f"/t/{code}?seat={seat}", code=302)  # type: ignore[return-value]
 
 
 def _qr_data_uri(url: str) -> str:

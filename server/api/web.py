@@ -25,14 +25,15 @@ def _accepts_gzip() -> bool:
 
 def _compress(response: Response) -> Response:
     etag, _ = response.get_etag()
-    if response.status_code != 200 or not etag or not response.mimetype.startswith(_TEXT):
+    mimetype = response.mimetype or ""
+    if response.status_code != 200 or not etag or not mimetype.startswith(_TEXT):
         return response
     response.vary.add("Accept-Encoding")
     if not _accepts_gzip() or (response.content_length or 0) < _MIN_BYTES:
         return response
     source = response.response  # the open file (a WSGI file wrapper)
     try:
-        raw = b"".join(source)
+        raw = b"".join(chunk if isinstance(chunk, bytes) else chunk.encode() for chunk in source)
     finally:
         close = getattr(source, "close", None)
         if close is not None:
@@ -48,7 +49,7 @@ def _compress(response: Response) -> Response:
     response.headers["Content-Encoding"] = "gzip"
     response.headers.pop("Accept-Ranges", None)
     response.set_etag(etag + "-gz")
-    return response.make_conditional(request)
+    return response.make_conditional(request)  # type: ignore[return-value]
 
 
 def _send(path: str) -> Response:

@@ -350,7 +350,8 @@ class Tournament:
                 .order_by(TournamentEvent.id.desc())
                 .objects()
             )
-            return [{**self._event_dict(e), "role": e.role} for e in rows]
+            # .objects() puts the joined role on each event row.
+            return [{**self._event_dict(e), "role": e.role} for e in rows]  # type: ignore[attr-defined]
 
     @staticmethod
     def _event_dict(ev: TournamentEvent) -> dict[str, Any]:
