@@ -25,7 +25,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from .http import retrying
-from .proc import Backend, ServerProcess, count_tracebacks
+from .proc import Backend, ServerProcess, tracebacks_of
 
 VALID_ARGS: dict[str, dict[str, Any]] = {
     "lp.propose": {"changes": [{"seat": "B", "kind": "damage", "amount": 500}], "note": "x"},
@@ -383,9 +383,7 @@ def run(workdir: Path, examples: int = 3000, seed: int = 0) -> FuzzReport:
             reader.close()
     finally:
         server.stop()
-        text = server.log_text()
-        report.tracebacks = count_tracebacks(text)
-        if report.tracebacks:
-            at = text.find("Traceback (most recent call last)")
-            report.examples.append(text[at : at + 1500])
+        report.tracebacks, first = tracebacks_of(server.log_text())
+        if first is not None:
+            report.examples.append(first)
     return report

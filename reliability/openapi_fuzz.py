@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .proc import Backend, ServerProcess, count_tracebacks
+from .proc import Backend, ServerProcess, tracebacks_of
 
 
 @dataclass
@@ -82,9 +82,7 @@ def run(workdir: Path, examples: int = 200) -> HttpFuzzReport:
                     pass  # e.g. no invalid request can be made for an operation without input
     finally:
         server.stop()
-        text = server.log_text()
-        report.tracebacks = count_tracebacks(text)
-        if report.tracebacks:
-            at = text.find("Traceback (most recent call last)")
-            report.examples.append(text[at : at + 1500])
+        report.tracebacks, first = tracebacks_of(server.log_text())
+        if first is not None:
+            report.examples.append(first)
     return report

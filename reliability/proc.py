@@ -197,6 +197,18 @@ class ServerProcess:
             return ""
 
 
+TRACEBACK = "Traceback (most recent call last)"
+
+
 def count_tracebacks(text: str) -> int:
     """How many tracebacks a server log holds."""
-    return text.count("Traceback (most recent call last)")
+    return text.count(TRACEBACK)
+
+
+def tracebacks_of(text: str) -> tuple[int, str | None]:
+    """How many tracebacks a server log holds, and the first one (its first 1,500 characters)."""
+    count = count_tracebacks(text)
+    if not count:
+        return 0, None
+    at = text.find(TRACEBACK)
+    return count, text[at : at + 1500]
