@@ -318,7 +318,8 @@ def check_flood(server: ServerProcess, report: AccessReport, seconds: float = 4.
     big.ws.send(json.dumps({"type": "ping", "t": 1, "pad": "x" * 9000}))
     report.record("oversized_message_closed", big.close_code() == 1009)
     big.close()
-    counts = {"sent": 0, "rate_limited": 0, "other": 0}
+    # "closed": the server closed the flooding socket while it was still sending.
+    counts = {"sent": 0, "rate_limited": 0, "other": 0, "closed": 0}
     stop = threading.Event()
 
     def flood() -> None:
@@ -351,7 +352,7 @@ def check_flood(server: ServerProcess, report: AccessReport, seconds: float = 4.
                 )
                 counts["sent"] += 1
         except Exception:
-            pass
+            counts["closed"] = int(not stop.is_set())
         stop.set()
         reader.join(timeout=3)
         ws.close()
@@ -366,6 +367,7 @@ def check_flood(server: ServerProcess, report: AccessReport, seconds: float = 4.
         "flood_messages": counts["sent"],
         "rate_limited_replies": counts["rate_limited"],
         "other_answers": counts["other"],
+        "closed_by_server": bool(counts["closed"]),
         "baseline_p50_ms": pct(baseline, 0.5),
         "baseline_p99_ms": pct(baseline, 0.99),
         "during_p50_ms": pct(during, 0.5),
@@ -374,7 +376,11 @@ def check_flood(server: ServerProcess, report: AccessReport, seconds: float = 4.
         "probes": len(during),
     }
     report.notes["flood"] = note
-    report.record("flood_refused", counts["rate_limited"] > counts["other"] > 0, note)
+    # The server closes the flooding socket while it is still sending. How many answers the
+    # flooder reads before that is a race (the close resets the connection and the kernel drops
+    # what the client had not read yet: runs read 0 to 105 `rate_limited` answers), so the
+    # answers are reported, not checked.
+    report.record("flood_refused", counts["closed"] == 1, note)
     report.record(
         "other_table_unhurt_by_flood",
         bool(during) and pct(during, 0.99) < 100 and statistics.median(during) < 20,
