@@ -29,11 +29,13 @@ class Services:
     checkpointer: Any = None
 
     def close(self) -> None:
-        """Stop the timer, the checkpointer and the hub (tests create many apps in one process)."""
+        """Stop the timer, the checkpointer, the group committer and the hub (tests create many
+        apps in one process)."""
         if self.timer is not None:
             self.timer.stop()
         if self.checkpointer is not None:
             self.checkpointer.stop()
+        self.store.close()
         self.hub.close()
 
 

@@ -1,26 +1,37 @@
 """The event store: every table's append-only, hash-chained log, and the commands it answered.
 
-Commands for one table are handled one at a time: a lock per table in this process, and the
-database's own lock across processes (SQLite: BEGIN IMMEDIATE; PostgreSQL: SELECT ... FOR UPDATE
-on the table's row). Inside that, the store brings its cached state up to date with any events
-another process wrote, asks the rules to decide, and writes the events, the command id and the
-table's new sequence number in one transaction. A call returns only after the commit.
+Commands for one table are decided one at a time, in memory: under one lock in this process, the
+store takes the table's latest state (the one a command still waiting for its commit left, or the
+cached committed one, or the database's), asks the rules to decide, and chains the new events.
+The rows then wait for a group commit (`group.py`) that writes every waiting command's events,
+command id and the table's new sequence number in one transaction. A call returns only after
+that commit.
+
+The table's sequence number in the database is the check across processes: a command's update
+of it names the number it was decided on (`... WHERE seq = <base>`), so a command decided on a
+state another process has moved past writes nothing, and is decided again on the newer state.
+Creating a table, and a command that went stale a few times over (several processes writing
+one table), take the older path: the database's own lock (SQLite: BEGIN IMMEDIATE;
+PostgreSQL: SELECT ... FOR UPDATE on the table's row) around deciding and writing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
+import sqlite3
 import threading
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from peewee import DatabaseProxy, IntegrityError
+from playhouse.pool import PooledDatabase
 
 from server.errors import AppError
 from server.rules import (
@@ -35,7 +46,10 @@ from server.rules import (
     next_due_ms,
 )
 
-from .models import CommandRow, EventRow, SeatRow, TableRow, is_sqlite
+from .group import GroupCommit
+from .models import EventRow, SeatRow, TableRow, is_sqlite
+
+log = logging.getLogger(__name__)
 
 GENESIS = "0" * 64
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
@@ -101,6 +115,8 @@ class Snapshot:
     # Encoded views of this state by audience, so every phone watching the table as the same
     # viewer is sent the same text, encoded once (`server.api.ws`).
     encoded: dict[Any, str] = field(default_factory=dict, compare=False, repr=False)
+    # The table's row id, so a command on a cached table needs no read to find it.
+    table_id: int = 0
 
     def since(self, seq: int) -> list[dict[str, Any]] | None:
         """The envelopes after `seq` from memory, or None when they are not all here."""
@@ -167,6 +183,10 @@ class _LRU:
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
 
+    def drop(self, code: str) -> None:
+        with self._lock:
+            self._items.pop(code, None)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
@@ -179,6 +199,51 @@ class _Tx:
         self.table = table
         self.snap = snap
         self.written: list[dict[str, Any]] = []
+
+
+# A statement with `{}` where each parameter goes, and its parameters.
+Statement = tuple[str, tuple[Any, ...]]
+
+# Tries on the group commit before a command holds its table (see `_decide`).
+OPTIMISTIC = 3
+
+
+class _Pending:
+    """A decided command waiting for its group commit.
+
+    `parent` is the pending command it was decided after (same table), if that one had not been
+    committed yet: if the parent is not written, neither is this one."""
+
+    __slots__ = (
+        "code", "base_seq", "snap", "written", "statements", "cmd_id", "parent", "done",
+        "outcome", "error",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        code: str,
+        base_seq: int,
+        snap: Snapshot,
+        written: list[dict[str, Any]],
+        statements: list[Statement],
+        cmd_id: str | None,
+        parent: _Pending | None,
+    ) -> None:
+        self.code = code
+        self.base_seq = base_seq
+        self.snap = snap
+        self.written = written
+        self.statements = statements
+        self.cmd_id = cmd_id
+        self.parent = parent
+        self.done = threading.Event()
+        # "ok", "stale" (decided on a state another writer moved past) or "failed" (`error`).
+        self.outcome: str | None = None
+        self.error: BaseException | None = None
+
+
+class _Stale(Exception):
+    """A pending command's base is no longer the table's latest state."""
 
 
 class EventStore:
@@ -198,6 +263,21 @@ class EventStore:
         # thread from waiting inside SQLite's busy handler (which blocks the whole worker) on
         # a transaction that another green thread of the same worker holds.
         self._sqlite_lock = threading.Lock()
+        # Deciding: one command at a time in this process, in memory (no I/O but a cache miss).
+        self._plan_lock = threading.Lock()
+        self._pending: dict[str, _Pending] = {}
+        self._pending_cmds: dict[tuple[str, str], _Pending] = {}
+        self._group: GroupCommit[_Pending] = GroupCommit(
+            self._write_group,
+            self._settle,
+            lambda pending: pending.done,
+            run=None if is_sqlite(database) else (lambda call: call()),
+        )
+        self._conn: Any = None  # the committer's own connection
+
+    def close(self) -> None:
+        """Stop the group committer (after what is queued)."""
+        self._group.close()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -225,8 +305,10 @@ class EventStore:
                 state = apply(state, _event_of(env))
                 last_seq, last_hash = row.seq, row.hash
                 recent.append(env)
-            snap = Snapshot(last_seq, state, last_hash, tuple(recent[-RECENT:]))
+            snap = Snapshot(last_seq, state, last_hash, tuple(recent[-RECENT:]), table_id=table.id)
             self._cache.offer(table.code, snap)
+        elif snap.table_id != table.id:
+            snap = replace(snap, table_id=table.id)
         return snap
 
     def snapshot(self, code: str) -> Snapshot:
@@ -365,11 +447,14 @@ class EventStore:
         mark = self.db.param
         return self.db.execute_sql(template.format(*([mark] * len(params))), params)
 
-    def _write(self, tx: _Tx, events: list[Event], cmd_id: str | None) -> None:
-        """Chain, store and apply `events`; move the table's seq and deadline."""
-        code = tx.table.code
-        seq, state, prev = tx.snap.seq, tx.snap.state, tx.snap.last_hash
-        rows = []
+    def _chain(
+        self, code: str, snap: Snapshot, events: list[Event], cmd_id: str | None
+    ) -> tuple[Snapshot, list[dict[str, Any]], list[Statement]]:
+        """Chain and apply `events` after `snap`: the new snapshot, the new envelopes, and the
+        statements that store them (the first moves the table's seq, from `snap.seq` only)."""
+        seq, state, prev = snap.seq, snap.state, snap.last_hash
+        rows: list[Any] = []
+        written = []
         for event in events:
             seq += 1
             # Round-trip through JSON so the cached state is exactly what a replay would give.
@@ -377,20 +462,10 @@ class EventStore:
             digest = chain_hash(
                 prev, code, seq, raw["type"], raw["data"], raw["actor"], raw["at_ms"]
             )
-            rows.append(
-                {
-                    "table": tx.table.id,
-                    "seq": seq,
-                    "type": raw["type"],
-                    "data": _dumps(raw["data"]),
-                    "actor": _dumps(raw["actor"]),
-                    "at_ms": raw["at_ms"],
-                    "prev_hash": prev,
-                    "hash": digest,
-                }
-            )
+            rows += (snap.table_id, seq, raw["type"], _dumps(raw["data"]))
+            rows += (_dumps(raw["actor"]), raw["at_ms"], prev, digest)
             state = apply(state, _event_of(raw))
-            tx.written.append(
+            written.append(
                 {
                     "seq": seq,
                     "type": raw["type"],
@@ -400,28 +475,217 @@ class EventStore:
                 }
             )
             prev = digest
-        if rows:
-            values = ", ".join(["({}, {}, {}, {}, {}, {}, {}, {})"] * len(rows))
-            self._sql(
-                "INSERT INTO event (table_id, seq, type, data, actor, at_ms, prev_hash, hash) "
-                f"VALUES {values}",
-                *(value for row in rows for value in row.values()),
+        mark = self.db.param
+        statements: list[Statement] = [
+            (
+                f'UPDATE "table" SET seq = {mark}, next_due_ms = {mark} '
+                f"WHERE id = {mark} AND seq = {mark}",
+                (seq, next_due_ms(state), snap.table_id, snap.seq),
             )
-            self._sql(
-                'UPDATE "table" SET seq = {}, next_due_ms = {} WHERE id = {}',
-                seq,
-                next_due_ms(state),
-                tx.table.id,
+        ]
+        if rows:
+            values = ", ".join([f"({', '.join([mark] * 8)})"] * len(events))
+            statements.append(
+                (
+                    "INSERT INTO event (table_id, seq, type, data, actor, at_ms, prev_hash, hash) "
+                    f"VALUES {values}",
+                    tuple(rows),
+                )
             )
         if cmd_id is not None:
-            self._sql(
-                "INSERT INTO command (table_id, cmd_id, seq) VALUES ({}, {}, {})",
-                tx.table.id,
-                cmd_id,
-                seq,
+            statements.append(
+                (
+                    f"INSERT INTO command (table_id, cmd_id, seq) VALUES ({mark}, {mark}, {mark})",
+                    (snap.table_id, cmd_id, seq),
+                )
             )
-        recent = (tx.snap.recent + tuple(tx.written))[-RECENT:]
-        tx.snap = Snapshot(seq, state, prev, recent)
+        recent = (snap.recent + tuple(written))[-RECENT:]
+        new = Snapshot(seq, state, prev, recent, table_id=snap.table_id)
+        return new, written, statements
+
+    def _write(self, tx: _Tx, events: list[Event], cmd_id: str | None) -> None:
+        """Store `events` inside `_transaction` (which holds the table)."""
+        tx.snap, written, statements = self._chain(tx.table.code, tx.snap, events, cmd_id)
+        for sql, params in statements:
+            self.db.execute_sql(sql, params)
+        tx.written += written
+
+    # -- deciding and the group commit ---------------------------------------------------------
+
+    def _decide(
+        self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
+    ) -> tuple[_Pending | _Answered, bool]:
+        """Decide one command on the table's latest state and wait for its group commit.
+
+        Returns the committed command and whether it is an earlier one with the same `cmd_id`
+        (the answer to a repeat). A command decided on a state that another writer moved past
+        is decided again on the newer one; after a few such tries it takes the older path and
+        holds the table while it decides, which always gets through."""
+        for _ in range(OPTIMISTIC):
+            with self._plan_lock:
+                pending, repeat = self._plan(code, cmd_id, decide_on)
+            pending.done.wait()
+            if pending.outcome == "ok":
+                return pending, repeat
+            if pending.outcome == "failed" and not repeat:
+                assert pending.error is not None
+                raise pending.error
+        # Contended (other processes writing the same table): hold the table, then decide.
+        return self._decide_holding(code, cmd_id, decide_on)
+
+    def _decide_holding(
+        self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
+    ) -> tuple[_Pending | _Answered, bool]:
+        try:
+            with self._transaction(code) as tx:
+                if cmd_id is not None:
+                    done = self._sql(
+                        "SELECT seq FROM command WHERE table_id = {} AND cmd_id = {}",
+                        tx.table.id,
+                        cmd_id,
+                    ).fetchone()
+                    if done is not None:
+                        return _Answered(code, done[0]), True
+                base = tx.snap.seq
+                events, extra = decide_on(tx.snap)
+                self._write(tx, events, cmd_id)
+                for sql, params in extra:
+                    self.db.execute_sql(sql, params)
+        except IntegrityError:
+            # Only another writer's identical cmd_id can get here: answer as a duplicate.
+            if cmd_id is None:
+                raise
+            with self.db.connection_context():
+                found = self.db.execute_sql(
+                    'SELECT c.seq FROM command c JOIN "table" t ON t.id = c.table_id '
+                    f"WHERE t.code = {self.db.param} AND c.cmd_id = {self.db.param}",
+                    (code, cmd_id),
+                ).fetchone()
+            if found is None:
+                raise
+            return _Answered(code, found[0]), True
+        stored = _Pending(code, base, tx.snap, tx.written, [], cmd_id, None)
+        stored.outcome = "ok"
+        return stored, False
+
+    def _plan(
+        self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
+    ) -> tuple[_Pending | _Answered, bool]:
+        if cmd_id is not None:
+            waiting = self._pending_cmds.get((code, cmd_id))
+            if waiting is not None:
+                return waiting, True
+        parent = self._pending.get(code)
+        if parent is not None:
+            snap = parent.snap
+        else:
+            cached = self._cache.get(code)
+            snap = cached if cached is not None and cached.table_id else self.snapshot(code)
+        if cmd_id is not None:
+            with self.db.connection_context():
+                done = self.db.execute_sql(
+                    f"SELECT seq FROM command WHERE table_id = {self.db.param} "
+                    f"AND cmd_id = {self.db.param}",
+                    (snap.table_id, cmd_id),
+                ).fetchone()
+            if done is not None:
+                return _Answered(code, done[0]), True
+        events, extra = decide_on(snap)
+        new, written, statements = self._chain(code, snap, events, cmd_id)
+        pending = _Pending(code, snap.seq, new, written, statements + extra, cmd_id, parent)
+        self._pending[code] = pending
+        if cmd_id is not None:
+            self._pending_cmds[(code, cmd_id)] = pending
+        self._group.submit(pending)
+        return pending, False
+
+    def _writer(self) -> Any:
+        """The committer's own connection (SQLite: opened with the pool's pragmas)."""
+        if self._conn is None:
+            target: Any = self.db.obj
+            pooled = isinstance(target, PooledDatabase)
+            base: Any = super(PooledDatabase, target) if pooled else target
+            self._conn = base._connect()
+        return self._conn
+
+    def _write_group(self, group: Sequence[_Pending]) -> None:
+        """Write `group` in one transaction; if that fails, each command in its own."""
+        try:
+            self._write_all(group)
+            return
+        except Exception:
+            log.warning("group commit of %d commands failed; writing them one by one", len(group))
+            self._drop_writer()
+        for pending in group:
+            pending.outcome = None
+        for pending in group:
+            try:
+                self._write_all([pending])
+            except _INTEGRITY_ERRORS:
+                # Another writer stored the same command id (a repeat sent to another process).
+                pending.outcome = "stale"
+            except Exception as exc:
+                log.exception("command at table %s could not be stored", pending.code)
+                pending.outcome, pending.error = "failed", exc
+                self._drop_writer()
+
+    def _write_all(self, group: Sequence[_Pending]) -> None:
+        conn = self._writer()
+        cursor = conn.cursor()
+        cursor.execute("BEGIN IMMEDIATE" if is_sqlite(self.db) else "BEGIN")
+        try:
+            for pending in group:
+                if pending.parent is not None and pending.parent.outcome != "ok":
+                    pending.outcome = "stale"
+                    continue
+                (sql, params), *rest = pending.statements
+                cursor.execute(sql, params)
+                if cursor.rowcount != 1:
+                    pending.outcome = "stale"
+                    continue
+                for sql, params in rest:
+                    cursor.execute(sql, params)
+                pending.outcome = "ok"
+            cursor.execute("COMMIT")
+        except BaseException:
+            for pending in group:
+                pending.outcome = None
+            try:
+                cursor.execute("ROLLBACK")
+            except Exception:
+                pass
+            raise
+
+    def _drop_writer(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:
+                pass
+
+    def _settle(self, group: Sequence[_Pending]) -> None:
+        """After a group's commit: committed states to the cache, the rest forgotten."""
+        with self._plan_lock:
+            for pending in group:
+                code = pending.code
+                if pending.outcome is None:
+                    pending.outcome = "failed"
+                    pending.error = AppError("internal", "The command could not be stored.")
+                if pending.cmd_id is not None:
+                    if self._pending_cmds.get((code, pending.cmd_id)) is pending:
+                        del self._pending_cmds[(code, pending.cmd_id)]
+                latest = self._pending.get(code)
+                if pending.outcome == "ok":
+                    self._cache.offer(code, pending.snap)
+                    if latest is pending:
+                        del self._pending[code]
+                    continue
+                # Not written: neither is anything decided after it; decide afresh from the
+                # database (another writer may have moved the table on).
+                self._cache.drop(code)
+                if latest is not None and _descends(latest, pending):
+                    del self._pending[code]
 
     def create_table(self, ruleset: RuleSet, now_ms: int) -> str:
         """Make a new table with a fresh code and write its first events."""
@@ -447,56 +711,85 @@ class EventStore:
         now_ms: int,
     ) -> Appended:
         """Decide and store one command; a repeated `cmd_id` returns the original answer."""
-        try:
-            with self._transaction(code) as tx:
-                if cmd_id is not None:
-                    done = self._sql(
-                        "SELECT seq FROM command WHERE table_id = {} AND cmd_id = {}",
-                        tx.table.id,
-                        cmd_id,
-                    ).fetchone()
-                    if done is not None:
-                        return Appended(done[0], [], duplicate=True)
-                events = decide(tx.snap.state, cmd, args, actor, now_ms, self.randbelow)
-                self._write(tx, events, cmd_id)
-                return Appended(tx.snap.seq, list(tx.written))
-        except IntegrityError:
-            # Only another writer's identical cmd_id can get here: answer as a duplicate.
-            if cmd_id is None:
-                raise
-            with self.db.connection_context():
-                done = (
-                    CommandRow.select()
-                    .join(TableRow)
-                    .where((TableRow.code == code) & (CommandRow.cmd_id == cmd_id))
-                    .first()
-                )
-            if done is None:
-                raise
-            return Appended(done.seq, [], duplicate=True)
+
+        def decide_on(snap: Snapshot) -> Decided:
+            return decide(snap.state, cmd, args, actor, now_ms, self.randbelow), []
+
+        pending, repeat = self._decide(code, cmd_id, decide_on)
+        if repeat:
+            return Appended(pending.snap.seq, [], duplicate=True)
+        return Appended(pending.snap.seq, list(pending.written))
 
     def join(
         self, code: str, seat: str | None, name: str, player_id: str, now_ms: int
     ) -> tuple[Joined, list[dict[str, Any]]]:
         """Take a seat (the first free one when `seat` is None) and make its token."""
         token = secrets.token_urlsafe(32)
-        with self._transaction(code) as tx:
-            seats = tx.snap.state.seats
-            if seat is None:
+        taken: list[str] = []
+
+        def decide_on(snap: Snapshot) -> Decided:
+            seats, chosen = snap.state.seats, seat
+            if chosen is None:
                 free = [s for s in SEATS if not seats[s].joined]
                 if not free:
                     raise AppError("table_full", "Both seats are taken.", status=409)
-                seat = free[0]
-            elif seats[seat].joined:
-                raise AppError("seat_taken", f"Seat {seat} is taken.", status=409)
-            args = {"seat": seat, "name": name, "player_id": player_id}
-            events = decide(tx.snap.state, "seat.join", args, SYSTEM, now_ms, self.randbelow)
-            self._write(tx, events, None)
-            SeatRow.create(
-                table=tx.table.id,
-                seat=seat,
-                token_hash=hash_token(token),
-                name=name,
-                player_id=player_id,
+                chosen = free[0]
+            elif seats[chosen].joined:
+                raise AppError("seat_taken", f"Seat {chosen} is taken.", status=409)
+            args = {"seat": chosen, "name": name, "player_id": player_id}
+            events = decide(snap.state, "seat.join", args, SYSTEM, now_ms, self.randbelow)
+            taken[:] = [chosen]
+            mark = self.db.param
+            insert = (
+                "INSERT INTO seat (table_id, seat, token_hash, name, player_id) "
+                f"VALUES ({', '.join([mark] * 5)})",
+                (snap.table_id, chosen, hash_token(token), name, player_id),
             )
-            return Joined(seat, token, tx.snap.seq), list(tx.written)
+            return events, [insert]
+
+        pending, _ = self._decide(code, None, decide_on)
+        return Joined(taken[0], token, pending.snap.seq), list(pending.written)
+
+
+# A decision: the events, and any statements to store with them.
+Decided = tuple[list[Event], list[Statement]]
+
+
+class _Answered:
+    """A command already stored: the seq it answered (looks like a committed `_Pending`)."""
+
+    outcome = "ok"
+    error: BaseException | None = None
+    written: list[dict[str, Any]] = []
+
+    def __init__(self, code: str, seq: int) -> None:
+        self.code = code
+        self.snap = Snapshot(seq, EMPTY, GENESIS)
+        self.done = _SET
+
+
+_SET = threading.Event()
+_SET.set()
+
+
+def _descends(pending: _Pending, ancestor: _Pending) -> bool:
+    node: _Pending | None = pending
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent
+    return False
+
+
+def _integrity_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [sqlite3.IntegrityError, IntegrityError]
+    try:
+        import psycopg2
+    except ImportError:
+        pass
+    else:
+        errors.append(psycopg2.IntegrityError)
+    return tuple(errors)
+
+
+_INTEGRITY_ERRORS = _integrity_errors()
