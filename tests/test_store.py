@@ -227,3 +227,99 @@ def test_due_lists_tables_whose_timer_passed(store: EventStore):
     assert tick.events and tick.events[0]["type"]
     again = store.append(code, "tick", {}, Actor("system"), f"tick:{due[code]}", T0 + 41 * 60_000)
     assert again.duplicate
+
+
+def test_commands_waiting_for_a_commit_share_the_next_one(store: EventStore):
+    """Group commit: what is decided while a commit is on its way is written in one transaction,
+    each command still answered only after it is stored, in order and chained."""
+    codes = [new_table(store) for _ in range(4)]
+    gate, entered = threading.Event(), threading.Event()
+    write = store._write_group
+
+    def held_write(group):
+        entered.set()
+        gate.wait(5)
+        write(group)
+
+    store._write_group = held_write  # type: ignore[method-assign]
+    store._group._write = held_write
+    groups_before = store._group.groups
+    results: dict[str, int] = {}
+    first = threading.Thread(
+        target=lambda: results.update(
+            first=store.append(codes[0], "deck.declare", DECK, seat("A"), "g0", T0).seq
+        )
+    )
+    first.start()
+    assert entered.wait(5)
+    # The committer is busy with the first command: these three wait and go together.
+    threads = [
+        threading.Thread(
+            target=lambda c=c, s=s: results.update(
+                {f"{c}{s}": store.append(c, "deck.declare", DECK, seat(s), f"g{c}{s}", T0).seq}
+            )
+        )
+        for c, s in ((codes[1], "A"), (codes[1], "B"), (codes[2], "A"))
+    ]
+    for t in threads:
+        t.start()
+    deadline = threading.Event()
+    while len(store._group._items) < 3 and not deadline.wait(0.01):
+        pass
+    assert results == {}  # nobody is answered before the commit
+    gate.set()
+    for t in [first, *threads]:
+        t.join(5)
+    assert store._group.groups - groups_before == 2 and store._group.largest == 3
+    assert results == {"first": 4, f"{codes[1]}A": 4, f"{codes[1]}B": 5, f"{codes[2]}A": 4}
+    for code in codes:
+        assert store.verify(code).ok
+    assert EventStore(db).snapshot(codes[1]).state.decks["B"].registered is not None
+
+
+def test_a_command_decided_on_a_state_another_process_moved_past_is_decided_again(
+    store: EventStore,
+):
+    code = new_table(store)
+    other = EventStore(db)  # another process: its own cache
+    store.snapshot(code)  # cached at seq 3
+    other.append(code, "deck.declare", DECK, seat("A"), "elsewhere", T0)  # seq 4, not in cache
+    result = store.append(code, "deck.declare", DECK, seat("B"), "here", T0)
+    assert result.seq == 5 and not result.duplicate
+    assert [e["type"] for e in store.events_since(code, 3)] == ["deck.declared"] * 2
+    assert store.verify(code).ok
+    assert store.snapshot(code).state == other.snapshot(code).state
+
+
+def test_a_failed_group_write_is_retried_one_by_one_and_loses_nothing(store: EventStore):
+    code = new_table(store)
+    write_all, calls = store._write_all, []
+
+    def flaky(group):
+        calls.append(len(group))
+        if len(calls) == 1:
+            raise OSError("disk hiccup")
+        write_all(group)
+
+    store._write_all = flaky  # type: ignore[method-assign]
+    assert store.append(code, "deck.declare", DECK, seat("A"), "once", T0).seq == 4
+    assert calls == [1, 1]
+    assert store.append(code, "deck.declare", DECK, seat("A"), "once", T0).duplicate
+    assert store.verify(code).ok and store.snapshot(code).seq == 4
+
+
+def test_a_command_that_cannot_be_stored_is_refused_and_the_table_is_unchanged(
+    store: EventStore,
+):
+    code = new_table(store)
+    write_all = store._write_all
+
+    def broken(group):
+        raise OSError("disk full")
+
+    store._write_all = broken  # type: ignore[method-assign]
+    with pytest.raises(OSError):
+        store.append(code, "deck.declare", DECK, seat("A"), "lost", T0)
+    store._write_all = write_all  # type: ignore[method-assign]
+    assert store.snapshot(code).seq == 3
+    assert store.append(code, "deck.declare", DECK, seat("A"), "lost", T0).seq == 4

@@ -372,3 +372,44 @@ def test_opening_sockets_counts_against_the_address_limit(tmp_path, database_url
         assert run(scenario()) == ["error", "error", "error"]
     finally:
         stop_server(process)
+
+
+def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(store):
+    """Each audience's text is `view(...)` plus "seq", though the shared part is encoded once
+    per snapshot and the ledger once per change of it."""
+    from server.api.schemas import COMMAND_SCHEMAS
+    from server.api.ws import _state_text
+    from server.rules import Actor, get_ruleset, view
+
+    def send(seat, cmd, args, ref, at_ms):
+        loaded = COMMAND_SCHEMAS[cmd].load(args)
+        return store.append(code, cmd, loaded, actor[seat], ref, at_ms)
+
+    code = store.create_table(get_ruleset(), 1_000)
+    for s in "AB":
+        store.join(code, s, f"Player <{s}>", "", 1_000)
+    actor = {s: Actor("seat", s, s) for s in "AB"}
+    checks = {"items": ["handshake", "side_shown", "shuffled", "cut"]}
+    setup = [
+        ("A", "deck.declare", DECK), ("B", "deck.declare", DECK),
+        ("A", "deck.confirm", {"seat": "B"}), ("B", "deck.confirm", {"seat": "A"}),
+        ("A", "pregame.check", checks), ("B", "pregame.check", checks),
+        ("A", "rps.report", {"winner": "A"}), ("B", "rps.confirm", {}),
+        ("A", "duel.choose", {"order": "first"}), ("A", "duel.draw", {}), ("B", "duel.draw", {}),
+    ]  # fmt: skip
+    for n, (s, cmd, args) in enumerate(setup):
+        send(s, cmd, args, f"s{n}", 2_000)
+    proposed = send("A", "lp.propose", {"seat": "B", "delta": -500}, "p", 3_000)
+    send("B", "lp.confirm", {"entry": proposed.events[0]["data"]["entry"]}, "c", 4_000)
+    before = store.snapshot(code)
+    texts = {(s, p): _state_text(before, s, p) for s in ("A", "B", None) for p in (False, True)}
+    send("A", "coin.toss", {"count": 1}, "t", 5_000)
+    after = store.snapshot(code)
+    assert after.state.ledger is before.state.ledger and after.memo is before.memo
+    kept = after.memo["ledger"]
+    for (s, p), text in texts.items():
+        assert json.loads(text) == {**view(before.state, s, privileged=p), "seq": before.seq}
+        again = json.loads(_state_text(after, s, p))
+        assert again == {**view(after.state, s, privileged=p), "seq": after.seq}
+        assert len(again["ledger"]) == 1 and len(again["rolls"]) == 1
+    assert after.memo["ledger"] is kept  # not encoded again

@@ -22,7 +22,8 @@ from simple_websocket import ConnectionClosed
 
 from server import Services, services
 from server.errors import AppError, error_body
-from server.rules import COMMANDS, Actor, RuleError, event_for, view
+from server.rules import COMMANDS, Actor, RuleError, event_for
+from server.rules.view import ledger_view, seat_view, shared_view
 
 from .http import jsonable
 from .ratelimit import TokenBucket
@@ -57,6 +58,19 @@ def origin_allowed(origin: str | None, host: str, allowed: list[str]) -> bool:
     if origin in allowed or "*" in allowed:
         return True
     return urlsplit(origin).netloc.lower() == host.lower()
+
+
+def _state_text(snap: Any, seat: str | None, privileged: bool) -> str:
+    """`view(...)` of `snap` plus its "seq", encoded: the viewer-independent part once per
+    snapshot, the ledger once per change of it (most commands leave it as it was)."""
+    shared = snap.encoded.get("shared")
+    if shared is None:
+        ledger = snap.memo.get("ledger")
+        if ledger is None or ledger[0] is not snap.state.ledger:
+            ledger = snap.memo["ledger"] = (snap.state.ledger, encode(ledger_view(snap.state)))
+        shared = encode_with({**shared_view(snap.state), "seq": snap.seq}, "ledger", ledger[1])
+        snap.encoded["shared"] = shared
+    return f"{shared[:-1]},{encode(seat_view(snap.state, seat, privileged))[1:]}"
 
 
 class _SendAll:
@@ -138,16 +152,13 @@ class Connection:
         key = (self.actor.seat, self.privileged)
         text = snap.encoded.get(key)
         if text is None:
-            text = snap.encoded[key] = encode(self._view(snap.state, snap.seq))
+            text = snap.encoded[key] = _state_text(snap, self.actor.seat, self.privileged)
         self.ws.send(encode_with(message, "state", text))
 
     @property
     def privileged(self) -> bool:
         """Judges and the organiser see every deck list of their event's tables."""
         return self.actor.role in ("judge", "organiser")
-
-    def _view(self, state: Any, seq: int) -> dict[str, Any]:
-        return {**view(state, self.actor.seat, privileged=self.privileged), "seq": seq}
 
     def _events(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [event_for(env, self.actor.seat, self.privileged) for env in rows]

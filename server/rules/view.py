@@ -20,7 +20,59 @@ def _changes(changes: tuple[Change, ...]) -> list[dict[str, Any]]:
 def view(s: TableState, seat: str | None = None, privileged: bool = False) -> dict[str, Any]:
     """The state as one viewer may see it: ``seat`` for a player's phone, ``privileged`` for
     judges and the organiser (every deck list)."""
+    return {**shared_view(s), "ledger": ledger_view(s), **seat_view(s, seat, privileged)}
+
+
+def ledger_view(s: TableState) -> list[dict[str, Any]]:
+    """The confirmed LP ledger (the score sheet): the same for every viewer."""
+    return [
+        {
+            "entry": r.entry,
+            "duel": r.duel,
+            "turn": r.turn,
+            "by": r.by,
+            "confirmed_by": r.confirmed_by,
+            "changes": _changes(r.changes),
+            "note": r.note,
+            "lp": dict(r.lp),
+            "at_ms": r.at_ms,
+        }
+        for r in s.ledger
+    ]
+
+
+def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, Any]:
+    """The parts of the view that depend on the viewer: deck lists and one's own RPS pick."""
     pg = s.pregame
+    return {
+        "decks": {
+            k: {
+                "declared": d.registered.to_dict() if d.registered else None,
+                "confirmed": d.confirmed,
+                "current": d.current.to_dict() if d.current else None,
+                "checked": d.checked,
+                "ready": d.ready,
+                "list": d.cards is not None,
+                "cards": list_view(d) if d.cards and (privileged or k == seat) else None,
+            }
+            for k, d in s.decks.items()
+        },
+        "pregame": {
+            "checks": {k: sorted(v) for k, v in pg.checks.items()},
+            "picked": {k: pg.picks[k] is not None for k in SEATS},
+            "my_pick": pg.picks.get(seat) if seat else None,
+            "throws": list(pg.throws),
+            "report": {"by": pg.report[0], "winner": pg.report[1]} if pg.report else None,
+            "rps_winner": pg.rps_winner,
+            "chooser": pg.chooser,
+            "first": pg.first,
+            "drawn": dict(pg.drawn),
+        },
+    }
+
+
+def shared_view(s: TableState) -> dict[str, Any]:
+    """The view without the ledger and the viewer's parts: the same for every viewer."""
     clock = s.clock
     return {
         "code": s.code,
@@ -57,20 +109,6 @@ def view(s: TableState, seat: str | None = None, privileged: bool = False) -> di
             }
             for p in s.pending
         ],
-        "ledger": [
-            {
-                "entry": r.entry,
-                "duel": r.duel,
-                "turn": r.turn,
-                "by": r.by,
-                "confirmed_by": r.confirmed_by,
-                "changes": _changes(r.changes),
-                "note": r.note,
-                "lp": dict(r.lp),
-                "at_ms": r.at_ms,
-            }
-            for r in s.ledger
-        ],
         "disputes": [
             {
                 "entry": d.entry,
@@ -85,30 +123,7 @@ def view(s: TableState, seat: str | None = None, privileged: bool = False) -> di
             }
             for d in s.disputes
         ],
-        "decks": {
-            k: {
-                "declared": d.registered.to_dict() if d.registered else None,
-                "confirmed": d.confirmed,
-                "current": d.current.to_dict() if d.current else None,
-                "checked": d.checked,
-                "ready": d.ready,
-                "list": d.cards is not None,
-                "cards": list_view(d) if d.cards and (privileged or k == seat) else None,
-            }
-            for k, d in s.decks.items()
-        },
         "banlist": ({"name": s.banlist.name, "size": len(s.banlist.limits)} if s.banlist else None),
-        "pregame": {
-            "checks": {k: sorted(v) for k, v in pg.checks.items()},
-            "picked": {k: pg.picks[k] is not None for k in SEATS},
-            "my_pick": pg.picks.get(seat) if seat else None,
-            "throws": list(pg.throws),
-            "report": {"by": pg.report[0], "winner": pg.report[1]} if pg.report else None,
-            "rps_winner": pg.rps_winner,
-            "chooser": pg.chooser,
-            "first": pg.first,
-            "drawn": dict(pg.drawn),
-        },
         "turn": (
             {"no": s.turn.no, "player": s.turn.player, "started_ms": s.turn.started_ms}
             if s.turn

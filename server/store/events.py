@@ -117,6 +117,9 @@ class Snapshot:
     encoded: dict[Any, str] = field(default_factory=dict, compare=False, repr=False)
     # The table's row id, so a command on a cached table needs no read to find it.
     table_id: int = 0
+    # One dict handed from each snapshot of a table to the next: what the edge derives from a
+    # part of the state that most commands leave as it was (the encoded ledger, `server.api.ws`).
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def since(self, seq: int) -> list[dict[str, Any]] | None:
         """The envelopes after `seq` from memory, or None when they are not all here."""
@@ -500,7 +503,7 @@ class EventStore:
                 )
             )
         recent = (snap.recent + tuple(written))[-RECENT:]
-        new = Snapshot(seq, state, prev, recent, table_id=snap.table_id)
+        new = Snapshot(seq, state, prev, recent, table_id=snap.table_id, memo=snap.memo)
         return new, written, statements
 
     def _write(self, tx: _Tx, events: list[Event], cmd_id: str | None) -> None:
