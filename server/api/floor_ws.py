@@ -24,7 +24,7 @@ from simple_websocket import ConnectionClosed
 from server import services
 from server.errors import error_body
 from server.floor import summarise
-from server.rules import view
+from server.rules.view import shared_view
 
 from .ws import _SendAll, encode, encode_with, origin_allowed
 
@@ -92,7 +92,8 @@ class Feed:
         except Exception:
             log.exception("floor: cannot read table %s", code)
             return None
-        v = view(snap.state)
+        # The summary reads no deck list, pick or ledger: the view without them.
+        v = shared_view(snap.state)
         now = self.registry.clock()
         seen = self._phase_since.get(code)
         if seen is None or seen[0] != v["phase"]:

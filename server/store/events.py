@@ -73,8 +73,19 @@ def canonical(code: str, seq: int, type_: str, data: Any, actor: Any, at_ms: int
 
 def chain_hash(prev_hash: str, code: str, seq: int, type_: str, data: Any, actor: Any, at_ms: int):
     """sha256(prev_hash + canonical JSON of the event), hex."""
-    text = prev_hash + canonical(code, seq, type_, data, actor, at_ms)
+    return _sha256(prev_hash + canonical(code, seq, type_, data, actor, at_ms))
+
+
+def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def canonical_of(code: str, seq: int, type_: str, data: str, actor: str, at_ms: int) -> str:
+    """`canonical(...)` from `data` and `actor` already in canonical JSON (the same text)."""
+    return (
+        f'{{"actor":{actor},"at_ms":{_dumps(at_ms)},"code":{_dumps(code)},"data":{data},'
+        f'"seq":{_dumps(seq)},"type":{_dumps(type_)}}}'
+    )
 
 
 def hash_token(token: str) -> str:
@@ -277,6 +288,7 @@ class EventStore:
             run=None if is_sqlite(database) else (lambda call: call()),
         )
         self._conn: Any = None  # the committer's own connection
+        self._reader: Any = None  # the duplicate check's, under the plan lock
 
     def close(self) -> None:
         """Stop the group committer (after what is queued)."""
@@ -462,11 +474,9 @@ class EventStore:
             seq += 1
             # Round-trip through JSON so the cached state is exactly what a replay would give.
             raw = json.loads(_dumps(event.to_dict()))
-            digest = chain_hash(
-                prev, code, seq, raw["type"], raw["data"], raw["actor"], raw["at_ms"]
-            )
-            rows += (snap.table_id, seq, raw["type"], _dumps(raw["data"]))
-            rows += (_dumps(raw["actor"]), raw["at_ms"], prev, digest)
+            data, actor = _dumps(raw["data"]), _dumps(raw["actor"])
+            digest = _sha256(prev + canonical_of(code, seq, raw["type"], data, actor, raw["at_ms"]))
+            rows += (snap.table_id, seq, raw["type"], data, actor, raw["at_ms"], prev, digest)
             state = apply(state, _event_of(raw))
             written.append(
                 {
@@ -585,14 +595,9 @@ class EventStore:
             cached = self._cache.get(code)
             snap = cached if cached is not None and cached.table_id else self.snapshot(code)
         if cmd_id is not None:
-            with self.db.connection_context():
-                done = self.db.execute_sql(
-                    f"SELECT seq FROM command WHERE table_id = {self.db.param} "
-                    f"AND cmd_id = {self.db.param}",
-                    (snap.table_id, cmd_id),
-                ).fetchone()
+            done = self._answered(snap.table_id, cmd_id)
             if done is not None:
-                return _Answered(code, done[0]), True
+                return _Answered(code, done), True
         events, extra = decide_on(snap)
         new, written, statements = self._chain(code, snap, events, cmd_id)
         pending = _Pending(code, snap.seq, new, written, statements + extra, cmd_id, parent)
@@ -602,13 +607,38 @@ class EventStore:
         self._group.submit(pending)
         return pending, False
 
+    def _answered(self, table_id: int, cmd_id: str) -> int | None:
+        """The seq a stored command answered, or None. Called under the plan lock only, so
+        one connection of its own serves every call (a pooled one cost more than the query)."""
+        if self._reader is None:
+            self._reader = self._connect()
+        mark = self.db.param
+        cursor = self._reader.cursor()
+        try:
+            cursor.execute(
+                f"SELECT seq FROM command WHERE table_id = {mark} AND cmd_id = {mark}",
+                (table_id, cmd_id),
+            )
+            found = cursor.fetchone()
+        except Exception:
+            reader, self._reader = self._reader, None
+            reader.close()
+            raise
+        finally:
+            cursor.close()
+        return None if found is None else int(found[0])
+
+    def _connect(self) -> Any:
+        """A connection outside the pool, set up as the pool's are (SQLite's pragmas)."""
+        target: Any = self.db.obj
+        pooled = isinstance(target, PooledDatabase)
+        base: Any = super(PooledDatabase, target) if pooled else target
+        return base._connect()
+
     def _writer(self) -> Any:
-        """The committer's own connection (SQLite: opened with the pool's pragmas)."""
+        """The committer's own connection."""
         if self._conn is None:
-            target: Any = self.db.obj
-            pooled = isinstance(target, PooledDatabase)
-            base: Any = super(PooledDatabase, target) if pooled else target
-            self._conn = base._connect()
+            self._conn = self._connect()
         return self._conn
 
     def _write_group(self, group: Sequence[_Pending]) -> None:
