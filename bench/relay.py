@@ -10,21 +10,41 @@ measures it at the same load as the real server: the floor the server's latency 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from flask import Flask
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
+from server.api.keepalive import Pinger, close_unanswered, send_ping
 from server.middleware import DeclineWebSocketCompression
 
 
 def create_app() -> Flask:
     app = Flask(__name__)
-    # The same socket options as the real server's defaults (WS_PING_SECONDS, message size).
-    app.config["SOCK_SERVER_OPTIONS"] = {"ping_interval": 20, "max_message_size": 8192}
+    # The same socket options and keep-alive pings as the real server's defaults
+    # (WS_MAX_MESSAGE_BYTES, WS_PING_SECONDS: one pinger for every socket).
+    app.config["SOCK_SERVER_OPTIONS"] = {"max_message_size": 8192}
     sock = Sock(app)
     tables: dict[str, list[Any]] = {}
+    pinger = Pinger(20)
+
+    class Peer:
+        """One socket and the lock that keeps its frames whole (its sends come from the other
+        sockets' green threads and from the pinger)."""
+
+        def __init__(self, ws: Any) -> None:
+            self.ws, self.lock = ws, threading.Lock()
+
+        def send(self, message: Any) -> None:
+            with self.lock:
+                self.ws.send(message)
+
+        def ping(self) -> None:
+            with self.lock:
+                if not send_ping(self.ws):
+                    close_unanswered(self.ws)
 
     @app.get("/health")
     def health() -> dict[str, bool]:
@@ -33,14 +53,16 @@ def create_app() -> Flask:
     @sock.route("/ws/table/<code>")
     def relay(ws: Any, code: str) -> None:
         peers = tables.setdefault(code, [])
-        peers.append(ws)
+        me = Peer(ws)
+        peers.append(me)
+        pinger.add(me)
         try:
             while True:
                 message = ws.receive()
                 if message is None:
                     continue
                 for peer in list(peers):
-                    if peer is not ws:
+                    if peer is not me:
                         try:
                             peer.send(message)
                         except (ConnectionClosed, OSError):
@@ -48,7 +70,8 @@ def create_app() -> Flask:
         except ConnectionClosed:
             pass
         finally:
-            peers.remove(ws)
+            pinger.discard(me)
+            peers.remove(me)
             if not peers:
                 tables.pop(code, None)
 

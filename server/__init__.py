@@ -27,12 +27,15 @@ class Services:
     http_limiter: Any = None
     timer: Any = None
     checkpointer: Any = None
+    pinger: Any = None
 
     def close(self) -> None:
-        """Stop the timer, the checkpointer, the group committer and the hub (tests create many
-        apps in one process)."""
+        """Stop the timer, the checkpointer, the pinger, the group committer and the hub (tests
+        create many apps in one process)."""
         if self.timer is not None:
             self.timer.stop()
+        if self.pinger is not None:
+            self.pinger.stop()
         if self.checkpointer is not None:
             self.checkpointer.stop()
         self.store.close()
@@ -50,6 +53,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     from server import config as settings
     from server.api import decklists, floor_ws, http, openapi, sheets, staff, web, ws
+    from server.api.keepalive import Pinger
     from server.api.ratelimit import KeyedLimiter
     from server.hub import make_hub
     from server.middleware import DeclineWebSocketCompression
@@ -64,10 +68,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if not app.config["SECRET_KEY"]:
         # Sessions then last as long as the process; set SECRET_KEY in production.
         app.config["SECRET_KEY"] = secrets.token_hex(32)
-    app.config["SOCK_SERVER_OPTIONS"] = {
-        "ping_interval": app.config["WS_PING_SECONDS"] or None,
-        "max_message_size": app.config["WS_MAX_MESSAGE_BYTES"],
-    }
+    # Pings come from one `Pinger` for all sockets (`server/api/keepalive.py`), not from each
+    # socket's reader.
+    app.config["SOCK_SERVER_OPTIONS"] = {"max_message_size": app.config["WS_MAX_MESSAGE_BYTES"]}
     logging.basicConfig(
         level=app.config["LOG_LEVEL"].upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -84,6 +87,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     limiter = KeyedLimiter(app.config["HTTP_RATE_PER_MINUTE"] / 60, app.config["HTTP_RATE_BURST"])
     app.extensions["duel_table"] = found = Services(store, hub, clock, limiter)
     found.checkpointer = start_checkpointer(database, checkpoint_ms)
+    if app.config["WS_PING_SECONDS"] > 0:
+        found.pinger = Pinger(app.config["WS_PING_SECONDS"])
 
     http.init_app(app)
     ws.init_app(app)

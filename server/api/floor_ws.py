@@ -26,6 +26,7 @@ from server.errors import error_body
 from server.floor import summarise
 from server.rules.view import shared_view
 
+from .keepalive import close_unanswered, send_ping
 from .ws import _SendAll, encode, encode_with, origin_allowed
 
 log = logging.getLogger(__name__)
@@ -265,9 +266,17 @@ def floor_socket(ws: Any, event_id: int) -> None:
             },
         )
 
+    # The only writer of this socket is this loop: it sends the keep-alive pings itself.
+    ping_every = config["WS_PING_SECONDS"]
+    next_ping = time.monotonic() + ping_every
     try:
         full()
         while True:
+            if ping_every > 0 and time.monotonic() >= next_ping:
+                next_ping += ping_every
+                if not send_ping(ws):
+                    close_unanswered(ws)
+                    break
             raw = ws.receive(timeout=POLL_SECONDS)
             if raw is not None:
                 try:

@@ -26,6 +26,7 @@ from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_view, seat_view, shared_view
 
 from .http import jsonable
+from .keepalive import close_unanswered, send_ping
 from .ratelimit import TokenBucket
 from .schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS
 
@@ -96,6 +97,7 @@ class Connection:
         self.store = found.store
         self.hub = found.hub
         self.clock = found.clock
+        self.pinger = found.pinger
         self.actor = SPECTATOR
         self.welcomed = False
         self.subscribed = False
@@ -113,6 +115,10 @@ class Connection:
         """Queue a message for the writer."""
         self.outbox.put(("send", message))
 
+    def ping(self) -> None:
+        """Queue a keep-alive ping (`keepalive.Pinger`): the writer sends it between frames."""
+        self.outbox.put(("ping", None))
+
     def _on_publish(self, code: str, seq: int) -> None:
         self.outbox.put(("sync", seq))
 
@@ -125,6 +131,11 @@ class Connection:
             try:
                 if kind == "send":
                     self._send_now(payload)
+                elif kind == "ping":
+                    if not send_ping(self.ws):
+                        close_unanswered(self.ws)
+                        self.alive = False
+                        return
                 elif kind == "welcome":
                     self._welcome(payload)
                 elif kind == "sync" and self.welcomed and payload > self.last_seq:
@@ -198,6 +209,8 @@ class Connection:
     def run(self) -> None:
         """Serve the socket until it closes."""
         self.writer.start()
+        if self.pinger is not None:
+            self.pinger.add(self)
         try:
             while self.alive:
                 raw = self.ws.receive()
@@ -210,6 +223,8 @@ class Connection:
                     log.exception("websocket message failed at table %s", self.code)
                     self.send({"type": "error", "error": error_body("internal")})
         finally:
+            if self.pinger is not None:
+                self.pinger.discard(self)
             if self.subscribed:
                 self.hub.unsubscribe(self.code, self._on_publish)
             self.outbox.put(None)
