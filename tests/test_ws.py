@@ -413,3 +413,11 @@ def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(st
         assert again == {**view(after.state, s, privileged=p), "seq": after.seq}
         assert len(again["ledger"]) == 1 and len(again["rolls"]) == 1
     assert after.memo["ledger"] is kept  # not encoded again
+
+
+def test_encode_is_compact_json_with_non_ascii_kept():
+    from server.api.ws import encode
+
+    message = {"a": [1, 2.5, None, True, -0.0], "名": "「ライフ」 \"q\" \\ \n é", "n": {"x": []}}
+    assert encode(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    assert json.loads(encode(message)) == message

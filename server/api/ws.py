@@ -12,6 +12,8 @@ import json
 import logging
 import queue
 import threading
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -42,9 +44,20 @@ CLOSE_FORBIDDEN = 4003
 SPECTATOR = Actor(role="spectator")
 
 
-def encode(message: Any) -> str:
-    """A message as compact JSON text (non-ASCII kept as is)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+def _make_encoder() -> Callable[[Any], str]:
+    """A compact JSON encoder (non-ASCII kept as is) made once: `json.dumps` with these
+    settings builds a new encoder for every call, a third of the time of a phone's state."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return partial(json.dumps, separators=(",", ":"), ensure_ascii=False)
+    # What JSONEncoder.iterencode makes for those settings, without the check for circular
+    # references (messages are built from the state, which has none).
+    chunks = make(None, None, json.encoder.c_encode_basestring, None, ":", ",", False, False, True)  # type: ignore[attr-defined]
+    return lambda message: "".join(chunks(message, 0))
+
+
+encode = _make_encoder()
+encode.__doc__ = "A message as compact JSON text (non-ASCII kept as is)."
 
 
 def encode_with(message: dict[str, Any], name: str, text: str) -> str:
