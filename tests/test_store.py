@@ -328,7 +328,7 @@ def test_a_command_that_cannot_be_stored_is_refused_and_the_table_is_unchanged(
 def test_the_hashed_text_built_from_encoded_parts_is_the_canonical_text():
     from server.store.events import _dumps, canonical, canonical_of
 
-    data = {"z": [1, {"b": "é", "a": None}], "note": "「ライフ」 ok \"q\"", "n": -1.5}
+    data = {"z": [1, {"b": "é", "a": None}], "note": '「ライフ」 ok "q"', "n": -1.5}
     actor = {"role": "seat", "seat": "A", "name": "遊戯"}
     assert canonical_of("ABC234", 12, "lp.confirmed", _dumps(data), _dumps(actor), 7) == (
         canonical("ABC234", 12, "lp.confirmed", data, actor, 7)
