@@ -418,6 +418,6 @@ def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(st
 def test_encode_is_compact_json_with_non_ascii_kept():
     from server.api.ws import encode
 
-    message = {"a": [1, 2.5, None, True, -0.0], "名": "「ライフ」 \"q\" \\ \n é", "n": {"x": []}}
+    message = {"a": [1, 2.5, None, True, -0.0], "名": '「ライフ」 "q" \\ \n é', "n": {"x": []}}
     assert encode(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
     assert json.loads(encode(message)) == message
