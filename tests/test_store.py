@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -330,6 +331,8 @@ def test_the_hashed_text_built_from_encoded_parts_is_the_canonical_text():
 
     data = {"z": [1, {"b": "é", "a": None}], "note": '「ライフ」 ok "q"', "n": -1.5}
     actor = {"role": "seat", "seat": "A", "name": "遊戯"}
+    sorted_text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert _dumps(data) == sorted_text
     assert canonical_of("ABC234", 12, "lp.confirmed", _dumps(data), _dumps(actor), 7) == (
         canonical("ABC234", 12, "lp.confirmed", data, actor, 7)
     )

@@ -99,7 +99,8 @@ class CommandSchema(Schema):
     type = fields.Constant("command")
     id = Text(ID_MAX, min_length=1, required=True)
     cmd = Text(NAME_MAX, min_length=1, required=True)
-    args = fields.Dict(keys=fields.String(), load_default=dict)
+    # Keys of a JSON object are strings already; each command's own schema loads the values.
+    args = fields.Dict(load_default=dict)
 
 
 class PingSchema(Schema):

@@ -12,8 +12,6 @@ import json
 import logging
 import queue
 import threading
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,6 +22,7 @@ from simple_websocket import ConnectionClosed
 
 from server import Services, services
 from server.errors import AppError, error_body
+from server.jsontext import compact_encoder
 from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_view, seat_view, shared_view
 
@@ -44,19 +43,7 @@ CLOSE_FORBIDDEN = 4003
 SPECTATOR = Actor(role="spectator")
 
 
-def _make_encoder() -> Callable[[Any], str]:
-    """A compact JSON encoder (non-ASCII kept as is) made once: `json.dumps` with these
-    settings builds a new encoder for every call, a third of the time of a phone's state."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return partial(json.dumps, separators=(",", ":"), ensure_ascii=False)
-    # What JSONEncoder.iterencode makes for those settings, without the check for circular
-    # references (messages are built from the state, which has none).
-    chunks = make(None, None, json.encoder.c_encode_basestring, None, ":", ",", False, False, True)  # type: ignore[attr-defined]
-    return lambda message: "".join(chunks(message, 0))
-
-
-encode = _make_encoder()
+encode = compact_encoder()
 encode.__doc__ = "A message as compact JSON text (non-ASCII kept as is)."
 
 
@@ -248,7 +235,7 @@ class Connection:
         try:
             message = json.loads(raw)
             # A lone surrogate (the escape \ud800) decodes, but can be neither stored nor sent back.
-            json.dumps(message, ensure_ascii=False).encode("utf-8")
+            encode(message).encode("utf-8")
         except (ValueError, UnicodeDecodeError, RecursionError):
             # RecursionError: a few thousand nested brackets, well within the size limit.
             self.send({"type": "error", "error": error_body("bad_json", "Not valid JSON.")})

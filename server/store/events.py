@@ -34,6 +34,7 @@ from peewee import DatabaseProxy, IntegrityError
 from playhouse.pool import PooledDatabase
 
 from server.errors import AppError
+from server.jsontext import compact_encoder, string_literal
 from server.rules import (
     EMPTY,
     Actor,
@@ -83,8 +84,8 @@ def _sha256(text: str) -> str:
 def canonical_of(code: str, seq: int, type_: str, data: str, actor: str, at_ms: int) -> str:
     """`canonical(...)` from `data` and `actor` already in canonical JSON (the same text)."""
     return (
-        f'{{"actor":{actor},"at_ms":{_dumps(at_ms)},"code":{_dumps(code)},"data":{data},'
-        f'"seq":{_dumps(seq)},"type":{_dumps(type_)}}}'
+        f'{{"actor":{actor},"at_ms":{_number(at_ms)},"code":{string_literal(code)},'
+        f'"data":{data},"seq":{_number(seq)},"type":{string_literal(type_)}}}'
     )
 
 
@@ -93,8 +94,11 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+_dumps = compact_encoder(sort_keys=True)
+
+
+def _number(value: int) -> str:
+    return str(value) if type(value) is int else _dumps(value)
 
 
 def envelope(row: EventRow) -> dict[str, Any]:
