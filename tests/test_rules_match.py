@@ -576,3 +576,20 @@ def test_r7_1_r4_4_judge_calls_ack_and_close(t: Table) -> None:
     t.refuse("judge", "judge.ack", "not_found", call=9)
     assert t.state.calls[0].status == "closed" and t.state.calls[0].note == "no stalling"
     t.do("A", "judge.call")  # a closed call frees a slot
+
+
+def test_evolve_copies_the_state_with_the_changes_and_refuses_an_unknown_field():
+    import pytest
+
+    from server.rules import EMPTY
+
+    moved = EMPTY.evolve(phase="duel", duel_no=2)
+    assert (moved.phase, moved.duel_no, EMPTY.phase, EMPTY.duel_no) == (
+        "duel",
+        2,
+        "registration",
+        1,
+    )
+    assert moved == EMPTY.__class__(**{**EMPTY.__dict__, "phase": "duel", "duel_no": 2})
+    with pytest.raises(TypeError, match="no field 'phse'"):
+        EMPTY.evolve(phse="duel")

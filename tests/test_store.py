@@ -336,3 +336,15 @@ def test_the_hashed_text_built_from_encoded_parts_is_the_canonical_text():
     assert canonical_of("ABC234", 12, "lp.confirmed", _dumps(data), _dumps(actor), 7) == (
         canonical("ABC234", 12, "lp.confirmed", data, actor, 7)
     )
+
+
+def test_a_snapshot_gives_the_envelopes_after_a_seq_from_memory_or_says_it_cannot():
+    from server.rules import EMPTY
+    from server.store.events import Snapshot
+
+    recent = tuple({"seq": n, "type": "x"} for n in range(5, 9))
+    snap = Snapshot(8, EMPTY, GENESIS, recent)
+    assert [e["seq"] for e in snap.since(4)] == [5, 6, 7, 8]
+    assert [e["seq"] for e in snap.since(6)] == [7, 8]
+    assert snap.since(8) == [] and snap.since(9) == []
+    assert snap.since(3) is None  # seq 4 is not in memory

@@ -81,7 +81,11 @@ class _SendAll:
         self._raw = raw
 
     def send(self, data: bytes) -> int:
-        self._raw.sendall(data)
+        # One send first: a frame usually fits the socket's buffer, and gevent's sendall asks
+        # the kernel for the buffer's size (a system call) before every write.
+        sent = self._raw.send(data)
+        if sent < len(data):
+            self._raw.sendall(memoryview(data)[sent:])
         return len(data)
 
     def __getattr__(self, name: str) -> Any:

@@ -142,7 +142,8 @@ class Snapshot:
             return []
         if not self.recent or self.recent[0]["seq"] > seq + 1:
             return None
-        return [e for e in self.recent if e["seq"] > seq]
+        # `recent` holds consecutive seqs.
+        return list(self.recent[seq + 1 - self.recent[0]["seq"] :])
 
 
 RECENT = 64
