@@ -296,15 +296,18 @@ def test_a_failed_group_write_is_retried_one_by_one_and_loses_nothing(store: Eve
     code = new_table(store)
     write_all, calls = store._write_all, []
 
-    def flaky(group):
-        calls.append(len(group))
-        if len(calls) == 1:
-            raise OSError("disk hiccup")
+    def hiccup(group):
+        calls.append(("group", len(group)))
+        raise OSError("disk hiccup")
+
+    def one(group):
+        calls.append(("one", len(group)))
         write_all(group)
 
-    store._write_all = flaky  # type: ignore[method-assign]
+    store._write_together = hiccup  # type: ignore[method-assign]
+    store._write_all = one  # type: ignore[method-assign]
     assert store.append(code, "deck.declare", DECK, seat("A"), "once", T0).seq == 4
-    assert calls == [1, 1]
+    assert calls == [("group", 1), ("one", 1)]
     assert store.append(code, "deck.declare", DECK, seat("A"), "once", T0).duplicate
     assert store.verify(code).ok and store.snapshot(code).seq == 4
 
@@ -313,15 +316,14 @@ def test_a_command_that_cannot_be_stored_is_refused_and_the_table_is_unchanged(
     store: EventStore,
 ):
     code = new_table(store)
-    write_all = store._write_all
 
     def broken(group):
         raise OSError("disk full")
 
-    store._write_all = broken  # type: ignore[method-assign]
+    store._write_together = store._write_all = broken  # type: ignore[method-assign]
     with pytest.raises(OSError):
         store.append(code, "deck.declare", DECK, seat("A"), "lost", T0)
-    store._write_all = write_all  # type: ignore[method-assign]
+    del store._write_together, store._write_all
     assert store.snapshot(code).seq == 3
     assert store.append(code, "deck.declare", DECK, seat("A"), "lost", T0).seq == 4
 

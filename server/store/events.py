@@ -17,6 +17,7 @@ PostgreSQL: SELECT ... FOR UPDATE on the table's row) around deciding and writin
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -649,8 +650,10 @@ class EventStore:
     def _write_group(self, group: Sequence[_Pending]) -> None:
         """Write `group` in one transaction; if that fails, each command in its own."""
         try:
-            self._write_all(group)
+            self._write_together(group)
             return
+        except _Stale:
+            pass  # some command's base moved on: find which, one by one
         except Exception:
             log.warning("group commit of %d commands failed; writing them one by one", len(group))
             self._drop_writer()
@@ -666,6 +669,51 @@ class EventStore:
                 log.exception("command at table %s could not be stored", pending.code)
                 pending.outcome, pending.error = "failed", exc
                 self._drop_writer()
+
+    def _write_together(self, group: Sequence[_Pending]) -> None:
+        if is_sqlite(self.db):
+            self._write_all(group)
+        else:
+            self._write_in_one_trip(group)
+
+    def _write_in_one_trip(self, group: Sequence[_Pending]) -> None:
+        """PostgreSQL: the group's statements in one round trip, then COMMIT.
+
+        Each round trip of the committer's green thread waits for a turn of the busy loop:
+        statement by statement, a group of a few dozen commands took hundreds of milliseconds
+        at 2,500 tables. Here every table's seq after the group is read back in the same trip;
+        unless each is what the group expects (a command's base had moved on, so its update
+        matched no row), the group is rolled back and written one command at a time."""
+        conn = self._writer()
+        cursor = conn.cursor()
+        parts, expected, written = ["BEGIN"], {}, []
+        for pending in group:
+            parent = pending.parent
+            if parent is not None and parent.outcome not in (None, "ok"):
+                pending.outcome = "stale"  # decided after a command of an earlier group that
+                continue  # was not written
+            parts += [cursor.mogrify(sql, params).decode() for sql, params in pending.statements]
+            expected[pending.snap.table_id] = pending.snap.seq
+            written.append(pending)
+        if not written:
+            return
+        ids = ", ".join(str(int(table_id)) for table_id in expected)
+        parts.append(f'SELECT id, seq FROM "table" WHERE id IN ({ids})')
+        try:
+            cursor.execute(";\n".join(parts))
+            found = dict(cursor.fetchall())
+        except BaseException:
+            with contextlib.suppress(Exception):
+                cursor.execute("ROLLBACK")
+            raise
+        if found != expected:
+            cursor.execute("ROLLBACK")
+            for pending in group:
+                pending.outcome = None
+            raise _Stale
+        cursor.execute("COMMIT")
+        for pending in written:
+            pending.outcome = "ok"
 
     def _write_all(self, group: Sequence[_Pending]) -> None:
         conn = self._writer()
