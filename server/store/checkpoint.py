@@ -28,17 +28,10 @@ from collections.abc import Callable
 
 from peewee import Database
 
+from .group import off_loop
 from .models import is_sqlite
 
 log = logging.getLogger(__name__)
-
-
-def _patched() -> bool:
-    try:
-        from gevent import monkey
-    except ImportError:
-        return False
-    return bool(monkey.is_module_patched("threading"))
 
 
 class Checkpointer:
@@ -70,15 +63,11 @@ class Checkpointer:
             self._conn.close()
 
     def start(self) -> None:
-        call: Callable[[], tuple[int, int, int]] = self.checkpoint
-        if _patched():
-            # A green thread that hands each checkpoint to a real thread and waits for it.
-            from gevent import get_hub
+        # A green thread under gevent, handing each checkpoint to a real thread (`off_loop`).
+        run = off_loop()
 
-            pool = get_hub().threadpool
-
-            def call() -> tuple[int, int, int]:
-                return pool.apply(self.checkpoint)  # type: ignore[no-any-return]
+        def call() -> tuple[int, int, int]:
+            return run(self.checkpoint)  # type: ignore[no-any-return]
 
         thread = threading.Thread(target=self._run, args=(call,), name="sqlite-checkpoint")
         thread.daemon = True
