@@ -38,7 +38,8 @@ class Pinger:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._round: list[Pingable] = []
+        self._round: list[Pingable] = []  # this round's sockets still to ping
+        self._per_tick = 0
 
     def add(self, sock: Pingable) -> None:
         with self._lock:
