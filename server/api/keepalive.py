@@ -38,7 +38,10 @@ class Pinger:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._round: list[Pingable] = []  # this round's sockets still to ping
+        # This round's sockets, and how far it has got: a copy made once a round, not a
+        # shorter copy every tick (thousands of references for the collector to walk).
+        self._round: list[Pingable] = []
+        self._next = 0
         self._per_tick = 0
 
     def add(self, sock: Pingable) -> None:
@@ -58,10 +61,11 @@ class Pinger:
     def tick(self) -> int:
         """Ping the next slice of this round's sockets; how many were pinged."""
         with self._lock:
-            if not self._round:
-                self._round = list(self._sockets)
+            if self._next >= len(self._round):
+                self._round, self._next = list(self._sockets), 0
                 self._per_tick = -(-len(self._round) // SLICES)
-            batch, self._round = self._round[: self._per_tick], self._round[self._per_tick :]
+            batch = self._round[self._next : self._next + self._per_tick]
+            self._next += self._per_tick
             live = [sock for sock in batch if sock in self._sockets]
         for sock in live:
             try:
