@@ -12,7 +12,6 @@ the same size and time its arrival at the other phone.
 from __future__ import annotations
 
 import asyncio
-import gc
 import itertools
 import json
 import math
@@ -26,6 +25,8 @@ from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
+
+from server import gctune
 
 from .httpc import HttpClient
 
@@ -410,19 +411,6 @@ class SetupError(Exception):
     pass
 
 
-def quiet_collector() -> None:
-    """Keep the cycle collector from pausing this client in the measured window.
-
-    After set-up the client holds every table's sockets and state for the whole run; a full
-    collection walking them all paused the loop for tens of milliseconds, and every command
-    in flight at that moment was measured that much later (the loop's lag p99 was 14 ms at
-    2,500 tables). Freeze what set-up made and let only the young generations be collected,
-    as the server's worker does (`server/gctune.py`)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(gc.get_threshold()[0], 2, 1_000_000_000)
-
-
 async def lag_monitor(stats: Stats, start: float, end: float, period: float = 0.1) -> None:
     """How late the event loop wakes up: a late loop would inflate every latency measured."""
     while time.monotonic() < end:
@@ -476,7 +464,10 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
     except TimeoutError:
         stats.setup_errors["setup_timeout"] += pending.qsize()
     report.put(("ready", wid, len(ready), dict(stats.setup_errors)))
-    quiet_collector()
+    # The client holds every table's sockets for the whole run: a full collection over them
+    # paused this loop for tens of milliseconds, inside every latency it was timing (lag p99
+    # 14 ms at 2,500 tables). Set-up's objects frozen, young collections only, as the worker.
+    gctune.tune(0)
 
     loop = asyncio.get_running_loop()
     while not go.is_set():

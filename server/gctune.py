@@ -16,7 +16,7 @@ during a run found 0 cycles), so this:
   `full_every_s` seconds (the cyclic garbage of closed sockets would otherwise stay), whose
   pause is logged.
 
-Applied to the gunicorn worker only (`server/gunicorn_conf.py`), not to tests.
+Applied to the gunicorn worker (`server/gunicorn_conf.py`) and the bench's clients, not to tests.
 """
 
 from __future__ import annotations
