@@ -26,7 +26,7 @@ from server.errors import error_body
 from server.floor import summarise
 from server.rules.view import shared_view
 
-from .keepalive import close_unanswered, send_ping
+from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
 from .ws import _SendAll, encode, encode_with, origin_allowed
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,6 @@ bp = Blueprint("floor_ws", __name__)
 
 POLL_SECONDS = 0.05
 YIELD_EVERY = 25
-CLOSE_POLICY = 1008
 CLOSE_FORBIDDEN = 4003
 
 

@@ -21,6 +21,7 @@ from wsproto.events import Ping
 log = logging.getLogger(__name__)
 
 SLICES = 20
+# A websocket closed for breaking policy: no pong, a flood, a refused origin (RFC 6455).
 CLOSE_POLICY = 1008
 
 

@@ -27,7 +27,7 @@ from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_view, seat_view, shared_view
 
 from .http import jsonable
-from .keepalive import close_unanswered, send_ping
+from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
 from .ratelimit import TokenBucket
 from .schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS
 
@@ -36,7 +36,6 @@ log = logging.getLogger(__name__)
 sock = Sock()
 
 MAX_REPLAY = 500
-CLOSE_POLICY = 1008
 CLOSE_BAD_TOKEN = 4001
 CLOSE_NO_TABLE = 4004
 CLOSE_FORBIDDEN = 4003
