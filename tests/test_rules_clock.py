@@ -457,3 +457,105 @@ def test_r4_1_shorter_match_by_override() -> None:
     t = Table(match_minutes=1).register().start_clock()
     assert t.state.clock.deadline_ms == T0 + MIN
     assert "time.called" in t.types(t.tick(at=MIN))
+
+
+# --- R5.5 the LP that decide a duel at the end of a turn are settled LP ---------------------
+
+
+def extra_turn_3(a: int = 8000, b: int = 7500) -> Table:
+    """Time called in duel 1, A's turn; the 3rd extra turn (B's) is under way, LP a and b."""
+    t = timed().start_duel(first="A")
+    if a < 8000:
+        t.hit("A", 8000 - a)
+    if b < 8000:
+        t.hit("B", 8000 - b)
+    time_up(t)
+    t.end_turns(3)
+    assert (t.state.time.stage, t.state.time.extra_turn) == ("extra_turns", 3)
+    assert t.state.turn is not None and t.state.turn.player == "B"
+    return t
+
+
+def test_r5_5_a_held_back_confirmation_does_not_decide_the_duel() -> None:
+    """A 8000, B 7500; in extra turn 3 B proposes 1000 damage to A and ends the turn: the
+    turn cannot end while the entry waits (before: A won on 8000 to 7500)."""
+    t = extra_turn_3()
+    entry = t.propose("B", ("A", "damage", 1000))
+    err = t.refuse("B", "turn.end", "entries_pending", turn=t.state.turn.no)  # type: ignore[union-attr]
+    assert err.details["entries"] == [entry]
+    assert t.state.phase == "duel" and t.state.result is None
+    t.confirm("A", entry)
+    t.end_turn()
+    assert t.state.result is not None
+    assert (t.state.result.winner, t.state.result.reason) == ("B", "time_lp")
+    assert t.state.lp == {"A": 7000, "B": 7500}
+
+
+def test_r5_5_an_entry_confirmed_behind_a_pending_one_still_waits() -> None:
+    t = extra_turn_3()
+    first = t.propose("B", ("A", "damage", 1000))
+    second = t.propose("A", ("B", "damage", 100))
+    t.confirm("B", second)  # waits for the first (R1.4)
+    err = t.refuse("B", "turn.end", "entries_pending")
+    assert err.details["entries"] == [first, second]
+    t.do("B", "lp.withdraw", entry=first)
+    t.end_turn()
+    assert t.state.result is not None and t.state.result.winner == "A"
+
+
+def test_r5_5_a_rejected_entry_waits_for_the_judge() -> None:
+    """Rejecting instead of holding back does not decide the duel either: the dispute is
+    settled by the judge before the turn ends."""
+    t = extra_turn_3()
+    entry = t.propose("B", ("A", "damage", 1000))
+    t.do("A", "lp.reject", entry=entry, reason="no")
+    err = t.refuse("B", "turn.end", "entries_pending")
+    assert err.details["disputes"] == [entry]
+    t.do("judge", "dispute.settle", entry=entry, action="apply")
+    t.end_turn()
+    assert t.state.result is not None and t.state.result.winner == "B"
+
+
+def test_r5_5_a_dispute_of_an_earlier_duel_does_not_block_the_turn() -> None:
+    t = timed().start_duel(first="A")
+    entry = t.propose("B", ("A", "damage", 1000))
+    t.do("A", "lp.reject", entry=entry)
+    t.do("judge", "result.set", winner="A")
+    t.between()
+    t.start_duel(first="B")
+    t.end_turn()
+    assert t.state.turn is not None and t.state.turn.no == 2
+
+
+def test_r5_5_extra_duel_4th_turn_waits_for_the_entry() -> None:
+    t = extra_duel()
+    t.hit("B", 500)
+    t.end_turns(3)
+    entry = t.propose("B", ("A", "damage", 1000))
+    t.refuse("B", "turn.end", "entries_pending")
+    t.confirm("A", entry)
+    t.end_turn()
+    assert t.state.result is not None
+    assert (t.state.result.winner, t.state.result.reason) == ("B", "time_lp")
+
+
+def test_r5_5_sudden_death_turn_waits_for_the_entry() -> None:
+    t = sudden_death()
+    player = t.state.turn.player  # type: ignore[union-attr]
+    entry = t.propose(player, (other_seat(player), "damage", 100))
+    t.refuse(player, "turn.end", "entries_pending")
+    t.confirm(other_seat(player), entry)
+    assert t.state.result is not None and t.state.result.winner == player
+
+
+def test_r5_5_no_turn_ends_with_an_entry_pending_outside_time_either() -> None:
+    t = Table().register().start_duel(first="A")
+    entry = t.propose("A", ("B", "damage", 1000))
+    t.refuse("A", "turn.end", "entries_pending")
+    t.confirm("B", entry)
+    t.end_turn()
+    assert t.state.turn is not None and t.state.turn.player == "B"
+
+
+def other_seat(seat: str) -> str:
+    return "B" if seat == "A" else "A"

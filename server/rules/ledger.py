@@ -191,6 +191,14 @@ def apply_entry(
     match.after_lp_change(tx, before)
 
 
+def unsettled(state: TableState) -> tuple[list[int], list[int]]:
+    """The entries of this duel not yet settled (R5.5): those waiting for the other seat's yes
+    (or for an earlier one), and rejected ones waiting for the judge."""
+    waiting = [p.entry for p in state.pending]
+    disputed = [d.entry for d in state.disputes if d.status == "open" and d.duel == state.duel_no]
+    return waiting, disputed
+
+
 def cancel_pending(tx: Tx, reason: str) -> None:
     """Drop every pending entry (the duel ended before they were confirmed)."""
     for p in tx.state.pending:
@@ -219,7 +227,7 @@ def _confirmed(s: TableState, e: Event) -> TableState:
 @handler("lp.rejected")
 def _rejected(s: TableState, e: Event) -> TableState:
     p = next(p for p in s.pending if p.entry == e.data["entry"])
-    dispute = Dispute(p.entry, p, e.data["by"], e.data["reason"], e.at_ms)
+    dispute = Dispute(p.entry, p, e.data["by"], e.data["reason"], e.at_ms, duel=s.duel_no)
     return s.evolve(
         pending=tuple(x for x in s.pending if x.entry != p.entry),
         disputes=s.disputes + (dispute,),

@@ -236,10 +236,28 @@ def end_turn(tx: Tx, args: Mapping[str, Any]) -> None:
         "That turn has already ended.",
         turn=turn.no,
     )
+    require_settled(tx)
     tx.emit("turn.ended", no=turn.no, player=seat)
     after_turn(tx, turn)
     if tx.state.phase == DUEL:
         tx.emit("turn.started", no=turn.no + 1, player=other(seat))
+
+
+def require_settled(tx: Tx) -> None:
+    """R5.5 (reading): a turn cannot end while an LP entry waits for confirmation or for the
+    judge, so the LP that decide a duel at the end of a turn are the settled LP. Refused in
+    every turn, not only at the time-over decision points: one rule the players can learn."""
+    from .ledger import unsettled
+
+    waiting, disputed = unsettled(tx.state)
+    require(
+        not waiting and not disputed,
+        "entries_pending",
+        "Settle the LP entries of this turn first: confirm, withdraw, or let the judge decide "
+        "(R5.5).",
+        entries=waiting,
+        disputes=disputed,
+    )
 
 
 def after_turn(tx: Tx, ended: Turn) -> None:

@@ -98,6 +98,7 @@ class Dispute:
     status: str = "open"  # open | applied | void
     judge: str = ""
     note: str = ""
+    duel: int = 0  # the duel it was proposed in (R5.5: an open one holds the turn)
 
 
 @dataclass(frozen=True)
