@@ -28,6 +28,8 @@ REASONS = {
     "judge": "judge's decision",
     "penalty": "penalty",
     "wins": "duel wins",
+    "most_wins": "more duel wins after three duels",
+    "level_wins": "level duel wins after three duels",
     "time_lead": "time: leading in duel wins",
     "extra_duel": "Extra Duel",
     "match_loss": "penalty: match loss",

@@ -593,3 +593,57 @@ def test_evolve_copies_the_state_with_the_changes_and_refuses_an_unknown_field()
     assert moved == EMPTY.__class__(**{**EMPTY.__dict__, "phase": "duel", "duel_no": 2})
     with pytest.raises(TypeError, match="no field 'phse'"):
         EMPTY.evolve(phse="duel")
+
+
+# --- R3.1 / R3.3 at most three duels --------------------------------------------------------
+
+
+def draw_duel(t: Table, first: str = "A") -> Table:
+    """A duel in which both players reach 0 together (R3.3), result confirmed."""
+    if t.state.phase != "duel":
+        t.start_duel(first)
+    entry = t.propose("A", ("A", "damage", 8000), ("B", "damage", 8000))
+    t.confirm("B", entry)
+    t.confirm_result()
+    return t
+
+
+def test_r3_3_drawn_third_duel_at_one_all_goes_to_the_extra_duel(t: Table) -> None:
+    t.win_duel("A").between().win_duel("B", first="B").between()
+    draw_duel(t)
+    assert len(t.state.duels) == 3 and t.state.wins == {"A": 1, "B": 1}
+    assert t.state.phase == "between" and t.state.extra_duel
+    assert t.state.time.stage == "extra_duel" and not t.state.match.decided
+    play = t.between()
+    assert play.state.pregame.chooser is None  # rock-paper-scissors for the Extra Duel
+    t.start_duel(first="B")
+    assert t.state.duel_no == 4 and t.state.extra_duel
+    t.hit("A", 1000)
+    t.end_turns(4)
+    t.confirm_result()
+    assert (t.state.match.winner, t.state.match.reason) == ("B", "extra_duel")
+
+
+def test_r3_3_after_three_duels_more_wins_takes_the_match(t: Table) -> None:
+    draw_duel(t).between()
+    t.win_duel("A", first="A").between()
+    draw_duel(t, first="B")
+    assert t.state.wins == {"A": 1, "B": 0} and len(t.state.duels) == 3
+    assert t.state.phase == "match_result"
+    assert (t.state.match.winner, t.state.match.reason) == ("A", "most_wins")
+
+
+def test_r3_1_three_drawn_duels_go_to_the_extra_duel_not_a_fourth(t: Table) -> None:
+    draw_duel(t).between()
+    draw_duel(t).between()
+    draw_duel(t)
+    assert t.state.wins == {"A": 0, "B": 0} and t.state.extra_duel
+    assert t.state.phase == "between"
+
+
+def test_r3_3_level_after_three_duels_is_a_drawn_match_where_the_rule_set_draws() -> None:
+    t = Table("ocg-2011-swiss").register()
+    t.win_duel("A").between().win_duel("B", first="B").between()
+    draw_duel(t)
+    assert t.state.phase == "match_result"
+    assert (t.state.match.decided, t.state.match.winner) == (True, None)

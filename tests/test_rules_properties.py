@@ -7,6 +7,10 @@ server's timer send legal and illegal commands in any order while time moves on.
   match was decided;
 - declared deck counts are always within R2.1-R2.3;
 - a refused command writes no event and leaves the state as it was;
+- R5.5: at a time-over decision (the end of the last extra turn, of the Extra Duel's last turn,
+  the move to sudden death) every LP entry proposed in that duel is applied, withdrawn or
+  settled by the judge, and the winner is the player with more LP by the applied entries;
+- R3.1, R3.3: a match has at most three duels before its Extra Duel;
 - ``decide`` raises nothing but ``RuleError`` and ``apply`` never raises."""
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import hypothesis
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -84,6 +89,9 @@ HANDS = ["rock", "paper", "scissors"]
 ORDERS = ["first", "second"]
 JUDGE_ONLY = {"judge", "organiser"}
 LP_EVENTS = {"lp.applied", "duel.started", "match.started", "table.created"}
+# Cancelled entries are not settled: the duel ended around them (and must not end on time so).
+SETTLED = {"lp.applied", "lp.withdrawn", "dispute.settled"}
+TIME_DECISIONS = {"time_lp", "time_draw"}
 
 
 class TableMachine(RuleBasedStateMachine):
@@ -96,6 +104,9 @@ class TableMachine(RuleBasedStateMachine):
         self.decided = False  # a match result exists and no new match has started
         self.log: list[Event] = []
         self.state: TableState = replay(self.log)
+        self.unsettled: set[int] = set()  # entries of this duel proposed and not yet settled
+        self.model_lp: dict[str, int] = {}  # LP by the applied entries only
+        self.time_decisions = 0
 
     @initialize(name=st.sampled_from(["ocg-2008", "ocg-2011-swiss", "tcg-2018-swiss"]))
     def create(self, name: str) -> None:
@@ -133,10 +144,36 @@ class TableMachine(RuleBasedStateMachine):
         if event.type == "duel.started":
             assert not self.decided, "a duel started after the match was decided"
             assert after.lp == {s: after.ruleset.starting_lp for s in SEATS}
+        self.check_time_decision(before, event)
         if event.type == "match.decided":
             self.decided = True
         if event.type == "match.started":
             self.decided = False
+
+    def check_time_decision(self, before: TableState, event: Event) -> None:
+        """R5.5: the model of the duel's entries, and the time-over decisions against it."""
+        d = event.data
+        if event.type in ("duel.started", "table.created", "match.started"):
+            self.unsettled = set()
+            self.model_lp = dict(self.state.lp)
+        elif event.type == "lp.proposed":
+            self.unsettled.add(d["entry"])
+        elif event.type in SETTLED:
+            self.unsettled.discard(d["entry"])
+            if event.type == "lp.applied":
+                self.model_lp = dict(d["lp"])
+        time_over = event.type == "duel.ended" and d["reason"] in TIME_DECISIONS
+        sudden = event.type == "time.stage" and "sudden_death" in d["stage"]
+        if time_over or sudden:
+            self.time_decisions += 1
+            assert not self.unsettled, f"decided on time with entries {self.unsettled} open"
+            lp = self.model_lp
+            assert lp == dict(before.lp)
+            if time_over:
+                winner = None if lp["A"] == lp["B"] else ("A" if lp["A"] > lp["B"] else "B")
+                assert d["winner"] == winner, (d, lp)
+            else:
+                assert lp["A"] == lp["B"]
 
     # --- rules --------------------------------------------------------------------------------
 
@@ -174,6 +211,10 @@ class TableMachine(RuleBasedStateMachine):
                     action = self.rng.choice(["lp.confirm", "lp.confirm", "lp.reject"])
                     steps.append((other(p.by), action, {"entry": p.entry}))
                     steps.append((p.by, "lp.withdraw", {"entry": p.entry}))
+            for d in s.disputes:
+                if d.status == "open" and d.duel == s.duel_no:
+                    action = self.rng.choice(["apply", "void"])
+                    steps.append(("judge", "dispute.settle", {"entry": d.entry, "action": action}))
             steps.append((s.turn.player, "turn.end", {"turn": s.turn.no}))
             steps.append((s.turn.player, "turn.end", {"turn": s.turn.no}))
             steps.append((seat, "coin.toss", {"count": 2}))
@@ -261,12 +302,22 @@ class TableMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         """Replaying the whole log gives the state (checked once per run: it is the slow one)."""
         assert replay(self.log) == self.state
+        if self.time_decisions:
+            hypothesis.event("a time-over decision")
 
     @invariant()
     def wins_never_exceed_two(self) -> None:
         s = self.state
         assert all(0 <= w <= s.ruleset.wins_needed for w in s.wins.values())
         assert sum(1 for d in s.duels if d.winner and not d.extra) == sum(s.wins.values())
+
+    @invariant()
+    def at_most_three_duels_before_the_extra_duel(self) -> None:
+        """R3.1, R3.3: duels of a match that are not the Extra Duel number three at most."""
+        s = self.state
+        assert sum(1 for d in s.duels if not d.extra) <= s.ruleset.max_duels
+        if s.phase in ("pregame", "duel", "duel_result") and not s.extra_duel:
+            assert s.duel_no <= s.ruleset.max_duels
 
     @invariant()
     def lp_never_negative(self) -> None:

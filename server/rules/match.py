@@ -371,8 +371,25 @@ def finalize_duel(tx: Tx) -> None:
         settle_at_time(tx)
         if tx.state.phase == DUEL_RESULT:  # an Extra Duel follows: side decking first
             tx.emit("window.opened", after_duel=res.duel)
+    elif sum(1 for d in s.duels if not d.extra) >= s.ruleset.max_duels:
+        settle_after_last_duel(tx)
+        if tx.state.phase == DUEL_RESULT:
+            tx.emit("window.opened", after_duel=res.duel)
     else:
         tx.emit("window.opened", after_duel=res.duel)  # R4.2, R6.8
+
+
+def settle_after_last_duel(tx: Tx) -> None:
+    """R3.1, R3.3 (reading): after the third duel the player with more wins takes the match;
+    level wins (a drawn duel among them) go to the Extra Duel of R5.2, or to a drawn match
+    where the rule set draws level wins."""
+    s = tx.state
+    if s.wins["A"] != s.wins["B"]:
+        decide_match(tx, "A" if s.wins["A"] > s.wins["B"] else "B", "most_wins")
+    elif s.ruleset.level_wins_at_time == EXTRA_DUEL:
+        tx.emit("time.stage", stage=EXTRA_DUEL, extra_turn=0)
+    else:
+        decide_match(tx, None, "level_wins")
 
 
 def settle_at_time(tx: Tx) -> None:

@@ -25,6 +25,7 @@ class RuleSet:
     think_seconds: int = 180  # R4.3
     starting_lp: int = 8000  # R3.2
     wins_needed: int = 2  # R3.1
+    max_duels: int = 3  # R3.1, R3.3: at most three duels before the Extra Duel
     extra_turns: int = 3  # R5.1.3
     equal_lp_after_extra_turns: str = SUDDEN_DEATH  # R5.1.5
     level_wins_at_time: str = EXTRA_DUEL  # R5.2, R5.4

@@ -342,6 +342,8 @@ export default {
   "reason.time_draw": "equal after time",
   "reason.time_lead": "ahead when time ran out",
   "reason.wins": "two duel wins",
+  "reason.most_wins": "more duel wins after three duels",
+  "reason.level_wins": "level after three duels",
   "reason.extra_duel": "extra duel",
   "reason.penalty": "penalty",
   "reason.match_loss": "match loss penalty",

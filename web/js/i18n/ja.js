@@ -342,6 +342,8 @@ export default {
   "reason.time_draw": "時間切れ後も同点",
   "reason.time_lead": "時間切れ時にリード",
   "reason.wins": "デュエル2勝",
+  "reason.most_wins": "3デュエル終了時に勝ち数が多い",
+  "reason.level_wins": "3デュエル終了時に勝ち数が同じ",
   "reason.extra_duel": "エクストラデュエル",
   "reason.penalty": "ペナルティ",
   "reason.match_loss": "マッチ敗北ペナルティ",

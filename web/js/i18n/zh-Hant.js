@@ -342,6 +342,8 @@ export default {
   "reason.time_draw": "時間到後相同",
   "reason.time_lead": "時間到時領先",
   "reason.wins": "贏兩場決鬥",
+  "reason.most_wins": "三場決鬥後勝場較多",
+  "reason.level_wins": "三場決鬥後勝場相同",
   "reason.extra_duel": "額外決鬥",
   "reason.penalty": "懲罰",
   "reason.match_loss": "比賽判負",
