@@ -559,3 +559,29 @@ def test_r5_5_no_turn_ends_with_an_entry_pending_outside_time_either() -> None:
 
 def other_seat(seat: str) -> str:
     return "B" if seat == "A" else "A"
+
+
+# --- R4.2 (reading) the window runs from the duel's end --------------------------------------
+
+
+def test_r4_2_window_runs_from_the_duels_end_not_the_confirmation() -> None:
+    t = Table().register().start_duel(first="A")
+    t.at(MIN)
+    t.hit("B", 8000)  # duel 1 ends at 1:00; nobody confirms
+    assert t.state.phase == "duel_result"
+    assert next_due_ms(t.state) == T0 + MIN + 180 * SEC
+    assert t.tick(at=MIN + 179 * SEC) == []
+    events = t.tick(at=MIN + 180 * SEC)  # 4:00, still unconfirmed
+    assert t.types(events) == ["flag.raised"]
+    assert events[0].data["kind"] == "window_overtime"
+    t.at(5 * MIN).confirm_result()
+    assert t.state.window is not None
+    assert (t.state.window.started_ms, t.state.window.flagged) == (T0 + MIN, True)
+    assert t.tick(at=6 * MIN) == []  # flagged once
+
+
+def test_r4_2_no_window_flag_after_the_duel_that_decides_the_match() -> None:
+    t = Table().register().win_duel("A").between()
+    t.start_duel(first="B").hit("B", 8000)  # A's second win, not yet confirmed
+    assert t.tick(at=10 * MIN) == []
+    assert next_due_ms(t.state) is None

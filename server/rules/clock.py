@@ -12,7 +12,16 @@ from typing import Any
 
 from . import match
 from .base import JUDGES, SEATS, SYSTEM, Event, Tx, command, handler, require
-from .state import BETWEEN, DUEL, MATCH_OVER, MATCH_RESULT, PREGAME, Flag, TableState
+from .state import (
+    BETWEEN,
+    DUEL,
+    DUEL_RESULT,
+    MATCH_OVER,
+    MATCH_RESULT,
+    PREGAME,
+    Flag,
+    TableState,
+)
 
 MAX_EXTENSION_MS = 60 * 60_000
 
@@ -81,7 +90,8 @@ def tick(tx: Tx, args: Mapping[str, Any]) -> None:
                 detail=f"turn {s.turn.no}",
             )
     s = tx.state
-    if s.window and not s.window.flagged and s.phase in (BETWEEN, PREGAME):
+    if window_counts(s):
+        assert s.window is not None
         if now - s.window.started_ms >= s.ruleset.window_seconds * 1000:  # R4.2
             tx.emit(
                 "flag.raised",
@@ -89,6 +99,16 @@ def tick(tx: Tx, args: Mapping[str, Any]) -> None:
                 seat=None,
                 detail=f"after duel {s.window.after_duel}",
             )
+
+
+def window_counts(s: TableState) -> bool:
+    """R4.2 (reading): the between-duel window runs from the duel's end, through the result's
+    confirmation, side decking and the next checklist, unless that result ends the match."""
+    if s.window is None or s.window.flagged:
+        return False
+    if s.phase == DUEL_RESULT:
+        return not match.result_ends_match(s)
+    return s.phase in (BETWEEN, PREGAME)
 
 
 def call_time(tx: Tx) -> None:
@@ -113,7 +133,8 @@ def next_due_ms(s: TableState) -> int | None:
         due.append(deadline)
     if s.phase == DUEL and s.turn and not s.turn.flagged:
         due.append(s.turn.started_ms + s.ruleset.think_seconds * 1000)
-    if s.window and not s.window.flagged and s.phase in (BETWEEN, PREGAME):
+    if window_counts(s):
+        assert s.window is not None
         due.append(s.window.started_ms + s.ruleset.window_seconds * 1000)
     return min(due) if due else None
 

@@ -406,6 +406,29 @@ def settle_at_time(tx: Tx) -> None:
         decide_match(tx, None, "time_draw")
 
 
+def result_ends_match(s: TableState) -> bool:
+    """Whether the duel result waiting for confirmation will end the match (then no
+    between-duel window follows it, R4.2)."""
+    res = s.result
+    if res is None:
+        return False
+    if s.extra_duel:
+        return res.winner is not None
+    rules, wins = s.ruleset, dict(s.wins)
+    if res.winner:
+        wins[res.winner] += 1
+    if max(wins.values()) >= rules.wins_needed:
+        return True
+    level = wins["A"] == wins["B"]
+    if s.time.called:
+        return (not level and rules.lead_wins_between_duels) or (
+            level and rules.level_wins_at_time == DRAW
+        )
+    if sum(1 for d in s.duels if not d.extra) + 1 >= rules.max_duels:
+        return not level or rules.level_wins_at_time != EXTRA_DUEL
+    return False
+
+
 def decide_match(tx: Tx, winner: str | None, reason: str, final: bool = False) -> None:
     """The match has a result; both seats confirm it unless a judge decided it."""
     tx.emit("match.decided", winner=winner, reason=reason, final=final)
@@ -661,9 +684,13 @@ def _stage(s: TableState, e: Event) -> TableState:
 @handler("duel.ended")
 def _ended(s: TableState, e: Event) -> TableState:
     res = PendingResult(e.data["duel"], e.data["winner"], e.data["reason"])
+    window = s.window
+    if window is None or window.after_duel != res.duel:
+        window = Window(res.duel, e.at_ms)  # R4.2 (reading): from the duel's end
     return s.evolve(
         phase=DUEL_RESULT,
         result=res,
+        window=window,
         counters=per_seat({}),
         tokens=per_seat(0),
         decks={k: replace(d, checked=False, ready=False) for k, d in s.decks.items()},
@@ -692,7 +719,10 @@ def _final(s: TableState, e: Event) -> TableState:
 
 @handler("window.opened")
 def _window(s: TableState, e: Event) -> TableState:
-    return s.evolve(phase=BETWEEN, window=Window(e.data["after_duel"], e.at_ms))
+    window = s.window
+    if window is None or window.after_duel != e.data["after_duel"]:
+        window = Window(e.data["after_duel"], e.at_ms)
+    return s.evolve(phase=BETWEEN, window=window)
 
 
 @handler("match.decided")
