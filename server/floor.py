@@ -116,7 +116,7 @@ def alerts_of(v: dict[str, Any], phase_since_ms: int | None = None) -> list[dict
                 {
                     "kind": "turn_over",
                     "since_ms": turn["started_ms"] + think_ms,
-                    "seat": turn["player"],
+                    "seat": None,  # R4.3: a neutral flag, charged to nobody
                     "detail": label,
                 }
             )

@@ -532,6 +532,14 @@ class _Builder:
 
     def on_flag_raised(self, e: Event, before: TableState, by: str) -> None:
         kind = str(e.data["kind"])
+        if kind == "turn_overtime":  # R4.3: a neutral flag, charged to nobody
+            secs = int(self.state.ruleset.think_seconds)
+            limit = f"{secs // 60} minute{'s' if secs != 60 else ''}" if secs % 60 == 0 else ""
+            limit = limit or f"{secs} seconds"
+            turn = str(e.data.get("detail", "")) or "a turn"
+            text = f"{turn} passed {limit} (a flag for judges, charged to nobody)"
+            self._clock(e, before, by, text)
+            return
         text = FLAGS.get(kind, kind.replace("_", " "))
         seat = e.data.get("seat")
         detail = str(e.data.get("detail", ""))

@@ -116,16 +116,34 @@ def test_r4_3_turn_overtime_flag_raised_once_per_turn() -> None:
     assert t.tick(at=179 * SEC) == []
     events = t.tick(at=180 * SEC)
     assert t.types(events) == ["flag.raised"]
-    assert events[0].data == {"kind": "turn_overtime", "seat": "A", "detail": "turn 1"}
+    assert events[0].data == {"kind": "turn_overtime", "seat": None, "detail": "turn 1"}
     assert t.tick(at=400 * SEC) == []
     assert next_due_ms(t.state) is None
     t.end_turn()  # turn 2 starts at 400 s
     assert t.tick(at=579 * SEC) == []
     assert t.types(t.tick(at=580 * SEC)) == ["flag.raised"]
-    assert [(f.kind, f.seat) for f in t.state.flags] == [
-        ("turn_overtime", "A"),
-        ("turn_overtime", "B"),
+    assert [(f.kind, f.seat, f.detail) for f in t.state.flags] == [
+        ("turn_overtime", None, "turn 1"),
+        ("turn_overtime", None, "turn 2"),
     ]
+
+
+def test_r4_3_the_long_turn_flag_is_charged_to_nobody() -> None:
+    """R4.3 (reading): the app cannot see who is thinking; the flag names the turn, not a
+    seat, and the score sheet writes it with the clock, not as an infraction."""
+    from server.sheet import build_sheet
+
+    t = Table().register().start_duel(first="A")
+    t.tick(at=180 * SEC)
+    (flag,) = t.state.flags
+    assert (flag.kind, flag.seat) == ("turn_overtime", None)
+    assert view(t.state)["flags"][0]["seat"] is None
+    envelopes = [dict(e.to_dict(), seq=i + 1) for i, e in enumerate(t.log)]
+    sheet = build_sheet(envelopes).matches[0]
+    assert sheet.penalties == []
+    (line,) = [x for x in sheet.clock if "passed" in x.text]
+    assert line.text == "turn 1 passed 3 minutes (a flag for judges, charged to nobody)"
+    assert "A" not in line.text.split("(")[0] and line.note == ""
 
 
 def test_r4_2_window_overtime_flag_raised_once() -> None:

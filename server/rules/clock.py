@@ -83,12 +83,9 @@ def tick(tx: Tx, args: Mapping[str, Any]) -> None:
     s = tx.state
     if s.phase == DUEL and s.turn and not s.turn.flagged:
         if now - s.turn.started_ms >= s.ruleset.think_seconds * 1000:  # R4.3
-            tx.emit(
-                "flag.raised",
-                kind="turn_overtime",
-                seat=s.turn.player,
-                detail=f"turn {s.turn.no}",
-            )
+            # R4.3 (reading): a neutral flag for judges; the app cannot see who is thinking,
+            # so it is charged to nobody (not to the turn player, who may be waiting).
+            tx.emit("flag.raised", kind="turn_overtime", seat=None, detail=f"turn {s.turn.no}")
     s = tx.state
     if window_counts(s):
         assert s.window is not None
