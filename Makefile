@@ -1,4 +1,4 @@
-# Every target a person runs is the one CI runs (.ci/run calls `make test`).
+# Every target a person runs is the one CI runs (.ci/run calls `make lint`, then `make test`).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -41,9 +41,12 @@ test-postgres: install
 e2e: install chromium
 	$(BIN)/pytest e2e
 
+# Style and types: ruff's checks and formatting, then mypy on `server/` (strict on the rules and
+# the store; pyproject.toml's [tool.mypy]). CI runs it before the tests.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # A moderate load run (about 5 minutes); `python -m bench --help` for the full curve.
 bench: install

@@ -16,7 +16,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from peewee import (
     BigIntegerField,
@@ -437,7 +437,7 @@ class Tournament:
             )
         if rnd is None:
             raise AppError("no_such_event", "No such event.", status=404)
-        return rnd
+        return cast(Round, rnd)
 
     def tables(self, event_id: int, round_no: int | None = None) -> list[dict[str, Any]]:
         """The tables of a round (the current one by default), by number."""
@@ -489,7 +489,7 @@ class Tournament:
             raise AppError("no_such_event", "No such event.", status=404)
         for table in self.tables(ev.id):
             if table["number"] == number:
-                return table["code"]
+                return str(table["code"])
         raise AppError("no_such_table", "No table has this number.", status=404)
 
     def set_pairings(self, event_id: int, pairings: list[Pairing]) -> int:
