@@ -164,11 +164,3 @@ def is_sqlite(database: Database | DatabaseProxy) -> bool:
     """Tell whether the (proxied) database is SQLite."""
     target = database.obj if isinstance(database, DatabaseProxy) else database
     return isinstance(target, SqliteDatabase)
-
-
-def bind(database: Database, create: bool = True) -> None:
-    """Point the models at `database` and create missing tables."""
-    db.initialize(database)
-    if create:
-        with db.connection_context():
-            db.create_tables(MODELS, safe=True)

@@ -138,12 +138,6 @@ class StaffSession(BaseModel):
 TOURNAMENT_MODELS = [Account, TournamentEvent, EventStaff, Round, EventTable, StaffSession]
 
 
-def create_tables() -> None:
-    """Create the tournament tables if missing (the database must be bound)."""
-    with db.connection_context():
-        db.create_tables(TOURNAMENT_MODELS, safe=True)
-
-
 @dataclass(frozen=True)
 class Staff:
     """A logged-in account."""
