@@ -1,20 +1,32 @@
-# Every target a person runs is the one CI runs (.ci/run calls `make test`).
+# Every target a person runs is the one CI runs (.ci/run calls `make lint`, then `make test`).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install chromium run test test-postgres e2e lint bench reliability bench-firstload
+.PHONY: install lock chromium run test test-postgres e2e lint bench reliability bench-firstload
 
 install: $(STAMP)
 
-# Reinstall only when the dependency list changes.
-$(STAMP): pyproject.toml
+# The exact versions and their hashes come from requirements.lock (pyproject.toml keeps the
+# ranges); the project itself goes in editable, without resolving anything again. Reinstall
+# only when the lock or pyproject.toml changes.
+$(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# Resolve the ranges in pyproject.toml again into requirements.lock. Pins that still fit stay;
+# `make lock UPGRADE=all` moves every package to its newest allowed release, and
+# `make lock UPGRADE="flask gevent"` only those. Then `make install` installs the new lock.
+LOCK_FLAGS := --quiet --extra test --generate-hashes --strip-extras --allow-unsafe \
+	--no-emit-index-url --no-emit-find-links
+lock: install
+	$(BIN)/pip-compile $(LOCK_FLAGS) -o requirements.lock \
+		$(if $(filter all,$(UPGRADE)),--upgrade,$(addprefix --upgrade-package ,$(UPGRADE))) \
+		pyproject.toml
 
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
@@ -41,9 +53,12 @@ test-postgres: install
 e2e: install chromium
 	$(BIN)/pytest e2e
 
+# Style and types: ruff's checks and formatting, then mypy on `server/` (strict on the rules and
+# the store; pyproject.toml's [tool.mypy]). CI runs it before the tests.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 # A moderate load run (about 5 minutes); `python -m bench --help` for the full curve.
 bench: install

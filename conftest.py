@@ -23,7 +23,7 @@ def database_url() -> Iterator[str]:
     if not TEST_DATABASE_URL:
         yield ""
         return
-    from server.store import MODELS, db, open_database
+    from server.store import db, open_database, upgrade
 
     database = open_database(TEST_DATABASE_URL, "")
     db.initialize(database)
@@ -31,7 +31,7 @@ def database_url() -> Iterator[str]:
         # Every table of the test database, whoever's models made it: a clean session.
         db.execute_sql("DROP SCHEMA public CASCADE")
         db.execute_sql("CREATE SCHEMA public")
-        db.create_tables(MODELS)
+    upgrade(database)
     yield TEST_DATABASE_URL
 
 

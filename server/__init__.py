@@ -80,7 +80,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     database = open_database(
         app.config["DATABASE_URL"], app.config["DATA_DIR"], autocheckpoint=checkpoint_ms <= 0
     )
-    bind(database)
+    bind(database)  # and bring its schema up to date (server/store/migrations.py)
     store = EventStore(db, cache_size=app.config["STATE_CACHE_SIZE"])
     clock = app.config.get("CLOCK") or now_ms
     hub = make_hub(app.config["REDIS_URL"])

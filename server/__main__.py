@@ -23,6 +23,23 @@ def serve(args: argparse.Namespace) -> int:
     return 0  # not reached
 
 
+def migrate(args: argparse.Namespace) -> int:
+    """Bring the database the environment names (DATABASE_URL, DATA_DIR) to the latest schema."""
+    from server import config as settings
+    from server.store import open_database, upgrade
+    from server.store.migrations import version_of
+
+    conf = {**settings.DEFAULTS, **settings.from_env()}
+    database = open_database(conf["DATABASE_URL"], conf["DATA_DIR"])
+    before = version_of(database)
+    after = upgrade(database)
+    if before == after:
+        print(f"Schema version {after}: up to date.")
+    else:
+        print(f"Schema version {before or 'none (empty database)'} -> {after}.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m server", description="Duel Table server")
     commands = parser.add_subparsers(dest="command")
@@ -31,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve_parser.add_argument("--port", type=int, help="port (PORT, default 8000)")
     serve_parser.add_argument("--workers", type=int, help="worker processes (WEB_CONCURRENCY)")
     serve_parser.set_defaults(handler=serve)
+    migrate_parser = commands.add_parser(
+        "migrate", help="bring the database's schema up to date (serving does it at start too)"
+    )
+    migrate_parser.set_defaults(handler=migrate)
     from server import verify_cli
     from server.staff_cli import add_parser
 

@@ -30,7 +30,6 @@ def load_banlist(args: argparse.Namespace) -> int:
         print(f"Cannot read {args.file}: {exc}", file=sys.stderr)
         return 1
     bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
-    banlists.create_tables()
     try:
         entries = banlists.parse_file(text, args.file)
         count = banlists.save(args.name, entries, args.event, time.time_ns() // 1_000_000)

@@ -21,7 +21,7 @@ def create_organiser(args: argparse.Namespace) -> int:
     from server import config as settings
     from server.errors import AppError
     from server.store import bind, open_database
-    from server.store.tournament import Tournament, create_tables
+    from server.store.tournament import Tournament
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
     password = args.password
@@ -31,7 +31,6 @@ def create_organiser(args: argparse.Namespace) -> int:
             print("The passwords differ.", file=sys.stderr)
             return 1
     bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
-    create_tables()
     try:
         Tournament(None).create_account(  # type: ignore[arg-type]
             args.username, password, "organiser", time.time_ns() // 1_000_000

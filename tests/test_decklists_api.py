@@ -165,7 +165,6 @@ def test_r2_5_load_banlist_command_line(tmp_path: Path):
     from server.store import bind, open_database
 
     bind(open_database("", str(tmp_path)))
-    banlists.create_tables()
     assert banlists.listing() == [{"name": "2026-10", "size": 18, "event_id": None}]
     assert ["Pot of Greed", "forbidden"] in banlists.entries_of("2026-10")
 

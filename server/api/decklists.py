@@ -166,6 +166,5 @@ def pick_banlist(code: str) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    """Create the ban-list table and register the routes."""
-    banlists.create_tables()
+    """Register the routes (the tables come from `server.store.migrations`)."""
     app.register_blueprint(bp)

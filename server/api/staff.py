@@ -23,7 +23,7 @@ from marshmallow import Schema, fields, validate
 from server import services
 from server.errors import AppError
 from server.rules import RULESETS, Actor, view
-from server.store.tournament import Staff, Tournament, create_tables, parse_pairings
+from server.store.tournament import Staff, Tournament, parse_pairings
 
 from .http import load_body
 from .schemas import Bool, Int, Text
@@ -500,8 +500,7 @@ def _refresh_floor(event_id: int) -> None:
 
 
 def init_app(app: Flask) -> None:
-    """Create the tournament tables and register the staff routes."""
-    create_tables()
+    """Register the staff routes (the tables come from `server.store.migrations`)."""
     app.extensions["duel_table_tournament"] = Tournament(services_of(app).store)
     app.register_blueprint(bp)
 

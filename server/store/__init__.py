@@ -1,7 +1,8 @@
-"""Persistence: peewee models and the hash-chained event store."""
+"""Persistence: peewee models, their migrations and the hash-chained event store."""
 
 from .events import Appended, EventStore, Joined, Snapshot, Verification
-from .models import MODELS, bind, db, is_sqlite, open_database
+from .migrations import bind, upgrade
+from .models import MODELS, db, is_sqlite, open_database
 
 __all__ = [
     "MODELS",
@@ -14,4 +15,5 @@ __all__ = [
     "db",
     "is_sqlite",
     "open_database",
+    "upgrade",
 ]

@@ -60,12 +60,6 @@ class BanListRow(BaseModel):
         table_name = "banlist"
 
 
-def create_tables() -> None:
-    """Create the ban-list table if missing (the database must be bound)."""
-    with db.connection_context():
-        db.create_tables([BanListRow], safe=True)
-
-
 def status_of(word: str, line: int) -> str:
     """forbidden, limited or semi_limited from any of the accepted spellings."""
     key = fold(word).replace("_", " ").strip()

@@ -73,7 +73,9 @@ def canonical(code: str, seq: int, type_: str, data: Any, actor: Any, at_ms: int
     )
 
 
-def chain_hash(prev_hash: str, code: str, seq: int, type_: str, data: Any, actor: Any, at_ms: int):
+def chain_hash(
+    prev_hash: str, code: str, seq: int, type_: str, data: Any, actor: Any, at_ms: int
+) -> str:
     """sha256(prev_hash + canonical JSON of the event), hex."""
     return _sha256(prev_hash + canonical(code, seq, type_, data, actor, at_ms))
 
@@ -362,7 +364,7 @@ class EventStore:
         with self.db.connection_context():
             return TableRow.select().where(TableRow.code == code).exists()
 
-    def events_since(self, code: str, since: int, limit: int | None = None) -> list[dict]:
+    def events_since(self, code: str, since: int, limit: int | None = None) -> list[dict[str, Any]]:
         """Envelopes with seq > since, in order (at most `limit`)."""
         with self.db.connection_context():
             table = self._table(code)

@@ -121,7 +121,7 @@ def open_database(url: str, data_dir: str, autocheckpoint: bool = True) -> Datab
         # Pooled: opening and closing a connection per message cost ~3 ms each, and closing the
         # last one checkpoints and deletes the WAL files every time. Connections go back to the
         # pool at the end of each `connection_context`.
-        return PooledSqliteDatabase(
+        sqlite: Database = PooledSqliteDatabase(
             url[len("sqlite:///") :],
             max_connections=SQLITE_POOL_SIZE,
             check_same_thread=False,  # a pooled connection serves one thread at a time
@@ -137,6 +137,7 @@ def open_database(url: str, data_dir: str, autocheckpoint: bool = True) -> Datab
                 **({} if autocheckpoint else {"wal_autocheckpoint": 0}),
             },
         )
+        return sqlite
     if url.startswith("postgres://"):
         url = "postgresql://" + url[len("postgres://") :]
     if url.startswith("postgresql://"):
@@ -147,8 +148,12 @@ def open_database(url: str, data_dir: str, autocheckpoint: bool = True) -> Datab
         pooled = "postgresql+pool://" + url[len("postgresql://") :]
         named = {key for key, _ in parse_qsl(urlsplit(url).query)}
         defaults = {"max_connections": PG_POOL_SIZE, "stale_timeout": 300, "timeout": 30}
-        return connect(pooled, **{k: v for k, v in defaults.items() if k not in named})
-    return connect(url)
+        postgres: Database = connect(
+            pooled, **{k: v for k, v in defaults.items() if k not in named}
+        )
+        return postgres
+    other: Database = connect(url)
+    return other
 
 
 PG_POOL_SIZE = 20
@@ -159,11 +164,3 @@ def is_sqlite(database: Database | DatabaseProxy) -> bool:
     """Tell whether the (proxied) database is SQLite."""
     target = database.obj if isinstance(database, DatabaseProxy) else database
     return isinstance(target, SqliteDatabase)
-
-
-def bind(database: Database, create: bool = True) -> None:
-    """Point the models at `database` and create missing tables."""
-    db.initialize(database)
-    if create:
-        with db.connection_context():
-            db.create_tables(MODELS, safe=True)

@@ -16,7 +16,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from peewee import (
     BigIntegerField,
@@ -136,12 +136,6 @@ class StaffSession(BaseModel):
 
 
 TOURNAMENT_MODELS = [Account, TournamentEvent, EventStaff, Round, EventTable, StaffSession]
-
-
-def create_tables() -> None:
-    """Create the tournament tables if missing (the database must be bound)."""
-    with db.connection_context():
-        db.create_tables(TOURNAMENT_MODELS, safe=True)
 
 
 @dataclass(frozen=True)
@@ -437,7 +431,7 @@ class Tournament:
             )
         if rnd is None:
             raise AppError("no_such_event", "No such event.", status=404)
-        return rnd
+        return cast(Round, rnd)
 
     def tables(self, event_id: int, round_no: int | None = None) -> list[dict[str, Any]]:
         """The tables of a round (the current one by default), by number."""
@@ -489,7 +483,7 @@ class Tournament:
             raise AppError("no_such_event", "No such event.", status=404)
         for table in self.tables(ev.id):
             if table["number"] == number:
-                return table["code"]
+                return str(table["code"])
         raise AppError("no_such_table", "No table has this number.", status=404)
 
     def set_pairings(self, event_id: int, pairings: list[Pairing]) -> int:
