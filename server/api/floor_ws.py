@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
-from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
 from server import services
@@ -27,12 +26,11 @@ from server.floor import summarise
 from server.rules.view import shared_view
 
 from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
-from .ws import _SendAll, encode, encode_with, origin_allowed
+from .session import GuardedServer, websocket_route
+from .ws import encode, encode_with, origin_allowed
 
 log = logging.getLogger(__name__)
 
-sock = Sock()
-# Its own blueprint: a second Sock's default one would clash with the table socket's.
 bp = Blueprint("floor_ws", __name__)
 
 POLL_SECONDS = 0.05
@@ -226,15 +224,13 @@ def _send(ws: Any, message: dict[str, Any]) -> None:
     ws.send(encode(message))
 
 
-@sock.route("/ws/floor/<int:event_id>", bp=bp)
-def floor_socket(ws: Any, event_id: int) -> None:
+@websocket_route(bp, "/ws/floor/<int:event_id>")
+def floor_socket(ws: GuardedServer, event_id: int) -> None:
     """A judge's or organiser's floor view of one event."""
     from .staff import current_staff, tournament
 
     found = services()
     config = current_app.config
-    if hasattr(ws, "sock"):
-        ws.sock = _SendAll(ws.sock)
     if not origin_allowed(request.headers.get("Origin"), request.host, config["ALLOWED_ORIGINS"]):
         _send(ws, {"type": "error", "error": error_body("bad_origin", "Origin refused.")})
         ws.close(reason=CLOSE_POLICY, message="origin not allowed")
@@ -291,7 +287,7 @@ def floor_socket(ws: Any, event_id: int) -> None:
             elif items:
                 message = {"type": "tables", "now_ms": found.clock()}
                 ws.send(encode_with(message, "tables", f"[{','.join(items)}]"))
-    except ConnectionClosed:
+    except (ConnectionClosed, OSError):
         pass
     finally:
         registry.detach(feed, sub)

@@ -12,11 +12,11 @@ import json
 import logging
 import queue
 import threading
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, current_app, request
-from flask_sock import Sock
+from flask import Blueprint, Flask, current_app, request
 from marshmallow import ValidationError
 from simple_websocket import ConnectionClosed
 
@@ -30,10 +30,11 @@ from .http import jsonable
 from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
 from .ratelimit import TokenBucket
 from .schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS
+from .session import GuardedServer, sessions, websocket_route
 
 log = logging.getLogger(__name__)
 
-sock = Sock()
+bp = Blueprint("table_ws", __name__)
 
 MAX_REPLAY = 500
 CLOSE_BAD_TOKEN = 4001
@@ -73,28 +74,12 @@ def _state_text(snap: Any, seat: str | None, privileged: bool) -> str:
     return f"{shared[:-1]},{encode(seat_view(snap.state, seat, privileged))[1:]}"
 
 
-class _SendAll:
-    """Make the socket's `send` write everything: a partial send would corrupt the stream."""
-
-    def __init__(self, raw: Any) -> None:
-        self._raw = raw
-
-    def send(self, data: bytes) -> int:
-        # One send first: a frame usually fits the socket's buffer, and gevent's sendall asks
-        # the kernel for the buffer's size (a system call) before every write.
-        sent = self._raw.send(data)
-        if sent < len(data):
-            self._raw.sendall(memoryview(data)[sent:])
-        return len(data)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._raw, name)
-
-
 class Connection:
     """One socket at one table: its viewer, its outbound queue and its writer."""
 
-    def __init__(self, ws: Any, code: str, found: Services, config: dict[str, Any]) -> None:
+    def __init__(
+        self, ws: GuardedServer, code: str, found: Services, config: dict[str, Any]
+    ) -> None:
         self.ws = ws
         self.code = code
         self.store = found.store
@@ -105,25 +90,42 @@ class Connection:
         self.welcomed = False
         self.subscribed = False
         self.last_seq = 0  # owned by the writer
-        self.bucket = TokenBucket(config["WS_RATE_PER_SECOND"], config["WS_RATE_BURST"])
+        self.sessions = sessions()
+        # A spectator's own budget; a seat's is shared by all of its sockets (after hello).
         # Refusals allowed: a phone a little over the limit is told so; a flood is closed.
-        self.flood = TokenBucket(config["WS_RATE_PER_SECOND"], config["WS_RATE_BURST"])
-        self.outbox: queue.Queue[tuple[str, Any] | None] = queue.Queue()
+        rate, burst = config["WS_RATE_PER_SECOND"], config["WS_RATE_BURST"]
+        self.bucket, self.flood = TokenBucket(rate, burst), TokenBucket(rate, burst)
+        self.hello_seconds = config["WS_HELLO_SECONDS"]
+        self.outbox: queue.Queue[tuple[str, Any] | None] = queue.Queue(config["WS_MAX_QUEUED"])
         self.writer = threading.Thread(target=self._write_loop, name=f"ws-writer-{code}")
         self.alive = True
+        self.seated: str | None = None
+        self.watching = False
+
+    def cut_off(self, code: int, reason: str) -> None:
+        """Close from outside the socket's threads (a newer socket of the seat, a full queue)."""
+        self.alive = False
+        self.ws.cut_off(code, reason)
 
     # -- the writer ----------------------------------------------------------------------------
 
+    def _queue(self, item: tuple[str, Any]) -> None:
+        """Queue for the writer; a socket whose writer is this far behind is closed."""
+        try:
+            self.outbox.put_nowait(item)
+        except queue.Full:
+            self.cut_off(CLOSE_POLICY, "too slow to read")
+
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message for the writer."""
-        self.outbox.put(("send", message))
+        self._queue(("send", message))
 
     def ping(self) -> None:
         """Queue a keep-alive ping (`keepalive.Pinger`): the writer sends it between frames."""
-        self.outbox.put(("ping", None))
+        self._queue(("ping", None))
 
     def _on_publish(self, code: str, seq: int) -> None:
-        self.outbox.put(("sync", seq))
+        self._queue(("sync", seq))
 
     def _write_loop(self) -> None:
         while True:
@@ -214,9 +216,16 @@ class Connection:
         self.writer.start()
         if self.pinger is not None:
             self.pinger.add(self)
+        hello_by = time.monotonic() + self.hello_seconds
         try:
             while self.alive:
-                raw = self.ws.receive()
+                if self.subscribed:
+                    raw = self.ws.receive()
+                else:
+                    raw = self.ws.receive(timeout=max(0.0, hello_by - time.monotonic()))
+                    if raw is None and not self.subscribed:
+                        self._close(CLOSE_POLICY, "no hello")
+                        break
                 if raw is None:
                     continue
                 try:
@@ -230,8 +239,11 @@ class Connection:
                 self.pinger.discard(self)
             if self.subscribed:
                 self.hub.unsubscribe(self.code, self._on_publish)
-            self.outbox.put(None)
-            self.writer.join(timeout=10)
+            if self.seated:
+                self.sessions.stand(self.code, self.seated, self)
+            if self.watching:
+                self.sessions.unwatch(self.code)
+            self._stop_writer()
 
     def handle(self, raw: str | bytes) -> bool:
         """Handle one message; False closes the socket."""
@@ -294,6 +306,12 @@ class Connection:
                 self.send({"type": "error", "error": error_body("bad_token", "Unknown token.")})
                 self._close(CLOSE_BAD_TOKEN, "bad token")
                 return False
+            if self.seated != actor.seat:
+                if self.seated:
+                    self.sessions.stand(self.code, self.seated, self)
+                self.sessions.sit(self.code, actor.seat, self)
+                self.seated = actor.seat
+                self.bucket, self.flood = self.sessions.seat_buckets(self.code, actor.seat)
             self.actor = actor
         else:
             from .staff import spectators_allowed, staff_actor
@@ -304,20 +322,34 @@ class Connection:
                 self.send({"type": "error", "error": error_body("spectators_off")})
                 self._close(CLOSE_FORBIDDEN, "spectators not allowed")
                 return False
+            if self.actor is SPECTATOR and not self.watching:
+                if not self.sessions.watch(self.code):
+                    self.send({"type": "error", "error": error_body("too_many_spectators")})
+                    self._close(CLOSE_POLICY, "too many spectators")
+                    return False
+                self.watching = True
         if not self.subscribed:
             # Subscribe before reading the state, so nothing committed in between is missed.
             self.hub.subscribe(self.code, self._on_publish)
             self.subscribed = True
-        self.outbox.put(("welcome", since))
+        self._queue(("welcome", since))
         return True
+
+    def _stop_writer(self) -> None:
+        try:
+            self.outbox.put(None, timeout=1)
+        except queue.Full:
+            self.cut_off(CLOSE_POLICY, "too slow to read")
+            self.outbox = queue.Queue()
+            self.outbox.put(None)
+        self.writer.join(timeout=12)
 
     def _close(self, code: int, reason: str) -> None:
         # Let the writer flush what is queued (the error frame) before the close frame.
-        self.outbox.put(None)
-        self.writer.join(timeout=10)
+        self._stop_writer()
         try:
             self.ws.close(reason=code, message=reason)
-        except ConnectionClosed:
+        except (ConnectionClosed, OSError):
             pass
 
     def command(self, ref: str, cmd: str, args: dict[str, Any]) -> None:
@@ -365,14 +397,12 @@ class Connection:
             self.hub.publish(self.code, result.seq)
 
 
-@sock.route("/ws/table/<code>")
-def table_socket(ws: Any, code: str) -> None:
+@websocket_route(bp, "/ws/table/<code>")
+def table_socket(ws: GuardedServer, code: str) -> None:
     """A phone, a judge or a spectator watching one table."""
     found = services()
     config = current_app.config
     code = code.upper()
-    if hasattr(ws, "sock"):
-        ws.sock = _SendAll(ws.sock)
     if not origin_allowed(request.headers.get("Origin"), request.host, config["ALLOWED_ORIGINS"]):
         ws.send(json.dumps({"type": "error", "error": error_body("bad_origin", "Origin refused.")}))
         ws.close(reason=CLOSE_POLICY, message="origin not allowed")
@@ -386,9 +416,20 @@ def table_socket(ws: Any, code: str) -> None:
         ws.send(json.dumps({"type": "error", "error": error_body("no_such_table")}))
         ws.close(reason=CLOSE_NO_TABLE, message="no such table")
         return
-    Connection(ws, code, found, config).run()
+    address = request.remote_addr or "?"
+    if not sessions().open(address):
+        ws.send(json.dumps({"type": "error", "error": error_body("too_many_sockets")}))
+        ws.close(reason=CLOSE_POLICY, message="too many sockets from this address")
+        return
+    try:
+        Connection(ws, code, found, config).run()
+    finally:
+        sessions().close(address)
 
 
 def init_app(app: Flask) -> None:
     """Bind the websocket routes to `app`."""
-    sock.init_app(app)
+    from .session import Sessions
+
+    app.extensions["duel_table_sessions"] = Sessions(app.config)
+    app.register_blueprint(bp)
