@@ -19,6 +19,8 @@ The only place that touches simple-websocket's internals is `GuardedServer`
 
 from __future__ import annotations
 
+import logging
+import queue
 import select
 import socket
 import threading
@@ -33,8 +35,14 @@ from simple_websocket import ConnectionClosed, Server
 from wsproto.events import BytesMessage, Ping, Pong, TextMessage
 from wsproto.utilities import LocalProtocolError
 
-from .keepalive import CLOSE_POLICY
+from server.errors import error_body
+from server.jsontext import compact_encoder
+
+from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
 from .ratelimit import TokenBucket
+
+log = logging.getLogger(__name__)
+encode = compact_encoder()
 
 YIELD_EVERY = 8  # frames parsed between two yields to the loop
 MAX_QUEUED = 64  # messages read and not yet handled: past it the handler cannot keep up
@@ -214,14 +222,149 @@ def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]],
     return decorator
 
 
-# -- budgets per identity ---------------------------------------------------------------------
+# -- the session ------------------------------------------------------------------------------
 
 
-class Closable:
-    """What `Sessions` needs of a socket: a way to close it from outside its own threads."""
+class Session:
+    """One socket: its reader loop (this thread), its single writer (a thread draining a
+    bounded queue), keep-alive pings through that writer, and its close.
 
-    def cut_off(self, code: int, reason: str) -> None:  # pragma: no cover - a protocol
+    Subclasses say what a message does (`handle`), what their own queued kinds write
+    (`write`), and what to undo at the end (`finish`). A subclass that waits for `hello` sets
+    `ready` once it came; until then the socket has `WS_HELLO_SECONDS`."""
+
+    needs_hello = False
+    name = "ws"
+
+    def __init__(self, ws: GuardedServer, config: dict[str, Any], pinger: Any) -> None:
+        self.ws = ws
+        self.pinger = pinger
+        self.ready = not self.needs_hello
+        self.hello_seconds = config["WS_HELLO_SECONDS"]
+        self.outbox: queue.Queue[tuple[str, Any] | None] = queue.Queue(config["WS_MAX_QUEUED"])
+        self.writer = threading.Thread(target=self._write_loop, name=f"{self.name}-writer")
+        self.alive = True
+
+    # -- what a subclass provides --------------------------------------------------------------
+
+    def handle(self, raw: str | bytes) -> bool:
+        """Handle one message from the client; False closes the socket."""
         raise NotImplementedError
+
+    def write(self, kind: str, payload: Any) -> None:
+        """Write a queued item of the subclass's own `kind` (on the writer thread)."""
+
+    def finish(self) -> None:
+        """Undo what the session holds (subscriptions, budgets): the socket is closing."""
+
+    def started(self) -> None:
+        """Called on the reader's thread once the writer runs (before the first message)."""
+
+    # -- the writer ----------------------------------------------------------------------------
+
+    def cut_off(self, code: int, reason: str) -> None:
+        """Close from outside the socket's threads (a newer socket of the seat, a full queue)."""
+        self.alive = False
+        self.ws.cut_off(code, reason)
+
+    def queue(self, kind: str, payload: Any = None) -> None:
+        """Queue for the writer; a socket whose writer is this far behind is closed."""
+        try:
+            self.outbox.put_nowait((kind, payload))
+        except queue.Full:
+            self.cut_off(CLOSE_POLICY, "too slow to read")
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message for the writer."""
+        self.queue("send", message)
+
+    def ping(self) -> None:
+        """Queue a keep-alive ping (`keepalive.Pinger`): the writer sends it between frames."""
+        self.queue("ping")
+
+    def _write_loop(self) -> None:
+        while True:
+            item = self.outbox.get()
+            if item is None:
+                return
+            kind, payload = item
+            try:
+                if kind == "send":
+                    self.ws.send(encode(payload))
+                elif kind == "ping":
+                    if not send_ping(self.ws):
+                        close_unanswered(self.ws)
+                        self.alive = False
+                        return
+                else:
+                    self.write(kind, payload)
+            except (ConnectionClosed, OSError):
+                self.alive = False
+                self.ws.cut_off(CLOSE_POLICY, "write failed")
+                return
+            except Exception:
+                log.exception("websocket writer failed (%s)", self.name)
+                try:
+                    self.ws.send(encode({"type": "error", "error": error_body("internal")}))
+                except Exception:
+                    self.alive = False
+                    return
+
+    def stop_writer(self) -> None:
+        """Let the writer send what is queued, then end it."""
+        try:
+            self.outbox.put(None, timeout=1)
+        except queue.Full:
+            self.cut_off(CLOSE_POLICY, "too slow to read")
+            self.outbox = queue.Queue()
+            self.outbox.put(None)
+        if self.writer.is_alive():
+            self.writer.join(timeout=self.ws.sock.timeout + 2)
+
+    def close(self, code: int, reason: str) -> None:
+        """Flush what is queued (an error frame), then the close frame."""
+        self.stop_writer()
+        try:
+            self.ws.close(reason=code, message=reason)
+        except (ConnectionClosed, OSError):
+            pass
+
+    # -- the reader ----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Serve the socket until it closes."""
+        self.writer.start()
+        if self.pinger is not None:
+            self.pinger.add(self)
+        hello_by = time.monotonic() + self.hello_seconds
+        try:
+            self.started()
+            while self.alive:
+                if self.ready:
+                    raw = self.ws.receive()
+                else:
+                    raw = self.ws.receive(timeout=max(0.0, hello_by - time.monotonic()))
+                    if raw is None and not self.ready:
+                        self.close(CLOSE_POLICY, "no hello")
+                        break
+                if raw is None:
+                    continue
+                try:
+                    if not self.handle(raw):
+                        break
+                except Exception:
+                    log.exception("websocket message failed (%s)", self.name)
+                    self.send({"type": "error", "error": error_body("internal")})
+        finally:
+            if self.pinger is not None:
+                self.pinger.discard(self)
+            try:
+                self.finish()
+            finally:
+                self.stop_writer()
+
+
+# -- budgets per identity ---------------------------------------------------------------------
 
 
 class Sessions:
@@ -236,7 +379,7 @@ class Sessions:
         self._lock = threading.Lock()
         self._addresses: dict[str, int] = {}
         self._spectators: dict[str, int] = {}
-        self._seats: dict[tuple[str, str], deque[Closable]] = {}
+        self._seats: dict[tuple[str, str], deque[Session]] = {}
         self._buckets: OrderedDict[tuple[str, str], tuple[TokenBucket, TokenBucket]] = OrderedDict()
 
     def open(self, address: str) -> bool:
@@ -273,7 +416,7 @@ class Sessions:
             else:
                 self._spectators.pop(code, None)
 
-    def sit(self, code: str, seat: str, conn: Closable) -> None:
+    def sit(self, code: str, seat: str, conn: Session) -> None:
         """Add a seat's socket; the oldest of its sockets past the limit is closed."""
         with self._lock:
             held = self._seats.setdefault((code, seat), deque())
@@ -282,7 +425,7 @@ class Sessions:
         for old in older:
             old.cut_off(CLOSE_POLICY, "replaced by a newer connection")
 
-    def stand(self, code: str, seat: str, conn: Closable) -> None:
+    def stand(self, code: str, seat: str, conn: Session) -> None:
         with self._lock:
             held = self._seats.get((code, seat))
             if held is None:

@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
-import threading
-import time
 from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, current_app, request
 from marshmallow import ValidationError
-from simple_websocket import ConnectionClosed
 
 from server import Services, services
 from server.errors import AppError, error_body
@@ -27,10 +23,10 @@ from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_view, seat_view, shared_view
 
 from .http import jsonable
-from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
+from .keepalive import CLOSE_POLICY
 from .ratelimit import TokenBucket
 from .schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS
-from .session import GuardedServer, sessions, websocket_route
+from .session import GuardedServer, Session, sessions, websocket_route
 
 log = logging.getLogger(__name__)
 
@@ -74,18 +70,20 @@ def _state_text(snap: Any, seat: str | None, privileged: bool) -> str:
     return f"{shared[:-1]},{encode(seat_view(snap.state, seat, privileged))[1:]}"
 
 
-class Connection:
-    """One socket at one table: its viewer, its outbound queue and its writer."""
+class Connection(Session):
+    """One socket at one table: its viewer, and what it is sent."""
+
+    needs_hello = True
+    name = "table"
 
     def __init__(
         self, ws: GuardedServer, code: str, found: Services, config: dict[str, Any]
     ) -> None:
-        self.ws = ws
+        super().__init__(ws, config, found.pinger)
         self.code = code
         self.store = found.store
         self.hub = found.hub
         self.clock = found.clock
-        self.pinger = found.pinger
         self.actor = SPECTATOR
         self.welcomed = False
         self.subscribed = False
@@ -95,69 +93,19 @@ class Connection:
         # Refusals allowed: a phone a little over the limit is told so; a flood is closed.
         rate, burst = config["WS_RATE_PER_SECOND"], config["WS_RATE_BURST"]
         self.bucket, self.flood = TokenBucket(rate, burst), TokenBucket(rate, burst)
-        self.hello_seconds = config["WS_HELLO_SECONDS"]
-        self.outbox: queue.Queue[tuple[str, Any] | None] = queue.Queue(config["WS_MAX_QUEUED"])
-        self.writer = threading.Thread(target=self._write_loop, name=f"ws-writer-{code}")
-        self.alive = True
         self.seated: str | None = None
         self.watching = False
 
-    def cut_off(self, code: int, reason: str) -> None:
-        """Close from outside the socket's threads (a newer socket of the seat, a full queue)."""
-        self.alive = False
-        self.ws.cut_off(code, reason)
-
     # -- the writer ----------------------------------------------------------------------------
 
-    def _queue(self, item: tuple[str, Any]) -> None:
-        """Queue for the writer; a socket whose writer is this far behind is closed."""
-        try:
-            self.outbox.put_nowait(item)
-        except queue.Full:
-            self.cut_off(CLOSE_POLICY, "too slow to read")
-
-    def send(self, message: dict[str, Any]) -> None:
-        """Queue a message for the writer."""
-        self._queue(("send", message))
-
-    def ping(self) -> None:
-        """Queue a keep-alive ping (`keepalive.Pinger`): the writer sends it between frames."""
-        self._queue(("ping", None))
-
     def _on_publish(self, code: str, seq: int) -> None:
-        self._queue(("sync", seq))
+        self.queue("sync", seq)
 
-    def _write_loop(self) -> None:
-        while True:
-            item = self.outbox.get()
-            if item is None:
-                return
-            kind, payload = item
-            try:
-                if kind == "send":
-                    self._send_now(payload)
-                elif kind == "ping":
-                    if not send_ping(self.ws):
-                        close_unanswered(self.ws)
-                        self.alive = False
-                        return
-                elif kind == "welcome":
-                    self._welcome(payload)
-                elif kind == "sync" and self.welcomed and payload > self.last_seq:
-                    self._update(payload)
-            except (ConnectionClosed, OSError):
-                self.alive = False
-                return
-            except Exception:
-                log.exception("websocket writer failed at table %s", self.code)
-                try:
-                    self._send_now({"type": "error", "error": error_body("internal")})
-                except Exception:
-                    self.alive = False
-                    return
-
-    def _send_now(self, message: dict[str, Any]) -> None:
-        self.ws.send(encode(message))
+    def write(self, kind: str, payload: Any) -> None:
+        if kind == "welcome":
+            self._welcome(payload)
+        elif kind == "sync" and self.welcomed and payload > self.last_seq:
+            self._update(payload)
 
     def _send_with_state(self, message: dict[str, Any], snap: Any) -> None:
         """Send `message` with the viewer's state of `snap` as its last field, "state".
@@ -211,39 +159,13 @@ class Connection:
 
     # -- the reader ----------------------------------------------------------------------------
 
-    def run(self) -> None:
-        """Serve the socket until it closes."""
-        self.writer.start()
-        if self.pinger is not None:
-            self.pinger.add(self)
-        hello_by = time.monotonic() + self.hello_seconds
-        try:
-            while self.alive:
-                if self.subscribed:
-                    raw = self.ws.receive()
-                else:
-                    raw = self.ws.receive(timeout=max(0.0, hello_by - time.monotonic()))
-                    if raw is None and not self.subscribed:
-                        self._close(CLOSE_POLICY, "no hello")
-                        break
-                if raw is None:
-                    continue
-                try:
-                    if not self.handle(raw):
-                        break
-                except Exception:
-                    log.exception("websocket message failed at table %s", self.code)
-                    self.send({"type": "error", "error": error_body("internal")})
-        finally:
-            if self.pinger is not None:
-                self.pinger.discard(self)
-            if self.subscribed:
-                self.hub.unsubscribe(self.code, self._on_publish)
-            if self.seated:
-                self.sessions.stand(self.code, self.seated, self)
-            if self.watching:
-                self.sessions.unwatch(self.code)
-            self._stop_writer()
+    def finish(self) -> None:
+        if self.subscribed:
+            self.hub.unsubscribe(self.code, self._on_publish)
+        if self.seated:
+            self.sessions.stand(self.code, self.seated, self)
+        if self.watching:
+            self.sessions.unwatch(self.code)
 
     def handle(self, raw: str | bytes) -> bool:
         """Handle one message; False closes the socket."""
@@ -268,7 +190,7 @@ class Connection:
                 # Far over the limit for a while: answering every message would spend the
                 # worker's time that the other tables need (measured: their p99 went from 9 ms
                 # to 180 ms under one flooding socket). Close this one instead.
-                self._close(CLOSE_POLICY, "too many messages")
+                self.close(CLOSE_POLICY, "too many messages")
                 return False
             self._refuse(ref, "rate_limited", "Too many messages; slow down.")
             return True
@@ -304,7 +226,7 @@ class Connection:
             actor = self.store.seat_actor(self.code, token)
             if actor is None:
                 self.send({"type": "error", "error": error_body("bad_token", "Unknown token.")})
-                self._close(CLOSE_BAD_TOKEN, "bad token")
+                self.close(CLOSE_BAD_TOKEN, "bad token")
                 return False
             if self.seated != actor.seat:
                 if self.seated:
@@ -320,37 +242,21 @@ class Connection:
             self.actor = staff_actor(self.code) or SPECTATOR
             if self.actor is SPECTATOR and not spectators_allowed(self.code):
                 self.send({"type": "error", "error": error_body("spectators_off")})
-                self._close(CLOSE_FORBIDDEN, "spectators not allowed")
+                self.close(CLOSE_FORBIDDEN, "spectators not allowed")
                 return False
             if self.actor is SPECTATOR and not self.watching:
                 if not self.sessions.watch(self.code):
                     self.send({"type": "error", "error": error_body("too_many_spectators")})
-                    self._close(CLOSE_POLICY, "too many spectators")
+                    self.close(CLOSE_POLICY, "too many spectators")
                     return False
                 self.watching = True
         if not self.subscribed:
             # Subscribe before reading the state, so nothing committed in between is missed.
             self.hub.subscribe(self.code, self._on_publish)
             self.subscribed = True
-        self._queue(("welcome", since))
+            self.ready = True
+        self.queue("welcome", since)
         return True
-
-    def _stop_writer(self) -> None:
-        try:
-            self.outbox.put(None, timeout=1)
-        except queue.Full:
-            self.cut_off(CLOSE_POLICY, "too slow to read")
-            self.outbox = queue.Queue()
-            self.outbox.put(None)
-        self.writer.join(timeout=12)
-
-    def _close(self, code: int, reason: str) -> None:
-        # Let the writer flush what is queued (the error frame) before the close frame.
-        self._stop_writer()
-        try:
-            self.ws.close(reason=code, message=reason)
-        except (ConnectionClosed, OSError):
-            pass
 
     def command(self, ref: str, cmd: str, args: dict[str, Any]) -> None:
         """Check, decide and store one command; reply exactly once."""
