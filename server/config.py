@@ -59,6 +59,24 @@ DEFAULTS: dict[str, Any] = {
     "WS_RATE_BURST": 40,
     # Per client address. A hall's phones often share one public address behind the venue's
     # Wi-Fi, so this is generous; it still makes guessing 30-bit table codes hopeless.
+    # Every frame a websocket sends (data, pings, fragments) and its bytes, counted before any
+    # parsing: past these the socket is closed (1008).
+    "WS_FRAMES_PER_SECOND": 50,
+    "WS_FRAMES_BURST": 100,
+    "WS_BYTES_PER_SECOND": 65536,
+    "WS_BYTES_BURST": 262144,
+    # A write the peer has not taken within this many seconds closes the socket; the kernel's
+    # send buffer of a websocket is at most this many bytes.
+    "WS_WRITE_TIMEOUT_SECONDS": 10,
+    "WS_SEND_BUFFER_BYTES": 262144,
+    # Updates queued for one socket's writer before the socket is closed as too slow.
+    "WS_MAX_QUEUED": 256,
+    "WS_HELLO_SECONDS": 10,
+    # Per identity: a seat's sockets (the oldest closed), spectators of one table, and sockets
+    # from one client address (a hall's phones often share one address: generous).
+    "WS_MAX_PER_SEAT": 2,
+    "WS_MAX_SPECTATORS_PER_TABLE": 50,
+    "WS_MAX_PER_ADDRESS": 5000,
     "HTTP_RATE_PER_MINUTE": 600,
     "HTTP_RATE_BURST": 300,
     "LOG_LEVEL": "INFO",
@@ -80,6 +98,17 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "WS_PING_SECONDS": parse_int,
     "WS_RATE_PER_SECOND": parse_int,
     "WS_RATE_BURST": parse_int,
+    "WS_FRAMES_PER_SECOND": parse_int,
+    "WS_FRAMES_BURST": parse_int,
+    "WS_BYTES_PER_SECOND": parse_int,
+    "WS_BYTES_BURST": parse_int,
+    "WS_WRITE_TIMEOUT_SECONDS": parse_int,
+    "WS_SEND_BUFFER_BYTES": parse_int,
+    "WS_MAX_QUEUED": parse_int,
+    "WS_HELLO_SECONDS": parse_int,
+    "WS_MAX_PER_SEAT": parse_int,
+    "WS_MAX_SPECTATORS_PER_TABLE": parse_int,
+    "WS_MAX_PER_ADDRESS": parse_int,
     "HTTP_RATE_PER_MINUTE": parse_int,
     "HTTP_RATE_BURST": parse_int,
     "LOG_LEVEL": parse_str,

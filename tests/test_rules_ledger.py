@@ -297,3 +297,11 @@ def test_r1_4_log_replays_to_the_same_state(t: Table) -> None:
     t.do("B", "lp.reject", entry=e1)
     t.hit("A", 8300)
     assert t.replayed() == t.state
+
+
+def test_r1_4_at_most_three_pending_entries_per_seat(t: Table) -> None:
+    entries = [t.propose("A", ("B", "damage", 100)) for _ in range(3)]
+    t.refuse("A", "lp.propose", "too_many_pending", changes=[{"seat": "B", "kind": "damage"}])
+    t.propose("B", ("A", "damage", 100))  # the other seat's own count
+    t.confirm("B", entries[0])
+    t.propose("A", ("B", "damage", 100))  # one applied: room for one more

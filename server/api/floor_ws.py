@@ -18,44 +18,48 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
-from flask_sock import Sock
-from simple_websocket import ConnectionClosed
 
 from server import services
 from server.errors import error_body
 from server.floor import summarise
 from server.rules.view import shared_view
 
-from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
-from .ws import _SendAll, encode, encode_with, origin_allowed
+from .keepalive import CLOSE_POLICY
+from .session import GuardedServer, Session, websocket_route
+from .ws import encode, encode_with, origin_allowed
 
 log = logging.getLogger(__name__)
 
-sock = Sock()
-# Its own blueprint: a second Sock's default one would clash with the table socket's.
 bp = Blueprint("floor_ws", __name__)
 
-POLL_SECONDS = 0.05
 YIELD_EVERY = 25
 CLOSE_FORBIDDEN = 4003
 
 
 class Subscriber:
-    """One floor socket's mailbox: the latest summary of each changed table, not yet sent."""
+    """One floor socket's mailbox: the latest summary of each changed table, not yet sent.
+    `wake` is called when the mailbox stops being empty (the socket's writer then sends)."""
 
-    def __init__(self) -> None:
+    def __init__(self, wake: Callable[[], None] = lambda: None) -> None:
         self._lock = threading.Lock()
         self._pending: dict[str, str] = {}  # table code -> its summary, encoded
         self._full = False
+        self._wake = wake
 
     def push(self, summaries: dict[str, str]) -> None:
         with self._lock:
+            empty = not self._pending and not self._full
             self._pending.update(summaries)
+        if empty:
+            self._wake()
 
     def reload(self) -> None:
         """Ask for a full floor message (the event's tables changed: a new round)."""
         with self._lock:
+            empty = not self._pending and not self._full
             self._full = True
+        if empty:
+            self._wake()
 
     def take(self) -> tuple[bool, list[str]]:
         with self._lock:
@@ -222,19 +226,92 @@ class FeedRegistry:
             feed.reset()
 
 
+class FloorSession(Session):
+    """A judge's floor socket: the event's tables when it opens, the changed ones after.
+
+    The feed hands summaries to the `Subscriber` and wakes the writer, which sends what
+    gathered since its last write as one message."""
+
+    name = "floor"
+
+    def __init__(
+        self,
+        ws: GuardedServer,
+        found: Any,
+        config: dict[str, Any],
+        event_id: int,
+        staff: Any,
+        role: str,
+    ) -> None:
+        super().__init__(ws, config, found.pinger)
+        from .staff import tournament
+
+        self.found = found
+        self.role = role
+        self.tournament = tournament()  # the writer runs outside the request's app context
+        self.event_id = event_id
+        self.staff = staff
+        self.registry: FeedRegistry = current_app.extensions["duel_table_floor"]
+        self.sub = Subscriber(self._wake)
+        self.feed: Feed | None = None
+
+    def _wake(self) -> None:
+        self.queue("tables")
+
+    def started(self) -> None:
+        self.feed = self.registry.attach(self.event_id, self.sub)
+        self.queue("full")
+
+    def finish(self) -> None:
+        if self.feed is not None:
+            self.registry.detach(self.feed, self.sub)
+
+    def write(self, kind: str, payload: Any) -> None:
+        reload, items = self.sub.take()
+        if kind == "full" or reload:
+            self._full()
+        elif items:
+            message = {"type": "tables", "now_ms": self.found.clock()}
+            self.ws.send(encode_with(message, "tables", f"[{','.join(items)}]"))
+
+    def _full(self) -> None:
+        assert self.feed is not None
+        ev = self.tournament.event(self.event_id)
+        rnd = self.tournament.current_round(self.event_id)
+        message = {
+            "type": "floor",
+            "event": {"id": ev.id, "name": ev.name, "round": rnd.number},
+            "role": self.role,
+            "user": self.staff.username if self.staff else "",
+            "now_ms": self.found.clock(),
+            "tables": self.feed.tables(),
+        }
+        self.ws.send(encode(message))
+
+    def handle(self, raw: str | bytes) -> bool:
+        try:
+            message = json.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return True
+        if not isinstance(message, dict):
+            return True
+        t = message.get("t")
+        if message.get("type") == "ping" and isinstance(t, int | float):
+            self.send({"type": "pong", "t": t, "now_ms": self.found.clock()})
+        return True
+
+
 def _send(ws: Any, message: dict[str, Any]) -> None:
     ws.send(encode(message))
 
 
-@sock.route("/ws/floor/<int:event_id>", bp=bp)
-def floor_socket(ws: Any, event_id: int) -> None:
+@websocket_route(bp, "/ws/floor/<int:event_id>")
+def floor_socket(ws: GuardedServer, event_id: int) -> None:
     """A judge's or organiser's floor view of one event."""
     from .staff import current_staff, tournament
 
     found = services()
     config = current_app.config
-    if hasattr(ws, "sock"):
-        ws.sock = _SendAll(ws.sock)
     if not origin_allowed(request.headers.get("Origin"), request.host, config["ALLOWED_ORIGINS"]):
         _send(ws, {"type": "error", "error": error_body("bad_origin", "Origin refused.")})
         ws.close(reason=CLOSE_POLICY, message="origin not allowed")
@@ -246,55 +323,7 @@ def floor_socket(ws: Any, event_id: int) -> None:
         _send(ws, {"type": "error", "error": error_body(code)})
         ws.close(reason=CLOSE_FORBIDDEN, message=code)
         return
-    ev = tournament().event(event_id)
-    registry: FeedRegistry = current_app.extensions["duel_table_floor"]
-    sub = Subscriber()
-    feed = registry.attach(event_id, sub)
-
-    def full() -> None:
-        rnd = tournament().current_round(event_id)
-        _send(
-            ws,
-            {
-                "type": "floor",
-                "event": {"id": ev.id, "name": ev.name, "round": rnd.number},
-                "role": role,
-                "user": staff.username if staff else "",
-                "now_ms": found.clock(),
-                "tables": feed.tables(),
-            },
-        )
-
-    # The only writer of this socket is this loop: it sends the keep-alive pings itself.
-    ping_every = config["WS_PING_SECONDS"]
-    next_ping = time.monotonic() + ping_every
-    try:
-        full()
-        while True:
-            if ping_every > 0 and time.monotonic() >= next_ping:
-                next_ping += ping_every
-                if not send_ping(ws):
-                    close_unanswered(ws)
-                    break
-            raw = ws.receive(timeout=POLL_SECONDS)
-            if raw is not None:
-                try:
-                    message = json.loads(raw)
-                except (ValueError, UnicodeDecodeError):
-                    message = None
-                t = message.get("t") if isinstance(message, dict) else None
-                if message and message.get("type") == "ping" and isinstance(t, int | float):
-                    _send(ws, {"type": "pong", "t": t, "now_ms": found.clock()})
-            reload, items = sub.take()
-            if reload:
-                full()
-            elif items:
-                message = {"type": "tables", "now_ms": found.clock()}
-                ws.send(encode_with(message, "tables", f"[{','.join(items)}]"))
-    except ConnectionClosed:
-        pass
-    finally:
-        registry.detach(feed, sub)
+    FloorSession(ws, found, config, event_id, staff, role).run()
 
 
 def init_app(app: Flask) -> None:

@@ -20,13 +20,13 @@ class TokenBucket:
         self.clock = clock
         self.stamp = clock()
 
-    def take(self) -> bool:
-        """Spend a token if there is one."""
+    def take(self, cost: float = 1) -> bool:
+        """Spend `cost` tokens if there are that many."""
         now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
-        if self.tokens >= 1:
-            self.tokens -= 1
+        if self.tokens >= cost:
+            self.tokens -= cost
             return True
         return False
 

@@ -10,15 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
-import queue
-import threading
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask, current_app, request
-from flask_sock import Sock
+from flask import Blueprint, Flask, current_app, request
 from marshmallow import ValidationError
-from simple_websocket import ConnectionClosed
 
 from server import Services, services
 from server.errors import AppError, error_body
@@ -27,13 +23,14 @@ from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_view, seat_view, shared_view
 
 from .http import jsonable
-from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
+from .keepalive import CLOSE_POLICY
 from .ratelimit import TokenBucket
 from .schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS
+from .session import GuardedServer, Session, sessions, websocket_route
 
 log = logging.getLogger(__name__)
 
-sock = Sock()
+bp = Blueprint("table_ws", __name__)
 
 MAX_REPLAY = 500
 CLOSE_BAD_TOKEN = 4001
@@ -73,89 +70,42 @@ def _state_text(snap: Any, seat: str | None, privileged: bool) -> str:
     return f"{shared[:-1]},{encode(seat_view(snap.state, seat, privileged))[1:]}"
 
 
-class _SendAll:
-    """Make the socket's `send` write everything: a partial send would corrupt the stream."""
+class Connection(Session):
+    """One socket at one table: its viewer, and what it is sent."""
 
-    def __init__(self, raw: Any) -> None:
-        self._raw = raw
+    needs_hello = True
+    name = "table"
 
-    def send(self, data: bytes) -> int:
-        # One send first: a frame usually fits the socket's buffer, and gevent's sendall asks
-        # the kernel for the buffer's size (a system call) before every write.
-        sent = self._raw.send(data)
-        if sent < len(data):
-            self._raw.sendall(memoryview(data)[sent:])
-        return len(data)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._raw, name)
-
-
-class Connection:
-    """One socket at one table: its viewer, its outbound queue and its writer."""
-
-    def __init__(self, ws: Any, code: str, found: Services, config: dict[str, Any]) -> None:
-        self.ws = ws
+    def __init__(
+        self, ws: GuardedServer, code: str, found: Services, config: dict[str, Any]
+    ) -> None:
+        super().__init__(ws, config, found.pinger)
         self.code = code
         self.store = found.store
         self.hub = found.hub
         self.clock = found.clock
-        self.pinger = found.pinger
         self.actor = SPECTATOR
         self.welcomed = False
         self.subscribed = False
         self.last_seq = 0  # owned by the writer
-        self.bucket = TokenBucket(config["WS_RATE_PER_SECOND"], config["WS_RATE_BURST"])
+        self.sessions = sessions()
+        # A spectator's own budget; a seat's is shared by all of its sockets (after hello).
         # Refusals allowed: a phone a little over the limit is told so; a flood is closed.
-        self.flood = TokenBucket(config["WS_RATE_PER_SECOND"], config["WS_RATE_BURST"])
-        self.outbox: queue.Queue[tuple[str, Any] | None] = queue.Queue()
-        self.writer = threading.Thread(target=self._write_loop, name=f"ws-writer-{code}")
-        self.alive = True
+        rate, burst = config["WS_RATE_PER_SECOND"], config["WS_RATE_BURST"]
+        self.bucket, self.flood = TokenBucket(rate, burst), TokenBucket(rate, burst)
+        self.seated: str | None = None
+        self.watching = False
 
     # -- the writer ----------------------------------------------------------------------------
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Queue a message for the writer."""
-        self.outbox.put(("send", message))
-
-    def ping(self) -> None:
-        """Queue a keep-alive ping (`keepalive.Pinger`): the writer sends it between frames."""
-        self.outbox.put(("ping", None))
-
     def _on_publish(self, code: str, seq: int) -> None:
-        self.outbox.put(("sync", seq))
+        self.queue("sync", seq)
 
-    def _write_loop(self) -> None:
-        while True:
-            item = self.outbox.get()
-            if item is None:
-                return
-            kind, payload = item
-            try:
-                if kind == "send":
-                    self._send_now(payload)
-                elif kind == "ping":
-                    if not send_ping(self.ws):
-                        close_unanswered(self.ws)
-                        self.alive = False
-                        return
-                elif kind == "welcome":
-                    self._welcome(payload)
-                elif kind == "sync" and self.welcomed and payload > self.last_seq:
-                    self._update(payload)
-            except (ConnectionClosed, OSError):
-                self.alive = False
-                return
-            except Exception:
-                log.exception("websocket writer failed at table %s", self.code)
-                try:
-                    self._send_now({"type": "error", "error": error_body("internal")})
-                except Exception:
-                    self.alive = False
-                    return
-
-    def _send_now(self, message: dict[str, Any]) -> None:
-        self.ws.send(encode(message))
+    def write(self, kind: str, payload: Any) -> None:
+        if kind == "welcome":
+            self._welcome(payload)
+        elif kind == "sync" and self.welcomed and payload > self.last_seq:
+            self._update(payload)
 
     def _send_with_state(self, message: dict[str, Any], snap: Any) -> None:
         """Send `message` with the viewer's state of `snap` as its last field, "state".
@@ -209,29 +159,13 @@ class Connection:
 
     # -- the reader ----------------------------------------------------------------------------
 
-    def run(self) -> None:
-        """Serve the socket until it closes."""
-        self.writer.start()
-        if self.pinger is not None:
-            self.pinger.add(self)
-        try:
-            while self.alive:
-                raw = self.ws.receive()
-                if raw is None:
-                    continue
-                try:
-                    if not self.handle(raw):
-                        break
-                except Exception:
-                    log.exception("websocket message failed at table %s", self.code)
-                    self.send({"type": "error", "error": error_body("internal")})
-        finally:
-            if self.pinger is not None:
-                self.pinger.discard(self)
-            if self.subscribed:
-                self.hub.unsubscribe(self.code, self._on_publish)
-            self.outbox.put(None)
-            self.writer.join(timeout=10)
+    def finish(self) -> None:
+        if self.subscribed:
+            self.hub.unsubscribe(self.code, self._on_publish)
+        if self.seated:
+            self.sessions.stand(self.code, self.seated, self)
+        if self.watching:
+            self.sessions.unwatch(self.code)
 
     def handle(self, raw: str | bytes) -> bool:
         """Handle one message; False closes the socket."""
@@ -256,7 +190,7 @@ class Connection:
                 # Far over the limit for a while: answering every message would spend the
                 # worker's time that the other tables need (measured: their p99 went from 9 ms
                 # to 180 ms under one flooding socket). Close this one instead.
-                self._close(CLOSE_POLICY, "too many messages")
+                self.close(CLOSE_POLICY, "too many messages")
                 return False
             self._refuse(ref, "rate_limited", "Too many messages; slow down.")
             return True
@@ -292,8 +226,14 @@ class Connection:
             actor = self.store.seat_actor(self.code, token)
             if actor is None:
                 self.send({"type": "error", "error": error_body("bad_token", "Unknown token.")})
-                self._close(CLOSE_BAD_TOKEN, "bad token")
+                self.close(CLOSE_BAD_TOKEN, "bad token")
                 return False
+            if self.seated != actor.seat:
+                if self.seated:
+                    self.sessions.stand(self.code, self.seated, self)
+                self.sessions.sit(self.code, actor.seat, self)
+                self.seated = actor.seat
+                self.bucket, self.flood = self.sessions.seat_buckets(self.code, actor.seat)
             self.actor = actor
         else:
             from .staff import spectators_allowed, staff_actor
@@ -302,23 +242,21 @@ class Connection:
             self.actor = staff_actor(self.code) or SPECTATOR
             if self.actor is SPECTATOR and not spectators_allowed(self.code):
                 self.send({"type": "error", "error": error_body("spectators_off")})
-                self._close(CLOSE_FORBIDDEN, "spectators not allowed")
+                self.close(CLOSE_FORBIDDEN, "spectators not allowed")
                 return False
+            if self.actor is SPECTATOR and not self.watching:
+                if not self.sessions.watch(self.code):
+                    self.send({"type": "error", "error": error_body("too_many_spectators")})
+                    self.close(CLOSE_POLICY, "too many spectators")
+                    return False
+                self.watching = True
         if not self.subscribed:
             # Subscribe before reading the state, so nothing committed in between is missed.
             self.hub.subscribe(self.code, self._on_publish)
             self.subscribed = True
-        self.outbox.put(("welcome", since))
+            self.ready = True
+        self.queue("welcome", since)
         return True
-
-    def _close(self, code: int, reason: str) -> None:
-        # Let the writer flush what is queued (the error frame) before the close frame.
-        self.outbox.put(None)
-        self.writer.join(timeout=10)
-        try:
-            self.ws.close(reason=code, message=reason)
-        except ConnectionClosed:
-            pass
 
     def command(self, ref: str, cmd: str, args: dict[str, Any]) -> None:
         """Check, decide and store one command; reply exactly once."""
@@ -365,14 +303,12 @@ class Connection:
             self.hub.publish(self.code, result.seq)
 
 
-@sock.route("/ws/table/<code>")
-def table_socket(ws: Any, code: str) -> None:
+@websocket_route(bp, "/ws/table/<code>")
+def table_socket(ws: GuardedServer, code: str) -> None:
     """A phone, a judge or a spectator watching one table."""
     found = services()
     config = current_app.config
     code = code.upper()
-    if hasattr(ws, "sock"):
-        ws.sock = _SendAll(ws.sock)
     if not origin_allowed(request.headers.get("Origin"), request.host, config["ALLOWED_ORIGINS"]):
         ws.send(json.dumps({"type": "error", "error": error_body("bad_origin", "Origin refused.")}))
         ws.close(reason=CLOSE_POLICY, message="origin not allowed")
@@ -386,9 +322,20 @@ def table_socket(ws: Any, code: str) -> None:
         ws.send(json.dumps({"type": "error", "error": error_body("no_such_table")}))
         ws.close(reason=CLOSE_NO_TABLE, message="no such table")
         return
-    Connection(ws, code, found, config).run()
+    address = request.remote_addr or "?"
+    if not sessions().open(address):
+        ws.send(json.dumps({"type": "error", "error": error_body("too_many_sockets")}))
+        ws.close(reason=CLOSE_POLICY, message="too many sockets from this address")
+        return
+    try:
+        Connection(ws, code, found, config).run()
+    finally:
+        sessions().close(address)
 
 
 def init_app(app: Flask) -> None:
     """Bind the websocket routes to `app`."""
-    sock.init_app(app)
+    from .session import Sessions
+
+    app.extensions["duel_table_sessions"] = Sessions(app.config)
+    app.register_blueprint(bp)

@@ -16,6 +16,9 @@ from .state import DUEL, Change, Dispute, LedgerEntry, Proposal, TableState
 
 KINDS = ("damage", "gain", "cost", "halve", "set")
 MAX_AMOUNT = 1_000_000
+# Entries one seat may have waiting for the other's answer: a phone never needs more, and each
+# one grows every update of the table.
+MAX_PENDING_PER_SEAT = 3
 
 
 def parse_changes(raw: Any) -> tuple[Change, ...]:
@@ -77,6 +80,12 @@ def propose(tx: Tx, args: Mapping[str, Any]) -> None:
     """Propose an LP entry for either seat or both (simultaneous damage)."""
     seat = tx.seat
     require(tx.state.phase == DUEL, "wrong_phase", "LP can be entered only during a duel.")
+    require(
+        sum(p.by == seat for p in tx.state.pending) < MAX_PENDING_PER_SEAT,
+        "too_many_pending",
+        "Wait for your other entries to be answered.",
+        max=MAX_PENDING_PER_SEAT,
+    )
     changes = parse_changes(args.get("changes") or [])
     note = str(args.get("note") or "")
     tx.emit(

@@ -1,0 +1,457 @@
+"""One websocket session for the table socket and the judges' floor socket alike.
+
+- **The reader** (`GuardedServer`): simple-websocket's reader thread reads 4 KiB at a time and
+  parses every frame already buffered before it reads again; under gevent a `recv` that finds
+  data returns without switching, so a client that keeps the buffer full (a flood of text,
+  pings, binary, garbage) keeps the worker's only thread in that loop: nothing else runs, not
+  even the flood limit or the heartbeat. This reader counts every frame (control frames and
+  fragments too) and every byte against the socket's budget **before** anything parses the
+  JSON, closes the socket (1008) as soon as the budget is spent, and yields to the loop after
+  every read and every `YIELD_EVERY` frames.
+- **The writer** (`DeadlineSocket`): one thread per socket writes; a write that cannot finish
+  within `WS_WRITE_TIMEOUT_SECONDS` closes the socket, and its kernel buffer is bounded.
+- **Budgets per identity** (`Sessions`): sockets per client address, spectators per table, live
+  sockets per seat (the oldest is closed) and a seat's message budget shared by its sockets.
+
+The only place that touches simple-websocket's internals is `GuardedServer`
+(`tests/test_session.py` fails if the methods it replaces change upstream).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import select
+import socket
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterator
+from functools import wraps
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request
+from simple_websocket import ConnectionClosed, Server
+from wsproto.events import BytesMessage, Ping, Pong, TextMessage
+from wsproto.utilities import LocalProtocolError
+
+from server.errors import error_body
+from server.jsontext import compact_encoder
+
+from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
+from .ratelimit import TokenBucket
+
+log = logging.getLogger(__name__)
+encode = compact_encoder()
+
+YIELD_EVERY = 8  # frames parsed between two yields to the loop
+MAX_QUEUED = 64  # messages read and not yet handled: past it the handler cannot keep up
+
+
+def yield_now() -> None:
+    """Let the other green threads run (gevent patches `time.sleep`)."""
+    time.sleep(0)
+
+
+class FrameBudget:
+    """Frames (data, control, fragments) and bytes a socket may send: two token buckets."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.frames = TokenBucket(config["WS_FRAMES_PER_SECOND"], config["WS_FRAMES_BURST"])
+        self.bytes = TokenBucket(config["WS_BYTES_PER_SECOND"], config["WS_BYTES_BURST"])
+
+    def take_bytes(self, n: int) -> bool:
+        return self.bytes.take(n)
+
+    def take_frame(self) -> bool:
+        return self.frames.take()
+
+
+class _CountedConnection:
+    """wsproto's connection, whose `events()` spends the budget on each frame and yields to
+    the loop every few frames; everything else passes through."""
+
+    def __init__(self, raw: Any, owner: GuardedServer) -> None:
+        self._raw = raw
+        self._owner = owner
+
+    def events(self) -> Iterator[Any]:
+        owner = self._owner
+        for n, event in enumerate(self._raw.events(), start=1):
+            if isinstance(event, TextMessage | BytesMessage | Ping | Pong):
+                if not owner.budget.take_frame() or len(owner.input_buffer) > MAX_QUEUED:
+                    owner.over_budget = "too many frames"
+                    return
+            yield event
+            if n % YIELD_EVERY == 0:
+                yield_now()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+
+class GuardedServer(Server):
+    """simple-websocket's server socket with a reader that spends a budget and yields."""
+
+    budget: FrameBudget
+    over_budget: str | None = None
+
+    def __init__(self, environ: dict[str, Any], budget: FrameBudget, **options: Any) -> None:
+        self.budget = budget
+        super().__init__(environ, **options)
+
+    def handshake(self) -> None:
+        super().handshake()
+        self.ws = _CountedConnection(self.ws, self)
+
+    def _thread(self) -> None:  # replaces simple_websocket.Base._thread
+        while self.connected:
+            try:
+                data = self.sock.recv(self.receive_bytes)
+                if not data:
+                    raise OSError()
+                if not self.budget.take_bytes(len(data)):
+                    self.over_budget = "too many bytes"
+                else:
+                    self.ws.receive_data(data)
+                    self.connected = self._handle_events()
+            except (OSError, LocalProtocolError):
+                self.connected = False
+                self.event.set()
+                break
+            if self.over_budget:
+                self.cut_off(CLOSE_POLICY, self.over_budget)
+                break
+            yield_now()
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def cut_off(self, code: int, reason: str) -> None:
+        """Close now: a close frame if it can go, then the socket; wake the handler. Whatever
+        the client sent and was not handled yet is dropped."""
+        self.input_buffer.clear()
+        if self.connected:
+            try:
+                self.close(reason=code, message=reason)
+            except (ConnectionClosed, OSError, LocalProtocolError):
+                pass
+        self.connected = False
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.event.set()
+
+
+class WriteTimeout(OSError):
+    """A write waited too long for the peer to read."""
+
+
+class DeadlineSocket:
+    """The socket as its writer sees it: `send` writes everything or, if the peer has not
+    taken it within `timeout` seconds, raises `WriteTimeout` (a partial frame would corrupt
+    the stream, so the socket is then shut down)."""
+
+    def __init__(self, raw: Any, timeout: float, send_buffer: int) -> None:
+        self._raw = raw
+        self.timeout = timeout
+        if send_buffer > 0:
+            try:
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+            except OSError:
+                pass
+
+    def send(self, data: bytes) -> int:
+        # One send first: a frame usually fits the socket's buffer.
+        view = memoryview(data)
+        sent = self._raw.send(view)
+        deadline = time.monotonic() + self.timeout
+        while sent < len(data):
+            left = deadline - time.monotonic()
+            ready = left > 0 and select.select([], [self._raw], [], left)[1]
+            if not ready:
+                try:
+                    self._raw.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                raise WriteTimeout("write blocked")
+            sent += self._raw.send(view[sent:])
+        return len(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+
+def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]], Any]:
+    """Like `flask_sock.Sock.route`, with `GuardedServer` and `DeadlineSocket`: the view gets
+    the socket, then the URL's values."""
+
+    def decorator(view: Callable[..., None]) -> Callable[..., Any]:
+        @wraps(view)
+        def endpoint(*args: Any, **kwargs: Any) -> Response:
+            config = current_app.config
+            options = dict(config.get("SOCK_SERVER_OPTIONS", {}))
+            ws = GuardedServer(request.environ, FrameBudget(config), **options)
+            ws.sock = DeadlineSocket(
+                ws.sock, config["WS_WRITE_TIMEOUT_SECONDS"], config["WS_SEND_BUFFER_BYTES"]
+            )
+            try:
+                view(ws, *args, **kwargs)
+            except ConnectionClosed:
+                pass
+            try:
+                ws.close()
+            except Exception:  # noqa: BLE001 - already closed, or the peer is gone
+                pass
+
+            class WebSocketResponse(Response):
+                def __call__(self, *args: Any, **kwargs: Any) -> Any:
+                    if ws.mode == "gunicorn":
+                        raise StopIteration()
+                    if ws.mode == "werkzeug":
+                        return super().__call__(*args, **kwargs)
+                    return []
+
+            return WebSocketResponse()
+
+        bp.route(path, websocket=True)(endpoint)
+        return endpoint
+
+    return decorator
+
+
+# -- the session ------------------------------------------------------------------------------
+
+
+class Session:
+    """One socket: its reader loop (this thread), its single writer (a thread draining a
+    bounded queue), keep-alive pings through that writer, and its close.
+
+    Subclasses say what a message does (`handle`), what their own queued kinds write
+    (`write`), and what to undo at the end (`finish`). A subclass that waits for `hello` sets
+    `ready` once it came; until then the socket has `WS_HELLO_SECONDS`."""
+
+    needs_hello = False
+    name = "ws"
+
+    def __init__(self, ws: GuardedServer, config: dict[str, Any], pinger: Any) -> None:
+        self.ws = ws
+        self.pinger = pinger
+        self.ready = not self.needs_hello
+        self.hello_seconds = config["WS_HELLO_SECONDS"]
+        self.outbox: queue.Queue[tuple[str, Any] | None] = queue.Queue(config["WS_MAX_QUEUED"])
+        self.writer = threading.Thread(target=self._write_loop, name=f"{self.name}-writer")
+        self.alive = True
+
+    # -- what a subclass provides --------------------------------------------------------------
+
+    def handle(self, raw: str | bytes) -> bool:
+        """Handle one message from the client; False closes the socket."""
+        raise NotImplementedError
+
+    def write(self, kind: str, payload: Any) -> None:
+        """Write a queued item of the subclass's own `kind` (on the writer thread)."""
+
+    def finish(self) -> None:
+        """Undo what the session holds (subscriptions, budgets): the socket is closing."""
+
+    def started(self) -> None:
+        """Called on the reader's thread once the writer runs (before the first message)."""
+
+    # -- the writer ----------------------------------------------------------------------------
+
+    def cut_off(self, code: int, reason: str) -> None:
+        """Close from outside the socket's threads (a newer socket of the seat, a full queue)."""
+        self.alive = False
+        self.ws.cut_off(code, reason)
+
+    def queue(self, kind: str, payload: Any = None) -> None:
+        """Queue for the writer; a socket whose writer is this far behind is closed."""
+        try:
+            self.outbox.put_nowait((kind, payload))
+        except queue.Full:
+            self.cut_off(CLOSE_POLICY, "too slow to read")
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message for the writer."""
+        self.queue("send", message)
+
+    def ping(self) -> None:
+        """Queue a keep-alive ping (`keepalive.Pinger`): the writer sends it between frames."""
+        self.queue("ping")
+
+    def _write_loop(self) -> None:
+        while True:
+            item = self.outbox.get()
+            if item is None:
+                return
+            kind, payload = item
+            try:
+                if kind == "send":
+                    self.ws.send(encode(payload))
+                elif kind == "ping":
+                    if not send_ping(self.ws):
+                        close_unanswered(self.ws)
+                        self.alive = False
+                        return
+                else:
+                    self.write(kind, payload)
+            except (ConnectionClosed, OSError):
+                self.alive = False
+                self.ws.cut_off(CLOSE_POLICY, "write failed")
+                return
+            except Exception:
+                log.exception("websocket writer failed (%s)", self.name)
+                try:
+                    self.ws.send(encode({"type": "error", "error": error_body("internal")}))
+                except Exception:
+                    self.alive = False
+                    return
+
+    def stop_writer(self) -> None:
+        """Let the writer send what is queued, then end it."""
+        try:
+            self.outbox.put(None, timeout=1)
+        except queue.Full:
+            self.cut_off(CLOSE_POLICY, "too slow to read")
+            self.outbox = queue.Queue()
+            self.outbox.put(None)
+        if self.writer.is_alive():
+            self.writer.join(timeout=self.ws.sock.timeout + 2)
+
+    def close(self, code: int, reason: str) -> None:
+        """Flush what is queued (an error frame), then the close frame."""
+        self.stop_writer()
+        try:
+            self.ws.close(reason=code, message=reason)
+        except (ConnectionClosed, OSError):
+            pass
+
+    # -- the reader ----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Serve the socket until it closes."""
+        self.writer.start()
+        if self.pinger is not None:
+            self.pinger.add(self)
+        hello_by = time.monotonic() + self.hello_seconds
+        try:
+            self.started()
+            while self.alive:
+                if self.ready:
+                    raw = self.ws.receive()
+                else:
+                    raw = self.ws.receive(timeout=max(0.0, hello_by - time.monotonic()))
+                    if raw is None and not self.ready:
+                        self.close(CLOSE_POLICY, "no hello")
+                        break
+                if raw is None:
+                    continue
+                try:
+                    if not self.handle(raw):
+                        break
+                except Exception:
+                    log.exception("websocket message failed (%s)", self.name)
+                    self.send({"type": "error", "error": error_body("internal")})
+        finally:
+            if self.pinger is not None:
+                self.pinger.discard(self)
+            try:
+                self.finish()
+            finally:
+                self.stop_writer()
+
+
+# -- budgets per identity ---------------------------------------------------------------------
+
+
+class Sessions:
+    """Who holds which sockets in this process: per client address, spectators per table,
+    live sockets per seat (a phone and its reconnect), and each seat's message budget."""
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.per_address = config["WS_MAX_PER_ADDRESS"]
+        self.spectators_per_table = config["WS_MAX_SPECTATORS_PER_TABLE"]
+        self.per_seat = config["WS_MAX_PER_SEAT"]
+        self.rate, self.burst = config["WS_RATE_PER_SECOND"], config["WS_RATE_BURST"]
+        self._lock = threading.Lock()
+        self._addresses: dict[str, int] = {}
+        self._spectators: dict[str, int] = {}
+        self._seats: dict[tuple[str, str], deque[Session]] = {}
+        self._buckets: OrderedDict[tuple[str, str], tuple[TokenBucket, TokenBucket]] = OrderedDict()
+
+    def open(self, address: str) -> bool:
+        """Count a socket from `address`; False (not counted) when it has its share."""
+        with self._lock:
+            n = self._addresses.get(address, 0)
+            if n >= self.per_address:
+                return False
+            self._addresses[address] = n + 1
+            return True
+
+    def close(self, address: str) -> None:
+        with self._lock:
+            n = self._addresses.get(address, 0) - 1
+            if n > 0:
+                self._addresses[address] = n
+            else:
+                self._addresses.pop(address, None)
+
+    def watch(self, code: str) -> bool:
+        """Count a spectator of table `code`; False when the table has its share."""
+        with self._lock:
+            n = self._spectators.get(code, 0)
+            if n >= self.spectators_per_table:
+                return False
+            self._spectators[code] = n + 1
+            return True
+
+    def unwatch(self, code: str) -> None:
+        with self._lock:
+            n = self._spectators.get(code, 0) - 1
+            if n > 0:
+                self._spectators[code] = n
+            else:
+                self._spectators.pop(code, None)
+
+    def sit(self, code: str, seat: str, conn: Session) -> None:
+        """Add a seat's socket; the oldest of its sockets past the limit is closed."""
+        with self._lock:
+            held = self._seats.setdefault((code, seat), deque())
+            held.append(conn)
+            older = [held.popleft() for _ in range(max(0, len(held) - self.per_seat))]
+        for old in older:
+            old.cut_off(CLOSE_POLICY, "replaced by a newer connection")
+
+    def stand(self, code: str, seat: str, conn: Session) -> None:
+        with self._lock:
+            held = self._seats.get((code, seat))
+            if held is None:
+                return
+            if conn in held:
+                held.remove(conn)
+            if not held:
+                del self._seats[(code, seat)]
+
+    def seat_buckets(self, code: str, seat: str) -> tuple[TokenBucket, TokenBucket]:
+        """The seat's message budget, shared by all of its sockets: (answered, refusals)."""
+        key = (code, seat)
+        with self._lock:
+            found = self._buckets.get(key)
+            if found is None:
+                found = self._buckets[key] = (
+                    TokenBucket(self.rate, self.burst),
+                    TokenBucket(self.rate, self.burst),
+                )
+                if len(self._buckets) > 50_000:
+                    self._buckets.popitem(last=False)
+            else:
+                self._buckets.move_to_end(key)
+            return found
+
+
+def sessions() -> Sessions:
+    """The current app's `Sessions`."""
+    return current_app.extensions["duel_table_sessions"]

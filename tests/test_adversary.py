@@ -1,0 +1,126 @@
+"""Attacks from one client must not slow the other tables: each against a real server.
+
+Every flooder here sends as fast as the socket takes it and never reads, as an attacker's few
+lines of asyncio would; the victim is another table's spectator measuring its round trips.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+
+from staff_actions import Staff, create_organiser
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+from ws_helpers import new_table
+
+PING = json.dumps({"type": "ping", "t": 1})
+
+
+def flood(
+    url: str, frames: list[str | bytes], seconds: float, result: dict, headers: dict | None = None
+) -> None:
+    """In a thread of its own: open `url`, then send `frames` round and round without reading
+    until the server closes the socket or `seconds` pass. Records how long it lasted."""
+
+    async def go() -> None:
+        async with connect(
+            url, max_queue=None, ping_interval=None, additional_headers=headers
+        ) as ws:
+            hello = frames[0] if frames else None
+            if isinstance(hello, str) and '"hello"' in hello:
+                await ws.send(hello)
+                await asyncio.sleep(0.2)
+            start = time.monotonic()
+            sent = 0
+            try:
+                while time.monotonic() - start < seconds:
+                    for frame in frames:
+                        if frame == "<ping>":
+                            await ws.ping()
+                        else:
+                            await ws.send(frame)
+                        sent += 1
+                    if sent % 500 < len(frames):
+                        await asyncio.sleep(0)
+                # Still open: does the server close it now?
+                await asyncio.wait_for(ws.wait_closed(), 1)
+            except (ConnectionClosed, OSError, TimeoutError):
+                pass
+            result["lasted"] = time.monotonic() - start
+            result["sent"] = sent
+            result["closed"] = ws.close_code is not None or ws.state.name in ("CLOSING", "CLOSED")
+
+    with contextlib.suppress(Exception):
+        asyncio.run(go())
+
+
+async def round_trips(url: str, seconds: float, started: threading.Thread) -> list[float]:
+    """A spectator's ping round trips, one every 50 ms, for `seconds` once `started` is (a
+    missing pong counts as the whole wait)."""
+    times = []
+    async with connect(url) as ws:
+        await ws.send(json.dumps({"type": "hello"}))
+        while json.loads(await asyncio.wait_for(ws.recv(), 5))["type"] != "welcome":
+            pass
+        started.start()
+        await asyncio.sleep(0.2)
+        end = time.monotonic() + seconds
+        n = 0
+        while time.monotonic() < end:
+            n += 1
+            start = time.monotonic()
+            await ws.send(json.dumps({"type": "ping", "t": n}))
+            try:
+                while True:
+                    left = 5 - (time.monotonic() - start)
+                    message = json.loads(await asyncio.wait_for(ws.recv(), max(left, 0.01)))
+                    if message["type"] == "pong" and message["t"] == n:
+                        break
+            except TimeoutError:
+                pass
+            times.append(time.monotonic() - start)
+            await asyncio.sleep(0.05)
+    return times
+
+
+def attack(
+    live_server, frames: list[str | bytes], path: str | None = None, headers: dict | None = None
+) -> tuple[dict, list]:
+    victim, _, _ = new_table(live_server)
+    target, _, _ = new_table(live_server)
+    url = path or f"{live_server.ws_url}/ws/table/{target}"
+    result: dict = {}
+    flooder = threading.Thread(target=flood, args=(url, frames, 4.0, result, headers))
+    times = asyncio.run(round_trips(f"{live_server.ws_url}/ws/table/{victim}", 3.0, flooder))
+    flooder.join(10)
+    return result, times
+
+
+def check(result: dict, times: list[float]) -> None:
+    assert result.get("sent", 0) > 200, result  # the flooder really was fast
+    assert result["lasted"] < 2.0, result  # closed by the server within 2 s
+    assert len(times) > 10 and max(times) < 0.5, (len(times), max(times, default=None))
+
+
+def test_a_ping_flood_on_an_unauthenticated_socket_is_cut_off(live_server):
+    check(*attack(live_server, [PING]))
+
+
+def test_a_flood_of_garbage_and_binary_is_cut_off(live_server):
+    check(*attack(live_server, ["not json {", b"\x00\x01binary", "[1,2,3]"]))
+
+
+def test_a_flood_of_websocket_pings_is_cut_off(live_server):
+    check(*attack(live_server, ["<ping>"]))
+
+
+def test_a_flood_on_the_judges_floor_socket_is_cut_off(live_server):
+    create_organiser(live_server, "flooder")
+    org = Staff(live_server).login("flooder")
+    event = org.create_event("Flood", 2)
+    url = f"{live_server.ws_url}/ws/floor/{event['id']}"
+    check(*attack(live_server, [PING], url, {"Cookie": org.cookie}))
