@@ -421,9 +421,15 @@ def staff_table(code: str) -> Response:
 @bp.get("/api/tables/<code>/event")
 def table_event(code: str) -> Response:
     """The event, round, table number and pairing of an event table (404 for a casual one)."""
+    from .access import may_see_pairing, viewer
+    from .http import rate_limit
+
+    rate_limit()
     info = tournament().table_info(code.upper())
     if info is None:
         raise AppError("not_event_table", "This table belongs to no event.", status=404)
+    if not may_see_pairing(viewer(code)):
+        info = {**info, "pairing": None}  # names and player IDs: its seats and staff only
     return jsonify(info)
 
 

@@ -288,22 +288,20 @@ class Connection:
 
     def hello(self, token: str | None, since: int | None) -> bool:
         """Authenticate (a seat token, or none for a spectator), subscribe, queue a welcome."""
-        if token:
-            actor = self.store.seat_actor(self.code, token)
-            if actor is None:
-                self.send({"type": "error", "error": error_body("bad_token", "Unknown token.")})
-                self._close(CLOSE_BAD_TOKEN, "bad token")
-                return False
-            self.actor = actor
-        else:
-            from .staff import spectators_allowed, staff_actor
+        from .access import socket_actor
 
+        try:
             # A judge or organiser of the table's event is known by the login cookie.
-            self.actor = staff_actor(self.code) or SPECTATOR
-            if self.actor is SPECTATOR and not spectators_allowed(self.code):
-                self.send({"type": "error", "error": error_body("spectators_off")})
+            self.actor = socket_actor(self.code, token) or SPECTATOR
+        except AppError as exc:
+            bad = exc.code == "bad_token"
+            message = "Unknown token." if bad else ""
+            self.send({"type": "error", "error": error_body(exc.code, message)})
+            if bad:
+                self._close(CLOSE_BAD_TOKEN, "bad token")
+            else:
                 self._close(CLOSE_FORBIDDEN, "spectators not allowed")
-                return False
+            return False
         if not self.subscribed:
             # Subscribe before reading the state, so nothing committed in between is missed.
             self.hub.subscribe(self.code, self._on_publish)
