@@ -29,6 +29,7 @@ from peewee import (
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from server.errors import AppError
+from server.names import clean
 from server.rules import Actor, RuleError, get_ruleset
 
 from .events import EventStore
@@ -170,18 +171,32 @@ def parse_pairings(text: str) -> list[Pairing]:
 
     A header line (its first cell not a number) is skipped; tabs and semicolons work as
     separators too (a paste from a spreadsheet). Errors name their line."""
+    text = text.removeprefix("\ufeff")  # a byte order mark (a spreadsheet's "CSV UTF-8")
     sample = text[:2000]
     delimiter = "\t" if "\t" in sample else (";" if sample.count(";") > sample.count(",") else ",")
     found: list[Pairing] = []
     seen: set[int] = set()
     for lineno, row in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter), start=1):
-        cells = [c.strip() for c in row]
-        if not any(cells):
+        raw = [c.strip() for c in row]
+        # The table number in any decimal digits (full-width too); names and IDs cleaned.
+        cells = [raw[0] if raw else "", *(clean(c) for c in raw[1:])]
+        if not any(raw):
             continue
-        if not cells[0].isdigit():
-            if lineno == 1:
-                continue
-            raise AppError("invalid", f"Line {lineno}: the first column is the table number.")
+        if not cells[0].isdecimal():  # "²" is a digit but not a decimal one: refused
+            if lineno == 1 and not any(ch.isdigit() for ch in cells[0]):
+                continue  # a header line (its first cell holds no digit at all)
+            raise AppError(
+                "invalid",
+                f"Line {lineno}: the first column is the table number.",
+                {"line": [lineno]},
+            )
+        for cell, before in zip(cells[1:5], raw[1:5], strict=False):
+            if before and not cell:
+                raise AppError(
+                    "invalid",
+                    f"Line {lineno}: a name or ID is only invisible characters.",
+                    {"line": [lineno]},
+                )
         cells += [""] * (5 - len(cells))
         number = int(cells[0])
         if number in seen:
