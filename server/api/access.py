@@ -26,14 +26,20 @@ Policies:
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, g, request
+from flask import Flask, current_app, g, request
 
 from server import services
 from server.errors import AppError
 from server.rules import Actor
+
+log = logging.getLogger(__name__)
 
 PUBLIC, TABLE, TABLES, SEAT, JOIN, STAFF, SOCKET = (
     "public",
@@ -72,6 +78,7 @@ POLICIES: dict[str, str] = {
     "staff.upload_banlist": STAFF,
     "staff.patch_event": STAFF,
     "staff.add_judge": STAFF,
+    "staff.remove_judge": STAFF,
     "staff.set_pairings": STAFF,
     "staff.start_round": STAFF,
     "staff.end_round": STAFF,
@@ -175,6 +182,18 @@ def charge(cost: int) -> None:
     g.rate_charged = True
 
 
+def look_up(code: str) -> bool:
+    """Whether a table has this code; a code that finds none also spends one of the address's
+    few "miss" tokens (`HTTP_MISS_PER_MINUTE`), so guessing codes is slow (docs/security.md)
+    while phones that know their code are not held back."""
+    if services().store.exists(code.upper()):
+        return True
+    limiter = current_app.extensions.get("duel_table_misses")
+    if limiter is not None and not limiter.take(request.remote_addr or "?"):
+        raise AppError("rate_limited", "Too many unknown codes; try again later.", status=429)
+    return False
+
+
 def decide() -> None:
     """Before every request: apply the route's policy (refuse what has none)."""
     endpoint = request.endpoint
@@ -185,15 +204,18 @@ def decide() -> None:
         raise AppError("forbidden", "This route has no access decision.", status=403)
     g.access_policy = policy
     args: dict[str, Any] = request.view_args or {}
-    if policy == TABLE:
+    if policy in (TABLE, JOIN):
         charge(1)  # before any look-up: a code is not guessed for free
-        g.viewer = require_read(str(args.get("code", "")))
+        look_up(str(args.get("code", "")))
+        if policy == TABLE:
+            g.viewer = require_read(str(args.get("code", "")))
     elif policy == TABLES:
         from server.api.sheets import parse_codes
 
         codes = parse_codes(request.args.get("codes", ""))
         charge(len(codes))  # one token per code looked up
         for code in codes:
+            look_up(code)
             require_read(code)
     elif policy == SEAT:
         v = viewer(str(args.get("code", "")))
@@ -209,6 +231,134 @@ def decide() -> None:
             raise AppError("not_logged_in", "Log in as a judge or organiser.", status=401)
 
 
+# -- open sockets and what let them in ---------------------------------------------------------
+
+# A grant: ("staff", session token hash) for a judge's or organiser's login, ("seat", code,
+# seat) for a seat's token. Ending the grant closes every socket it opened.
+Grant = tuple[str, ...]
+SWEEP_SECONDS = 2.0
+
+
+class Grants:
+    """The open sockets of each grant, in this process, and a sweeper that closes those whose
+    staff session has ended in any process (logged out elsewhere, or expired)."""
+
+    def __init__(self) -> None:
+        self._open: dict[Grant, dict[int, Callable[[], None]]] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        # Given the staff grants held here, answers those still valid (set by `init_app`).
+        self.check: Callable[[Iterable[Grant]], set[Grant]] | None = None
+
+    def add(self, grant: Grant, close: Callable[[], None]) -> Callable[[], None]:
+        """Remember an open socket's `close`; returns the function that forgets it."""
+        with self._lock:
+            self._open.setdefault(grant, {})[id(close)] = close
+            if self._thread is None and grant[0] == "staff" and self.check is not None:
+                self._thread = threading.Thread(target=self._run, name="grants", daemon=True)
+                self._thread.start()
+
+        def forget() -> None:
+            with self._lock:
+                held = self._open.get(grant)
+                if held is not None:
+                    held.pop(id(close), None)
+                    if not held:
+                        del self._open[grant]
+
+        return forget
+
+    def revoke(self, grant: Grant) -> int:
+        """Close every socket `grant` opened here; how many."""
+        with self._lock:
+            closers = list(self._open.pop(grant, {}).values())
+        for close in closers:
+            try:
+                close()
+            except Exception:
+                log.exception("closing a revoked socket failed")
+        return len(closers)
+
+    def held(self) -> list[Grant]:
+        with self._lock:
+            return list(self._open)
+
+    def sweep(self) -> int:
+        """Close the sockets of staff sessions that ended; how many."""
+        staff = [g for g in self.held() if g[0] == "staff"]
+        if not staff or self.check is None:
+            return 0
+        valid = self.check(staff)
+        return sum(self.revoke(g) for g in staff if g not in valid)
+
+    def _run(self) -> None:
+        while not self._stop.wait(SWEEP_SECONDS):
+            try:
+                self.sweep()
+            except Exception:
+                log.exception("sweeping staff sockets failed")
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+GRANTS = Grants()
+
+
+def session_grant(token: str | None) -> Grant | None:
+    """The grant of a staff login cookie's token."""
+    if not token:
+        return None
+    return ("staff", hashlib.sha256(token.encode("utf-8")).hexdigest())
+
+
+def seat_grant(code: str, seat: str) -> Grant:
+    return ("seat", code.upper(), seat)
+
+
+def request_grant(actor: Actor | None) -> Grant | None:
+    """What let this request's socket in: the staff cookie's session or the seat."""
+    if actor is None:
+        return None
+    if actor.role in ("judge", "organiser"):
+        from .staff import COOKIE
+
+        return session_grant(request.cookies.get(COOKIE))
+    if actor.role == "seat" and actor.seat:
+        return seat_grant(getattr(request, "view_args", {}).get("code", ""), actor.seat)
+    return None
+
+
+def end_session(token: str | None) -> int:
+    """A staff session ended (logout): close its sockets in this process; how many."""
+    grant = session_grant(token)
+    return GRANTS.revoke(grant) if grant else 0
+
+
+def _valid_sessions(app: Flask) -> Callable[[Iterable[Grant]], set[Grant]]:
+    def check(grants: Iterable[Grant]) -> set[Grant]:
+        from server.store.models import db
+        from server.store.tournament import StaffSession
+
+        wanted = {g[1]: g for g in grants}
+        now = app.extensions["duel_table"].clock()
+        with db.connection_context():
+            rows = StaffSession.select(StaffSession.token_hash).where(
+                StaffSession.token_hash.in_(list(wanted)) & (StaffSession.expires_ms >= now)
+            )
+            return {wanted[r.token_hash] for r in rows}
+
+    return check
+
+
 def init_app(app: Flask) -> None:
-    """Run `decide` before every request's view."""
+    """Run `decide` before every request's view; sweep ended staff sessions' sockets."""
+    from .ratelimit import KeyedLimiter
+
     app.before_request(decide)
+    per_minute = app.config.get("HTTP_MISS_PER_MINUTE", 30)
+    app.extensions["duel_table_misses"] = KeyedLimiter(
+        per_minute / 60, app.config.get("HTTP_MISS_BURST", 30)
+    )
+    GRANTS.check = _valid_sessions(app)

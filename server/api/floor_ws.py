@@ -246,6 +246,12 @@ def floor_socket(ws: Any, event_id: int) -> None:
         _send(ws, {"type": "error", "error": error_body(code)})
         ws.close(reason=CLOSE_FORBIDDEN, message=code)
         return
+    from .access import GRANTS, session_grant
+    from .staff import COOKIE
+
+    revoked = threading.Event()  # the login ended: logout or expiry (`access.GRANTS`)
+    grant = session_grant(request.cookies.get(COOKIE))
+    forget = GRANTS.add(grant, revoked.set) if grant else (lambda: None)
     ev = tournament().event(event_id)
     registry: FeedRegistry = current_app.extensions["duel_table_floor"]
     sub = Subscriber()
@@ -276,6 +282,10 @@ def floor_socket(ws: Any, event_id: int) -> None:
                 if not send_ping(ws):
                     close_unanswered(ws)
                     break
+            if revoked.is_set():
+                _send(ws, {"type": "error", "error": error_body("revoked")})
+                ws.close(reason=CLOSE_FORBIDDEN, message="access revoked")
+                break
             raw = ws.receive(timeout=POLL_SECONDS)
             if raw is not None:
                 try:
@@ -294,6 +304,7 @@ def floor_socket(ws: Any, event_id: int) -> None:
     except ConnectionClosed:
         pass
     finally:
+        forget()
         registry.detach(feed, sub)
 
 

@@ -111,6 +111,7 @@ class Connection:
         self.outbox: queue.Queue[tuple[str, Any] | None] = queue.Queue()
         self.writer = threading.Thread(target=self._write_loop, name=f"ws-writer-{code}")
         self.alive = True
+        self._forget_grant: Any = None  # `access.GRANTS.add`'s undo, once authorised
 
     # -- the writer ----------------------------------------------------------------------------
 
@@ -228,6 +229,8 @@ class Connection:
         finally:
             if self.pinger is not None:
                 self.pinger.discard(self)
+            if self._forget_grant is not None:
+                self._forget_grant()
             if self.subscribed:
                 self.hub.unsubscribe(self.code, self._on_publish)
             self.outbox.put(None)
@@ -302,12 +305,24 @@ class Connection:
             else:
                 self._close(CLOSE_FORBIDDEN, "spectators not allowed")
             return False
+        if self._forget_grant is None:
+            from .access import GRANTS, request_grant
+
+            grant = request_grant(self.actor)  # a logout or a seat move closes this socket
+            if grant is not None:
+                self._forget_grant = GRANTS.add(grant, self.revoke)
         if not self.subscribed:
             # Subscribe before reading the state, so nothing committed in between is missed.
             self.hub.subscribe(self.code, self._on_publish)
             self.subscribed = True
         self.outbox.put(("welcome", since))
         return True
+
+    def revoke(self) -> None:
+        """What let this socket in has ended (a logout, an expired session, a moved seat)."""
+        self.alive = False
+        self.send({"type": "error", "error": error_body("revoked", "Your access has ended.")})
+        self._close(CLOSE_FORBIDDEN, "access revoked")
 
     def _close(self, code: int, reason: str) -> None:
         # Let the writer flush what is queued (the error frame) before the close frame.
@@ -380,7 +395,15 @@ def table_socket(ws: Any, code: str) -> None:
         ws.send(json.dumps({"type": "error", "error": error_body("rate_limited")}))
         ws.close(reason=CLOSE_POLICY, message="rate limited")
         return
-    if not found.store.exists(code):
+    from .access import look_up
+
+    try:
+        exists = look_up(code)  # an unknown code spends a "miss" token, as over HTTP
+    except AppError:
+        ws.send(json.dumps({"type": "error", "error": error_body("rate_limited")}))
+        ws.close(reason=CLOSE_POLICY, message="rate limited")
+        return
+    if not exists:
         ws.send(json.dumps({"type": "error", "error": error_body("no_such_table")}))
         ws.close(reason=CLOSE_NO_TABLE, message="no such table")
         return

@@ -433,6 +433,10 @@ class Tournament:
                 "That account exists; leave the password empty to add it.",
                 status=409,
             )
+        elif account.kind != "judge":
+            # Only judge accounts are added: an organiser is never made staff of another's
+            # event without asking (decisions.md, "Adding staff").
+            raise AppError("not_a_judge", "Only a judge account can be added.", status=409)
         with db.connection_context():
             try:
                 with db.atomic():
@@ -442,6 +446,23 @@ class Tournament:
                     "already_done", "That account is already staff here.", status=409
                 ) from None
         return account.username
+
+    def remove_judge(self, event_id: int, username: str) -> list[str]:
+        """Take a judge off the event; the token hashes of that account's open sessions (so
+        its sockets can be closed)."""
+        self.event(event_id)
+        with db.connection_context(), db.atomic():
+            account = Account.get_or_none(Account.username == username)
+            row = account and EventStaff.get_or_none(
+                (EventStaff.event == event_id) & (EventStaff.account == account.id)
+            )
+            if row is None or row.role != "judge":
+                raise AppError("no_such_judge", "No judge of this event has that name.", status=404)
+            row.delete_instance()
+            sessions = StaffSession.select(StaffSession.token_hash).where(
+                StaffSession.account == account.id
+            )
+            return [s.token_hash for s in sessions]
 
     # -- rounds and tables ------------------------------------------------------------------
 
