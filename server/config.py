@@ -61,6 +61,9 @@ DEFAULTS: dict[str, Any] = {
     # Wi-Fi, so this is generous; it still makes guessing 30-bit table codes hopeless.
     "HTTP_RATE_PER_MINUTE": 600,
     "HTTP_RATE_BURST": 300,
+    # Look-ups of a table code that does not exist, per address (docs/security.md).
+    "HTTP_MISS_PER_MINUTE": 30,
+    "HTTP_MISS_BURST": 30,
     "LOG_LEVEL": "INFO",
 }
 
@@ -82,6 +85,8 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "WS_RATE_BURST": parse_int,
     "HTTP_RATE_PER_MINUTE": parse_int,
     "HTTP_RATE_BURST": parse_int,
+    "HTTP_MISS_PER_MINUTE": parse_int,
+    "HTTP_MISS_BURST": parse_int,
     "LOG_LEVEL": parse_str,
 }
 

@@ -152,3 +152,19 @@ def test_the_event_look_up_is_rate_limited(app_config: dict):
         assert services  # the services module is the app's
     finally:
         app.extensions["duel_table"].close()
+
+
+def test_guessing_codes_spends_the_few_miss_tokens_but_known_codes_still_open(app_config: dict):
+    from server import create_app
+
+    app = create_app({**app_config, "HTTP_MISS_PER_MINUTE": 1, "HTTP_MISS_BURST": 3})
+    try:
+        client = app.test_client()
+        code = client.post("/api/tables", json={}).get_json()["code"]
+        guesses = [client.get(f"/api/tables/ZZZZ{i:02d}").status_code for i in range(5)]
+        assert guesses == [404, 404, 404, 429, 429]
+        assert client.get(f"/sheets?codes={code},ZZZZ77").status_code == 429
+        assert client.get(f"/api/tables/{code}").status_code == 200
+        assert client.get(f"/api/tables/{code}/log").status_code == 200
+    finally:
+        app.extensions["duel_table"].close()
