@@ -52,7 +52,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from werkzeug.middleware.proxy_fix import ProxyFix
 
     from server import config as settings
-    from server.api import decklists, floor_ws, http, openapi, sheets, staff, web, ws
+    from server.api import access, decklists, floor_ws, http, openapi, sheets, staff, web, ws
     from server.api.keepalive import Pinger
     from server.api.ratelimit import KeyedLimiter
     from server.hub import make_hub
@@ -90,6 +90,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if app.config["WS_PING_SECONDS"] > 0:
         found.pinger = Pinger(app.config["WS_PING_SECONDS"])
 
+    access.init_app(app)
     http.init_app(app)
     ws.init_app(app)
     staff.init_app(app)

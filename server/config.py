@@ -79,6 +79,9 @@ DEFAULTS: dict[str, Any] = {
     "WS_MAX_PER_ADDRESS": 5000,
     "HTTP_RATE_PER_MINUTE": 600,
     "HTTP_RATE_BURST": 300,
+    # Look-ups of a table code that does not exist, per address (docs/security.md).
+    "HTTP_MISS_PER_MINUTE": 30,
+    "HTTP_MISS_BURST": 30,
     "LOG_LEVEL": "INFO",
 }
 
@@ -111,6 +114,8 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "WS_MAX_PER_ADDRESS": parse_int,
     "HTTP_RATE_PER_MINUTE": parse_int,
     "HTTP_RATE_BURST": parse_int,
+    "HTTP_MISS_PER_MINUTE": parse_int,
+    "HTTP_MISS_BURST": parse_int,
     "LOG_LEVEL": parse_str,
 }
 

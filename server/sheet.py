@@ -643,10 +643,11 @@ def public_log(log: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for i, entry in enumerate(log):
         item = dict(entry)
         if item.get("type") == "rps.picked" and i > last_throw:
-            item["data"] = {**dict(item.get("data") or {}), "hand": None}
+            data = {k: v for k, v in dict(item.get("data") or {}).items() if k != "salt"}
+            item["data"] = {**data, "hand": None}
             item["hidden"] = True
         elif item.get("type") in LIST_EVENTS:  # a deck list's cards: its seat and judges only
-            hidden = LIST_EVENTS[str(item["type"])]
+            hidden = (*LIST_EVENTS[str(item["type"])], "salt")
             data = dict(item.get("data") or {})
             item["data"] = {k: v for k, v in data.items() if k not in hidden}
             item["hidden"] = True

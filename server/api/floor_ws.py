@@ -288,6 +288,12 @@ class FloorSession(Session):
         }
         self.ws.send(encode(message))
 
+    def revoke(self) -> None:
+        """The login that opened this socket ended (a logout, an expired session)."""
+        self.alive = False
+        self.send({"type": "error", "error": error_body("revoked", "Your access has ended.")})
+        self.close(CLOSE_FORBIDDEN, "access revoked")
+
     def handle(self, raw: str | bytes) -> bool:
         try:
             message = json.loads(raw)
@@ -323,7 +329,16 @@ def floor_socket(ws: GuardedServer, event_id: int) -> None:
         _send(ws, {"type": "error", "error": error_body(code)})
         ws.close(reason=CLOSE_FORBIDDEN, message=code)
         return
-    FloorSession(ws, found, config, event_id, staff, role).run()
+    from .access import GRANTS, session_grant
+    from .staff import COOKIE
+
+    session = FloorSession(ws, found, config, event_id, staff, role)
+    grant = session_grant(request.cookies.get(COOKIE))  # a logout or expiry closes the socket
+    forget = GRANTS.add(grant, session.revoke) if grant else (lambda: None)
+    try:
+        session.run()
+    finally:
+        forget()
 
 
 def init_app(app: Flask) -> None:

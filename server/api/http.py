@@ -8,7 +8,7 @@ import logging
 from typing import Any
 
 import segno
-from flask import Blueprint, Flask, Response, jsonify, request
+from flask import Blueprint, Flask, Response, g, jsonify, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
@@ -59,6 +59,8 @@ def error_response(
 
 def rate_limit() -> None:
     """Refuse a client address that opens or joins tables too fast (codes are not guessable)."""
+    if g.get("rate_charged"):
+        return  # charged by the access check (`server.api.access.charge`)
     if not services().http_limiter.take(request.remote_addr or "?"):
         raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
 

@@ -21,7 +21,7 @@ class TokenBucket:
         self.stamp = clock()
 
     def take(self, cost: float = 1) -> bool:
-        """Spend `cost` tokens if there are that many."""
+        """Spend `cost` tokens if there are as many (none otherwise)."""
         now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
@@ -45,8 +45,8 @@ class KeyedLimiter:
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
         self._lock = threading.Lock()
 
-    def take(self, key: str) -> bool:
-        """Spend one of `key`'s tokens if it has one."""
+    def take(self, key: str, cost: float = 1) -> bool:
+        """Spend `cost` of `key`'s tokens if it has as many."""
         with self._lock:
             bucket = self._buckets.get(key)
             if bucket is None:
@@ -55,4 +55,4 @@ class KeyedLimiter:
                     self._buckets.popitem(last=False)
             else:
                 self._buckets.move_to_end(key)
-            return bucket.take()
+            return bucket.take(cost)

@@ -11,6 +11,8 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
+from server.names import clean
+
 MAX_INT = 1_000_000
 NAME_MAX = 40
 NOTE_MAX = 200
@@ -22,8 +24,9 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069
 
 
 def clean_text(value: str) -> str:
-    """Drop control characters and surrounding blanks."""
-    return _CONTROL.sub("", value).strip()
+    """NFKC, without control, format and blank filler characters, blanks collapsed, trimmed
+    (`server.names.clean`): a name of only invisible characters is empty, and refused."""
+    return clean(_CONTROL.sub("", value))
 
 
 class Text(fields.String):

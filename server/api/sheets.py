@@ -14,7 +14,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from flask import Blueprint, Flask, Response, jsonify, render_template, request
+from flask import Blueprint, Flask, Response, g, jsonify, render_template, request
 
 from server import services
 from server.errors import AppError
@@ -26,10 +26,13 @@ MAX_CODES = 100  # one round of a large event; a bigger print is split by the or
 CODE = re.compile(r"[0-9A-Z]{1,16}")
 
 
-def rate_limit() -> None:
-    """Share the HTTP limiter of the other table routes, when the app has one."""
+def rate_limit(cost: int = 1) -> None:
+    """Share the HTTP limiter of the other table routes, when the app has one; a look-up of
+    several tables costs one token per table."""
+    if g.get("rate_charged"):
+        return  # charged by the access check (`server.api.access.charge`)
     limiter = getattr(services(), "http_limiter", None)
-    if limiter is not None and not limiter.take(request.remote_addr or "?"):
+    if limiter is not None and not limiter.take(request.remote_addr or "?", max(1, cost)):
         raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
 
 
@@ -110,8 +113,8 @@ def sheet_page(code: str) -> Response | tuple[str, int]:
 @bp.get("/sheets")
 def sheets_page() -> Response:
     """Several tables' sheets for one print: `/sheets?codes=K7QF2M,ABC234`."""
-    rate_limit()
     codes = parse_codes(request.args.get("codes", ""))
+    rate_limit(len(codes))  # one token per code looked up
     if not codes:
         raise AppError("invalid", "Name the tables: ?codes=CODE1,CODE2", {"codes": ["missing"]})
     return _no_store(Response(render_sheets(codes, request_tz()), mimetype="text/html"))

@@ -162,6 +162,9 @@ def logout() -> Response:
     """Close the session."""
     require_staff()
     tournament().logout(request.cookies.get(COOKIE, ""))
+    from .access import end_session
+
+    end_session(request.cookies.get(COOKIE, ""))  # its judge sockets close now
     response = jsonify({"ok": True})
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Lax")
     return response
@@ -260,6 +263,18 @@ def add_judge(event_id: int) -> tuple[Response, int]:
         event_id, body["username"], body["password"] or None, services().clock()
     )
     return jsonify({"username": name, "role": "judge"}), 201
+
+
+@bp.delete("/api/events/<int:event_id>/judges/<username>")
+def remove_judge(event_id: int, username: str) -> Response:
+    """Take a judge off the event (organiser only); the judge's open sockets close."""
+    require_role(event_id, "organiser")
+    from .access import GRANTS
+
+    for token_hash in tournament().remove_judge(event_id, username):
+        GRANTS.revoke(("staff", token_hash))
+    _refresh_floor(event_id)
+    return jsonify({"username": username, "removed": True})
 
 
 @bp.post("/api/events/<int:event_id>/pairings")
@@ -421,9 +436,15 @@ def staff_table(code: str) -> Response:
 @bp.get("/api/tables/<code>/event")
 def table_event(code: str) -> Response:
     """The event, round, table number and pairing of an event table (404 for a casual one)."""
+    from .access import may_see_pairing, viewer
+    from .http import rate_limit
+
+    rate_limit()
     info = tournament().table_info(code.upper())
     if info is None:
         raise AppError("not_event_table", "This table belongs to no event.", status=404)
+    if not may_see_pairing(viewer(code)):
+        info = {**info, "pairing": None}  # names and player IDs: its seats and staff only
     return jsonify(info)
 
 

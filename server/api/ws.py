@@ -95,6 +95,7 @@ class Connection(Session):
         self.bucket, self.flood = TokenBucket(rate, burst), TokenBucket(rate, burst)
         self.seated: str | None = None
         self.watching = False
+        self._forget_grant: Any = None  # `access.GRANTS.add`'s undo, once authorised
 
     # -- the writer ----------------------------------------------------------------------------
 
@@ -160,6 +161,8 @@ class Connection(Session):
     # -- the reader ----------------------------------------------------------------------------
 
     def finish(self) -> None:
+        if self._forget_grant is not None:
+            self._forget_grant()
         if self.subscribed:
             self.hub.unsubscribe(self.code, self._on_publish)
         if self.seated:
@@ -222,12 +225,22 @@ class Connection(Session):
 
     def hello(self, token: str | None, since: int | None) -> bool:
         """Authenticate (a seat token, or none for a spectator), subscribe, queue a welcome."""
-        if token:
-            actor = self.store.seat_actor(self.code, token)
-            if actor is None:
-                self.send({"type": "error", "error": error_body("bad_token", "Unknown token.")})
+        from .access import socket_actor
+
+        try:
+            # A seat by its token; a judge or organiser of the table's event by the login cookie.
+            actor = socket_actor(self.code, token)
+        except AppError as exc:
+            bad = exc.code == "bad_token"
+            self.send(
+                {"type": "error", "error": error_body(exc.code, "Unknown token." if bad else "")}
+            )
+            if bad:
                 self.close(CLOSE_BAD_TOKEN, "bad token")
-                return False
+            else:
+                self.close(CLOSE_FORBIDDEN, "spectators not allowed")
+            return False
+        if actor is not None and actor.role == "seat" and actor.seat:
             if self.seated != actor.seat:
                 if self.seated:
                     self.sessions.stand(self.code, self.seated, self)
@@ -236,20 +249,19 @@ class Connection(Session):
                 self.bucket, self.flood = self.sessions.seat_buckets(self.code, actor.seat)
             self.actor = actor
         else:
-            from .staff import spectators_allowed, staff_actor
-
-            # A judge or organiser of the table's event is known by the login cookie.
-            self.actor = staff_actor(self.code) or SPECTATOR
-            if self.actor is SPECTATOR and not spectators_allowed(self.code):
-                self.send({"type": "error", "error": error_body("spectators_off")})
-                self.close(CLOSE_FORBIDDEN, "spectators not allowed")
-                return False
+            self.actor = actor or SPECTATOR
             if self.actor is SPECTATOR and not self.watching:
                 if not self.sessions.watch(self.code):
                     self.send({"type": "error", "error": error_body("too_many_spectators")})
                     self.close(CLOSE_POLICY, "too many spectators")
                     return False
                 self.watching = True
+        if self._forget_grant is None:
+            from .access import GRANTS, request_grant
+
+            grant = request_grant(self.actor)  # a logout or a seat move closes this socket
+            if grant is not None:
+                self._forget_grant = GRANTS.add(grant, self.revoke)
         if not self.subscribed:
             # Subscribe before reading the state, so nothing committed in between is missed.
             self.hub.subscribe(self.code, self._on_publish)
@@ -257,6 +269,12 @@ class Connection(Session):
             self.ready = True
         self.queue("welcome", since)
         return True
+
+    def revoke(self) -> None:
+        """What let this socket in has ended (a logout, an expired session, a moved seat)."""
+        self.alive = False
+        self.send({"type": "error", "error": error_body("revoked", "Your access has ended.")})
+        self.close(CLOSE_FORBIDDEN, "access revoked")
 
     def command(self, ref: str, cmd: str, args: dict[str, Any]) -> None:
         """Check, decide and store one command; reply exactly once."""
@@ -318,7 +336,15 @@ def table_socket(ws: GuardedServer, code: str) -> None:
         ws.send(json.dumps({"type": "error", "error": error_body("rate_limited")}))
         ws.close(reason=CLOSE_POLICY, message="rate limited")
         return
-    if not found.store.exists(code):
+    from .access import look_up
+
+    try:
+        exists = look_up(code)  # an unknown code spends a "miss" token, as over HTTP
+    except AppError:
+        ws.send(json.dumps({"type": "error", "error": error_body("rate_limited")}))
+        ws.close(reason=CLOSE_POLICY, message="rate limited")
+        return
+    if not exists:
         ws.send(json.dumps({"type": "error", "error": error_body("no_such_table")}))
         ws.close(reason=CLOSE_NO_TABLE, message="no such table")
         return

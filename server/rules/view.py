@@ -228,11 +228,12 @@ def event_for(
     kind = envelope.get("type")
     owner = envelope.get("data", {}).get("seat")
     if kind == "rps.picked" and owner != seat:
-        data = dict(envelope["data"])
+        data = {k: v for k, v in envelope["data"].items() if k != "salt"}
         data["hand"] = None
         return {**envelope, "data": data}
     if kind in LIST_EVENTS and owner != seat and not privileged:
-        data = {k: v for k, v in envelope["data"].items() if k not in LIST_EVENTS[kind]}
+        hidden = (*LIST_EVENTS[kind], "salt")  # the salt goes only with the value it hides
+        data = {k: v for k, v in envelope["data"].items() if k not in hidden}
         return {**envelope, "data": data}
     return envelope
 

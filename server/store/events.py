@@ -63,6 +63,25 @@ LOCK_STRIPES = 1024
 SYSTEM = Actor(role="system")
 
 
+# Fields some viewers may not see (`server.rules.view`): an event carrying one also carries a
+# random 128-bit salt, disclosed only with the value, so its public hash cannot be matched by
+# hashing the few values it could hold.
+SECRET_FIELDS: dict[str, tuple[str, ...]] = {
+    "rps.picked": ("hand",),
+    "deck.registered": ("cards",),
+    "side.exchanged": ("cards", "current"),
+}
+SALT = "salt"
+
+
+def salted(raw: dict[str, Any]) -> dict[str, Any]:
+    """`raw` with a fresh salt in its data when it carries a secret field."""
+    fields = SECRET_FIELDS.get(raw["type"], ())
+    if any(k in raw["data"] for k in fields) and SALT not in raw["data"]:
+        raw["data"][SALT] = secrets.token_hex(16)
+    return raw
+
+
 def canonical(code: str, seq: int, type_: str, data: Any, actor: Any, at_ms: int) -> str:
     """The exact text an event's hash covers."""
     return json.dumps(
@@ -481,7 +500,7 @@ class EventStore:
         for event in events:
             seq += 1
             # Round-trip through JSON so the cached state is exactly what a replay would give.
-            raw = json.loads(_dumps(event.to_dict()))
+            raw = salted(json.loads(_dumps(event.to_dict())))
             data, actor = _dumps(raw["data"]), _dumps(raw["actor"])
             digest = _sha256(prev + canonical_of(code, seq, raw["type"], data, actor, raw["at_ms"]))
             rows += (snap.table_id, seq, raw["type"], data, actor, raw["at_ms"], prev, digest)

@@ -29,6 +29,7 @@ from peewee import (
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from server.errors import AppError
+from server.names import clean
 from server.rules import Actor, RuleError, get_ruleset
 
 from .events import EventStore
@@ -164,18 +165,32 @@ def parse_pairings(text: str) -> list[Pairing]:
 
     A header line (its first cell not a number) is skipped; tabs and semicolons work as
     separators too (a paste from a spreadsheet). Errors name their line."""
+    text = text.removeprefix("\ufeff")  # a byte order mark (a spreadsheet's "CSV UTF-8")
     sample = text[:2000]
     delimiter = "\t" if "\t" in sample else (";" if sample.count(";") > sample.count(",") else ",")
     found: list[Pairing] = []
     seen: set[int] = set()
     for lineno, row in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter), start=1):
-        cells = [c.strip() for c in row]
-        if not any(cells):
+        raw = [c.strip() for c in row]
+        # The table number in any decimal digits (full-width too); names and IDs cleaned.
+        cells = [raw[0] if raw else "", *(clean(c) for c in raw[1:])]
+        if not any(raw):
             continue
-        if not cells[0].isdigit():
-            if lineno == 1:
-                continue
-            raise AppError("invalid", f"Line {lineno}: the first column is the table number.")
+        if not cells[0].isdecimal():  # "²" is a digit but not a decimal one: refused
+            if lineno == 1 and not any(ch.isdigit() for ch in cells[0]):
+                continue  # a header line (its first cell holds no digit at all)
+            raise AppError(
+                "invalid",
+                f"Line {lineno}: the first column is the table number.",
+                {"line": [lineno]},
+            )
+        for cell, before in zip(cells[1:5], raw[1:5], strict=False):
+            if before and not cell:
+                raise AppError(
+                    "invalid",
+                    f"Line {lineno}: a name or ID is only invisible characters.",
+                    {"line": [lineno]},
+                )
         cells += [""] * (5 - len(cells))
         number = int(cells[0])
         if number in seen:
@@ -412,6 +427,10 @@ class Tournament:
                 "That account exists; leave the password empty to add it.",
                 status=409,
             )
+        elif account.kind != "judge":
+            # Only judge accounts are added: an organiser is never made staff of another's
+            # event without asking (decisions.md, "Adding staff").
+            raise AppError("not_a_judge", "Only a judge account can be added.", status=409)
         with db.connection_context():
             try:
                 with db.atomic():
@@ -421,6 +440,23 @@ class Tournament:
                     "already_done", "That account is already staff here.", status=409
                 ) from None
         return account.username
+
+    def remove_judge(self, event_id: int, username: str) -> list[str]:
+        """Take a judge off the event; the token hashes of that account's open sessions (so
+        its sockets can be closed)."""
+        self.event(event_id)
+        with db.connection_context(), db.atomic():
+            account = Account.get_or_none(Account.username == username)
+            row = account and EventStaff.get_or_none(
+                (EventStaff.event == event_id) & (EventStaff.account == account.id)
+            )
+            if row is None or row.role != "judge":
+                raise AppError("no_such_judge", "No judge of this event has that name.", status=404)
+            row.delete_instance()
+            sessions = StaffSession.select(StaffSession.token_hash).where(
+                StaffSession.account == account.id
+            )
+            return [s.token_hash for s in sessions]
 
     # -- rounds and tables ------------------------------------------------------------------
 

@@ -1,0 +1,364 @@
+"""Who is asking, and what each may read or do: the one place every HTTP route and both
+sockets ask.
+
+A request is one of:
+
+- a **seat**: the phone holding a seat's token (`Authorization: Bearer <token>`) at *this* table;
+- **staff**: a judge's or organiser's login (the `dt_staff` cookie), with a role at the
+  table's event, or none there;
+- a **spectator**: anyone else.
+
+Every route of the app's URL map has a decision in `POLICIES` (a test walks the map). A route
+the map has and the table does not is refused: a new route is closed until it is decided.
+
+Policies:
+
+- ``public``: no table's data (the app shell, the clock, login, the list of banlists).
+- ``table``: one table's data (`<code>` in the path). Anyone while the table's event lets
+  spectators watch (always at a casual table); otherwise its seats and its event's staff.
+- ``tables``: several tables' data (`?codes=`): each code as ``table``.
+- ``seat``: acts for a seat: the route itself requires the token of a seat at this table.
+- ``join``: taking a seat (anyone with the code; the seat-claim rules live with the join).
+- ``staff``: a staff route that checks the role at the event itself; a login is required
+  first (except the login itself).
+- ``socket``: a websocket; it authorises in its `hello` with `socket_actor` / the floor's check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, current_app, g, request
+
+from server import services
+from server.errors import AppError
+from server.rules import Actor
+
+log = logging.getLogger(__name__)
+
+PUBLIC, TABLE, TABLES, SEAT, JOIN, STAFF, SOCKET = (
+    "public",
+    "table",
+    "tables",
+    "seat",
+    "join",
+    "staff",
+    "socket",
+)
+
+POLICIES: dict[str, str] = {
+    # tables, for phones
+    "api.create_table": PUBLIC,
+    "api.get_table": TABLE,
+    "api.join_table": JOIN,
+    "api.table_qr": TABLE,
+    "api.table_log": TABLE,
+    "api.server_time": PUBLIC,
+    "table_ws.table_socket": SOCKET,
+    "decklists.check_list": SEAT,
+    "decklists.list_banlists": PUBLIC,
+    "decklists.pick_banlist": SEAT,
+    # the score sheet and the exports
+    "sheets.sheet_page": TABLE,
+    "sheets.sheets_page": TABLES,
+    "sheets.export_json": TABLE,
+    "sheets.ledger_csv": TABLE,
+    # staff
+    "staff.login": PUBLIC,
+    "staff.logout": STAFF,
+    "staff.me": STAFF,
+    "staff.list_events": STAFF,
+    "staff.create_event": STAFF,
+    "staff.get_event": STAFF,
+    "staff.upload_banlist": STAFF,
+    "staff.patch_event": STAFF,
+    "staff.add_judge": STAFF,
+    "staff.remove_judge": STAFF,
+    "staff.set_pairings": STAFF,
+    "staff.start_round": STAFF,
+    "staff.end_round": STAFF,
+    "staff.next_round": STAFF,
+    "staff.results_csv": STAFF,
+    "staff.staff_table": STAFF,
+    "staff.table_event": TABLE,
+    "staff.seat_link": PUBLIC,  # the event's secret slug; answers only a redirect
+    "staff.cards": STAFF,
+    "staff.judge_page": PUBLIC,  # the page shell; its data come from staff routes
+    "staff.organiser_page": PUBLIC,
+    "floor_ws.floor_socket": SOCKET,
+    # the app shell and its files
+    "openapi.spec": PUBLIC,
+    "web.index": PUBLIC,
+    "web.table_page": PUBLIC,
+    "web.asset": PUBLIC,
+    "static": PUBLIC,
+}
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is asking about one table: the seat whose token was sent, or the staff role at the
+    table's event (judge / organiser), or neither (a spectator)."""
+
+    code: str
+    seat: Actor | None = None
+    staff: Actor | None = None
+
+    @property
+    def is_staff(self) -> bool:
+        return self.staff is not None
+
+    @property
+    def actor(self) -> Actor | None:
+        return self.seat or self.staff
+
+
+def bearer() -> str | None:
+    """The seat token of an `Authorization: Bearer ...` header."""
+    header = request.headers.get("Authorization", "")
+    if header.startswith("Bearer "):
+        return header[7:].strip() or None
+    return None
+
+
+def viewer(code: str, token: str | None = None) -> Viewer:
+    """Who this request is at table `code` (the request's bearer token unless `token`)."""
+    from .staff import staff_actor
+
+    code = code.upper()
+    token = token if token is not None else bearer()
+    seat = services().store.seat_actor(code, token) if token else None
+    return Viewer(code, seat=seat, staff=staff_actor(code))
+
+
+def may_read(v: Viewer) -> bool:
+    """Whether `v` may read the table: its seats and staff always; others while spectators may
+    watch (a casual table always lets them)."""
+    from .staff import spectators_allowed
+
+    return v.seat is not None or v.is_staff or spectators_allowed(v.code)
+
+
+def may_see_pairing(v: Viewer) -> bool:
+    """Names and player IDs of an event table's pairing: its staff and its seats only."""
+    return v.seat is not None or v.is_staff
+
+
+def require_read(code: str) -> Viewer:
+    """The viewer of `code`, refused with 403 `spectators_off` when not allowed to read."""
+    v = viewer(code)
+    if not may_read(v):
+        raise AppError("spectators_off", "This table is not open to spectators.", status=403)
+    return v
+
+
+def socket_actor(code: str, token: str | None) -> Actor | None:
+    """For the table socket's `hello`: the seat (token) or staff actor, or None for a spectator.
+
+    Raises `AppError` "bad_token" for an unknown token and "spectators_off" for a spectator the
+    table does not admit."""
+    if token:
+        seat = services().store.seat_actor(code, token)
+        if seat is None:
+            raise AppError("bad_token", "Unknown token.", status=401)
+        return seat
+    v = viewer(code, token="")
+    if not may_read(v):
+        raise AppError("spectators_off", "This table is not open to spectators.", status=403)
+    return v.staff
+
+
+def charge(cost: int) -> None:
+    """Spend `cost` of the client address's HTTP tokens (429 when it has not as many); the
+    route's own `rate_limit` then charges nothing more for this request."""
+    limiter = getattr(services(), "http_limiter", None)
+    if limiter is not None and not limiter.take(request.remote_addr or "?", max(1, cost)):
+        raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
+    g.rate_charged = True
+
+
+def look_up(code: str) -> bool:
+    """Whether a table has this code; a code that finds none also spends one of the address's
+    few "miss" tokens (`HTTP_MISS_PER_MINUTE`), so guessing codes is slow (docs/security.md)
+    while phones that know their code are not held back."""
+    if services().store.exists(code.upper()):
+        return True
+    limiter = current_app.extensions.get("duel_table_misses")
+    if limiter is not None and not limiter.take(request.remote_addr or "?"):
+        raise AppError("rate_limited", "Too many unknown codes; try again later.", status=429)
+    return False
+
+
+def decide() -> None:
+    """Before every request: apply the route's policy (refuse what has none)."""
+    endpoint = request.endpoint
+    if endpoint is None:
+        return  # no route: the 404/405 handlers answer
+    policy = POLICIES.get(endpoint)
+    if policy is None:
+        raise AppError("forbidden", "This route has no access decision.", status=403)
+    g.access_policy = policy
+    args: dict[str, Any] = request.view_args or {}
+    if policy in (TABLE, JOIN):
+        charge(1)  # before any look-up: a code is not guessed for free
+        look_up(str(args.get("code", "")))
+        if policy == TABLE:
+            g.viewer = require_read(str(args.get("code", "")))
+    elif policy == TABLES:
+        from server.api.sheets import parse_codes
+
+        codes = parse_codes(request.args.get("codes", ""))
+        charge(len(codes))  # one token per code looked up
+        for code in codes:
+            look_up(code)
+            require_read(code)
+    elif policy == SEAT:
+        v = viewer(str(args.get("code", "")))
+        if v.seat is None:
+            raise AppError(
+                "bad_token", "Send your seat's token: Authorization: Bearer ...", status=401
+            )
+        g.viewer = v
+    elif policy == STAFF and endpoint != "staff.login":
+        from .staff import current_staff
+
+        if current_staff() is None:
+            raise AppError("not_logged_in", "Log in as a judge or organiser.", status=401)
+
+
+# -- open sockets and what let them in ---------------------------------------------------------
+
+# A grant: ("staff", session token hash) for a judge's or organiser's login, ("seat", code,
+# seat) for a seat's token. Ending the grant closes every socket it opened.
+Grant = tuple[str, ...]
+SWEEP_SECONDS = 2.0
+
+
+class Grants:
+    """The open sockets of each grant, in this process, and a sweeper that closes those whose
+    staff session has ended in any process (logged out elsewhere, or expired)."""
+
+    def __init__(self) -> None:
+        self._open: dict[Grant, dict[int, Callable[[], None]]] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        # Given the staff grants held here, answers those still valid (set by `init_app`).
+        self.check: Callable[[Iterable[Grant]], set[Grant]] | None = None
+
+    def add(self, grant: Grant, close: Callable[[], None]) -> Callable[[], None]:
+        """Remember an open socket's `close`; returns the function that forgets it."""
+        with self._lock:
+            self._open.setdefault(grant, {})[id(close)] = close
+            if self._thread is None and grant[0] == "staff" and self.check is not None:
+                self._thread = threading.Thread(target=self._run, name="grants", daemon=True)
+                self._thread.start()
+
+        def forget() -> None:
+            with self._lock:
+                held = self._open.get(grant)
+                if held is not None:
+                    held.pop(id(close), None)
+                    if not held:
+                        del self._open[grant]
+
+        return forget
+
+    def revoke(self, grant: Grant) -> int:
+        """Close every socket `grant` opened here; how many."""
+        with self._lock:
+            closers = list(self._open.pop(grant, {}).values())
+        for close in closers:
+            try:
+                close()
+            except Exception:
+                log.exception("closing a revoked socket failed")
+        return len(closers)
+
+    def held(self) -> list[Grant]:
+        with self._lock:
+            return list(self._open)
+
+    def sweep(self) -> int:
+        """Close the sockets of staff sessions that ended; how many."""
+        staff = [g for g in self.held() if g[0] == "staff"]
+        if not staff or self.check is None:
+            return 0
+        valid = self.check(staff)
+        return sum(self.revoke(g) for g in staff if g not in valid)
+
+    def _run(self) -> None:
+        while not self._stop.wait(SWEEP_SECONDS):
+            try:
+                self.sweep()
+            except Exception:
+                log.exception("sweeping staff sockets failed")
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+GRANTS = Grants()
+
+
+def session_grant(token: str | None) -> Grant | None:
+    """The grant of a staff login cookie's token."""
+    if not token:
+        return None
+    return ("staff", hashlib.sha256(token.encode("utf-8")).hexdigest())
+
+
+def seat_grant(code: str, seat: str) -> Grant:
+    return ("seat", code.upper(), seat)
+
+
+def request_grant(actor: Actor | None) -> Grant | None:
+    """What let this request's socket in: the staff cookie's session or the seat."""
+    if actor is None:
+        return None
+    if actor.role in ("judge", "organiser"):
+        from .staff import COOKIE
+
+        return session_grant(request.cookies.get(COOKIE))
+    if actor.role == "seat" and actor.seat:
+        return seat_grant(getattr(request, "view_args", {}).get("code", ""), actor.seat)
+    return None
+
+
+def end_session(token: str | None) -> int:
+    """A staff session ended (logout): close its sockets in this process; how many."""
+    grant = session_grant(token)
+    return GRANTS.revoke(grant) if grant else 0
+
+
+def _valid_sessions(app: Flask) -> Callable[[Iterable[Grant]], set[Grant]]:
+    def check(grants: Iterable[Grant]) -> set[Grant]:
+        from server.store.models import db
+        from server.store.tournament import StaffSession
+
+        wanted = {g[1]: g for g in grants}
+        now = app.extensions["duel_table"].clock()
+        with db.connection_context():
+            rows = StaffSession.select(StaffSession.token_hash).where(
+                StaffSession.token_hash.in_(list(wanted)) & (StaffSession.expires_ms >= now)
+            )
+            return {wanted[r.token_hash] for r in rows}
+
+    return check
+
+
+def init_app(app: Flask) -> None:
+    """Run `decide` before every request's view; sweep ended staff sessions' sockets."""
+    from .ratelimit import KeyedLimiter
+
+    app.before_request(decide)
+    per_minute = app.config.get("HTTP_MISS_PER_MINUTE", 30)
+    app.extensions["duel_table_misses"] = KeyedLimiter(
+        per_minute / 60, app.config.get("HTTP_MISS_BURST", 30)
+    )
+    GRANTS.check = _valid_sessions(app)

@@ -1,0 +1,73 @@
+"""Names and IDs are normalised and stripped of invisible characters; the pairings parser
+takes a byte order mark and any digits, and never drops a line silently."""
+
+from __future__ import annotations
+
+import pytest
+from access_world import World, make_world
+from flask import Flask
+from flask.testing import FlaskClient
+
+from server.errors import AppError
+from server.store.tournament import parse_pairings
+
+
+def join(client: FlaskClient, code: str, **body):
+    return client.post(f"/api/tables/{code}/join", json=body)
+
+
+@pytest.mark.parametrize("name", ["\u200b", "\u3164", "\ufeff", "\u200b\u3164\ufeff \u2060"])
+def test_a_name_of_invisible_characters_is_refused(client: FlaskClient, name: str):
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    answer = join(client, code, name=name)
+    assert answer.status_code == 400
+    assert answer.get_json()["code"] == "invalid"
+    assert "name" in answer.get_json()["details"]
+    state = client.get(f"/api/tables/{code}").get_json()["state"]
+    assert not state["seats"]["A"]["joined"]
+
+
+def test_names_and_ids_are_nfkc_and_lose_format_characters(client: FlaskClient):
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    answer = join(client, code, name="Ｙｕ\u200bgi\ufeff  Muto", player_id="００\u20600１")
+    assert answer.status_code == 201
+    seat = client.get(f"/api/tables/{code}").get_json()["state"]["seats"]["A"]
+    assert (seat["name"], seat["player_id"]) == ("Yugi Muto", "0001")
+
+
+def test_a_bom_and_no_header_keeps_table_one():
+    pairings = parse_pairings("\ufeff1,Yugi,0001,Kaiba,0002\n2,Joey,0003,Mai,0004\n")
+    assert [p.table for p in pairings] == [1, 2]
+
+
+def test_superscript_and_full_width_digits_are_table_numbers_or_a_coded_error():
+    with pytest.raises(AppError) as refused:
+        parse_pairings("table,a,ida,b,idb\n²,Yugi,1,Kaiba,2\n")
+    assert refused.value.code == "invalid" and "Line 2" in refused.value.message
+    assert [p.table for p in parse_pairings("１２,Yugi,1,Kaiba,2\n")] == [12]
+    with pytest.raises(AppError) as refused:
+        parse_pairings("1,Yugi,1,Kaiba,2\n3a,Joey,3,Mai,4\n")
+    assert refused.value.code == "invalid" and "Line 2" in refused.value.message
+
+
+def test_a_first_line_with_a_broken_number_is_not_dropped_as_a_header():
+    with pytest.raises(AppError) as refused:
+        parse_pairings("1½,Yugi,1,Kaiba,2\n2,Joey,3,Mai,4\n")
+    assert "Line 1" in refused.value.message
+
+
+def test_pairing_names_lose_invisible_characters():
+    [p] = parse_pairings("1,Yu\u200bgi,0001,Ｋａｉｂａ,0002\n")
+    assert (p.a_name, p.b_name) == ("Yugi", "Kaiba")
+    with pytest.raises(AppError) as refused:
+        parse_pairings("1,\u3164,0001,Kaiba,0002\n")
+    assert "Line 1" in refused.value.message
+
+
+def test_a_superscript_table_number_over_http_is_a_coded_400(app: Flask, clock):
+    w: World = make_world(app, clock())
+    answer = w.request(
+        "organiser", "POST", f"/api/events/{w.event_id}/pairings", json={"csv": "x\n²,Yugi,1,K,2"}
+    )
+    assert answer.status_code == 400
+    assert answer.get_json()["code"] == "invalid" and "Line 2" in answer.get_json()["message"]
