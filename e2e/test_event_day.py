@@ -1,0 +1,75 @@
+"""Running an event on the day, in browsers against a real server: rounds that players cannot
+start early and that are not ended by mistake."""
+
+from __future__ import annotations
+
+import uuid
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.staff_actions import PASSWORD, Staff, create_organiser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+LAPTOP = {"viewport": {"width": 1280, "height": 800}}
+
+
+def login(page: Page, username: str) -> None:
+    page.get_by_test_id("login-user").fill(username)
+    page.get_by_test_id("login-pass").fill(PASSWORD)
+    page.get_by_test_id("login-go").click()
+
+
+def sit(page: Page, code: str, seat: str, name: str) -> None:
+    page.goto(f"/t/{code}?seat={seat}")
+    page.get_by_test_id("name-input").fill(name)
+    page.get_by_test_id(f"take-seat-{seat}").click()
+    expect(page.get_by_test_id("clock")).to_be_visible()
+
+
+def test_players_wait_for_the_round_and_end_round_confirms(live_server, browser: Browser):
+    suffix = uuid.uuid4().hex[:6]
+    organiser = f"org{suffix}"
+    create_organiser(live_server, organiser)
+    ev = Staff(live_server).login(organiser).create_event("Spring Cup", 3)
+    codes = [t["code"] for t in ev["tables"]]
+    contexts = [browser.new_context(base_url=live_server, **LAPTOP)]
+    contexts += [browser.new_context(base_url=live_server, **PHONE) for _ in range(2)]
+    org, phone_a, phone_b = (c.new_page() for c in contexts)
+    try:
+        sit(phone_a, codes[0], "A", "Yugi")
+        sit(phone_b, codes[0], "B", "Kaiba")
+        # Players cannot start an event table's clock: they wait for the round.
+        for phone in (phone_a, phone_b):
+            expect(phone.get_by_test_id("clock-wait-round")).to_contain_text(
+                "Waiting for the round to start"
+            )
+            expect(phone.get_by_test_id("clock-start")).to_have_count(0)
+
+        org.goto(f"/organiser/e/{ev['id']}")
+        login(org, organiser)
+        org.get_by_test_id("round-start").click()
+        expect(org.get_by_test_id("round-started")).to_be_visible()
+        for phone in (phone_a, phone_b):
+            expect(phone.get_by_test_id("clock-wait-round")).to_have_count(0)
+
+        # End round asks first, naming the tables still playing; cancelling changes nothing.
+        org.get_by_test_id("round-end").click()
+        dialog = org.get_by_test_id("end-round-dialog")
+        expect(dialog).to_be_visible()
+        expect(dialog.locator("[data-testid^=end-round-table-]")).to_have_count(3)
+        expect(dialog.get_by_test_id("end-round-table-1")).to_contain_text("Yugi vs Kaiba")
+        org.get_by_test_id("end-round-cancel").click()
+        expect(dialog).to_have_count(0)
+        expect(org.get_by_test_id("round-end")).to_be_visible()
+        expect(phone_a.get_by_test_id("round-ended")).to_have_count(0)
+
+        org.get_by_test_id("round-end").click()
+        org.get_by_test_id("end-round-confirm").click()
+        expect(org.get_by_test_id("round-next")).to_be_visible()
+        expect(org.get_by_test_id("org-msg")).to_contain_text("3 tables still playing")
+        # Their phones show the round's end.
+        for phone in (phone_a, phone_b):
+            expect(phone.get_by_test_id("round-ended")).to_contain_text("Round 1 has ended")
+    finally:
+        for c in contexts:
+            c.close()
