@@ -73,3 +73,23 @@ def test_players_wait_for_the_round_and_end_round_confirms(live_server, browser:
     finally:
         for c in contexts:
             c.close()
+
+
+def test_the_opponents_phone_never_shows_a_calls_reason(new_phone):
+    from e2e.steps import seat_both
+
+    a, b = new_phone(), new_phone()
+    seat_both(a, b)
+    reason = "opponent shuffles my deck badly"
+    a.get_by_test_id("call-judge").click()
+    a.get_by_test_id("judge-reason").fill(reason)
+    a.get_by_test_id("judge-send").click()
+    expect(b.get_by_test_id("judge-status")).to_have_attribute("data-status", "open")
+    expect(a.get_by_test_id("judge-status")).to_contain_text(reason)
+    b.wait_for_timeout(500)
+    assert reason not in b.locator("body").inner_text()
+    assert reason not in b.content()
+    # Nor after a reload (the state as the server sends it on hello).
+    b.reload()
+    expect(b.get_by_test_id("judge-status")).to_have_attribute("data-status", "open")
+    assert reason not in b.content()

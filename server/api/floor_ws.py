@@ -24,7 +24,7 @@ from simple_websocket import ConnectionClosed
 from server import services
 from server.errors import error_body
 from server.floor import summarise
-from server.rules.view import shared_view
+from server.rules.view import calls_view, shared_view
 
 from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
 from .ws import _SendAll, encode, encode_with, origin_allowed
@@ -94,6 +94,7 @@ class Feed:
             return None
         # The summary reads no deck list, pick or ledger: the view without them.
         v = shared_view(snap.state)
+        v["calls"] = calls_view(snap.state, None, True)  # judges read the calls' reasons
         now = self.registry.clock()
         seen = self._phase_since.get(code)
         if seen is None or seen[0] != v["phase"]:
