@@ -2,6 +2,20 @@
 // Merged into the shared catalogues with strings.js (see common.js).
 
 export const en = {
+  "run.notify": "Notify me of calls",
+  "run.notify_on": "Notifications on",
+  "run.notify_denied": "Notifications blocked by the browser",
+  "run.new_call": "Judge call at table {n}",
+  "run.new_dispute": "Disputed LP entry at table {n}",
+  "run.proposed": "{by} proposed {what}",
+  "run.rejected": "{name} rejected",
+  "run.rejected_reason": "{name} rejected: {reason}",
+  "run.and": " and ",
+  "run.chg.damage": "{n} damage to {name}",
+  "run.chg.gain": "{n} LP gain for {name}",
+  "run.chg.cost": "a {n} LP cost for {name}",
+  "run.chg.halve": "halving {name}'s LP",
+  "run.chg.set": "{name}'s LP set to {n}",
   "run.round_refused": "Not started: {list}",
   "run.end_title": "End round {n}?",
   "run.end_none": "Every match of this round is over.",
@@ -13,6 +27,20 @@ export const en = {
 };
 
 export const ja = {
+  "run.notify": "呼び出しを通知",
+  "run.notify_on": "通知オン",
+  "run.notify_denied": "ブラウザが通知をブロックしています",
+  "run.new_call": "{n} 番テーブルでジャッジ呼び出し",
+  "run.new_dispute": "{n} 番テーブルでライフの異議",
+  "run.proposed": "{by}が{what}を提案",
+  "run.rejected": "{name}が拒否",
+  "run.rejected_reason": "{name}が拒否：{reason}",
+  "run.and": "、",
+  "run.chg.damage": "{name}に{n}ダメージ",
+  "run.chg.gain": "{name}のライフ{n}回復",
+  "run.chg.cost": "{name}がライフ{n}をコストに",
+  "run.chg.halve": "{name}のライフ半減",
+  "run.chg.set": "{name}のライフを{n}に",
   "run.round_refused": "開始できなかったテーブル：{list}",
   "run.end_title": "第{n}ラウンドを終了しますか？",
   "run.end_none": "このラウンドのマッチはすべて終わっています。",
@@ -24,6 +52,20 @@ export const ja = {
 };
 
 export const zhHant = {
+  "run.notify": "通知我裁判呼叫",
+  "run.notify_on": "通知已開啟",
+  "run.notify_denied": "瀏覽器已封鎖通知",
+  "run.new_call": "第 {n} 桌呼叫裁判",
+  "run.new_dispute": "第 {n} 桌生命值有異議",
+  "run.proposed": "{by} 提出{what}",
+  "run.rejected": "{name} 拒絕",
+  "run.rejected_reason": "{name} 拒絕：{reason}",
+  "run.and": "、",
+  "run.chg.damage": "對 {name} 造成 {n} 傷害",
+  "run.chg.gain": "{name} 回復 {n} 生命值",
+  "run.chg.cost": "{name} 支付 {n} 生命值",
+  "run.chg.halve": "{name} 的生命值減半",
+  "run.chg.set": "{name} 的生命值設為 {n}",
   "run.round_refused": "未能開始：{list}",
   "run.end_title": "結束第 {n} 輪？",
   "run.end_none": "本輪所有比賽均已結束。",
