@@ -176,6 +176,22 @@ async function showEvent(id) {
       h("a", { class: "btn btn-small", href: `/organiser/events/${id}/cards`, target: "_blank", testid: "cards", text: t("staff.cards") }),
       h("a", { class: "btn btn-small", href: `/judge/e/${id}`, testid: "floor-link", text: t("staff.open_floor") })));
 
+  // the hall clock: a public page for a projector, and the organiser's message on it
+  const hallText = h("input", { id: "f-hall-message", type: "text", maxlength: "200", testid: "hall-message-text" });
+  const postHall = async (text) => {
+    const r = await call("POST", `/api/events/${id}/hall/message`, { text });
+    say(r, text ? t("run.hall_shown") : t("run.hall_cleared"));
+    if (r.ok && !text) hallText.value = "";
+  };
+  const hallBox = h("section", { class: "card", testid: "hall" },
+    h("h2", { text: t("run.hall") }),
+    h("p", { class: "muted", text: t("run.hall_help") }),
+    h("p", {}, h("a", { class: "btn btn-small", href: `/e/${ev.slug}/hall`, target: "_blank", testid: "hall-link", text: t("run.hall_open") })),
+    h("label", { class: "field", for: "f-hall-message" }, h("span", { text: t("run.hall_message") }), hallText),
+    h("div", { class: "row" },
+      h("button", { class: "btn", type: "button", testid: "hall-message-show", text: t("run.hall_show"), onclick: () => postHall(hallText.value.trim()) }),
+      h("button", { class: "btn btn-quiet", type: "button", testid: "hall-message-clear", text: t("run.hall_clear"), onclick: () => postHall("") })));
+
   // settings
   const spect = h("input", { type: "checkbox", checked: ev.spectators, testid: "spectators" });
   spect.addEventListener("change", async () => {
@@ -258,7 +274,7 @@ async function showEvent(id) {
     h("main", { class: "staff-main" },
       h("h1", { testid: "event-title", text: `${ev.name} · ${ev.date}` }),
       h("p", { class: "muted", text: `${ev.ruleset} · ${ev.match_minutes} min` }),
-      msg, roundBox,
+      msg, roundBox, hallBox,
       h("section", { class: "card" }, h("label", { class: "check-inline" }, spect, h("span", { text: t("staff.spectators") }))),
       judges, banlistBox, pairings,
       h("section", { class: "card" }, h("h2", { text: t("staff.tables") }), table)),

@@ -2,6 +2,14 @@
 // Merged into the shared catalogues with strings.js (see common.js).
 
 export const en = {
+  "run.hall": "Hall clock",
+  "run.hall_help": "A public page for a projector or TV: the round's time, the tables still playing, and your message.",
+  "run.hall_open": "Open the hall clock",
+  "run.hall_message": "Message on the hall clock",
+  "run.hall_show": "Show the message",
+  "run.hall_clear": "Take the message down",
+  "run.hall_shown": "The message is on the hall clock.",
+  "run.hall_cleared": "The hall clock shows no message.",
   "run.notify": "Notify me of calls",
   "run.notify_on": "Notifications on",
   "run.notify_denied": "Notifications blocked by the browser",
@@ -27,6 +35,14 @@ export const en = {
 };
 
 export const ja = {
+  "run.hall": "会場時計",
+  "run.hall_help": "プロジェクターやテレビ用の公開ページ：ラウンドの残り時間、対戦中のテーブル、お知らせ。",
+  "run.hall_open": "会場時計を開く",
+  "run.hall_message": "会場時計のお知らせ",
+  "run.hall_show": "お知らせを表示",
+  "run.hall_clear": "お知らせを消す",
+  "run.hall_shown": "会場時計にお知らせを表示しました。",
+  "run.hall_cleared": "会場時計のお知らせを消しました。",
   "run.notify": "呼び出しを通知",
   "run.notify_on": "通知オン",
   "run.notify_denied": "ブラウザが通知をブロックしています",
@@ -52,6 +68,14 @@ export const ja = {
 };
 
 export const zhHant = {
+  "run.hall": "場館時鐘",
+  "run.hall_help": "供投影機或電視使用的公開頁面：本輪剩餘時間、仍在比賽的桌數及你的訊息。",
+  "run.hall_open": "開啟場館時鐘",
+  "run.hall_message": "場館時鐘訊息",
+  "run.hall_show": "顯示訊息",
+  "run.hall_clear": "移除訊息",
+  "run.hall_shown": "訊息已顯示在場館時鐘上。",
+  "run.hall_cleared": "場館時鐘已不顯示訊息。",
   "run.notify": "通知我裁判呼叫",
   "run.notify_on": "通知已開啟",
   "run.notify_denied": "瀏覽器已封鎖通知",
