@@ -52,7 +52,18 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from werkzeug.middleware.proxy_fix import ProxyFix
 
     from server import config as settings
-    from server.api import access, decklists, floor_ws, http, openapi, sheets, staff, web, ws
+    from server.api import (
+        access,
+        decklists,
+        floor_ws,
+        http,
+        openapi,
+        running,
+        sheets,
+        staff,
+        web,
+        ws,
+    )
     from server.api.keepalive import Pinger
     from server.api.ratelimit import KeyedLimiter
     from server.hub import make_hub
@@ -96,6 +107,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     staff.init_app(app)
     decklists.init_app(app)
     floor_ws.init_app(app)
+    running.init_app(app)
     sheets.init_app(app)
     openapi.init_app(app)
     web.init_app(app)

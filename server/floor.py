@@ -6,6 +6,7 @@ the server time each began (the screen shows their age)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 ALERT_ORDER = (
@@ -18,6 +19,19 @@ ALERT_ORDER = (
     "unconfirmed_result",
 )
 DECK_FLAGS = ("deck_check", "exchange_refused")
+# The judge call a rejected LP entry makes (server.rules.ledger.reject): its dispute's alert.
+DISPUTE_CALL = re.compile(r"^LP entry #(\d+) disputed")
+
+
+def dispute_calls(v: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Entry number -> the judge call its rejection made, for the table's disputes."""
+    entries = {d["entry"] for d in v["disputes"]}
+    found: dict[int, dict[str, Any]] = {}
+    for c in v["calls"]:
+        m = DISPUTE_CALL.match(c["reason"] or "")
+        if m and int(m.group(1)) in entries:
+            found[int(m.group(1))] = c
+    return found
 
 
 def phase_of(v: dict[str, Any]) -> dict[str, Any]:
@@ -50,8 +64,10 @@ def phase_of(v: dict[str, Any]) -> dict[str, Any]:
 def alerts_of(v: dict[str, Any], phase_since_ms: int | None = None) -> list[dict[str, Any]]:
     """Everything a judge should look at, most urgent kinds first, oldest first within a kind."""
     found: list[dict[str, Any]] = []
+    linked = dispute_calls(v)
+    linked_calls = {c["call"] for c in linked.values()}
     for c in v["calls"]:
-        if c["status"] != "closed":
+        if c["status"] != "closed" and c["call"] not in linked_calls:
             found.append(
                 {
                     "kind": "judge_call",
@@ -65,6 +81,7 @@ def alerts_of(v: dict[str, Any], phase_since_ms: int | None = None) -> list[dict
             )
     for d in v["disputes"]:
         if d["status"] == "open":
+            call = linked.get(d["entry"])
             found.append(
                 {
                     "kind": "dispute",
@@ -72,6 +89,11 @@ def alerts_of(v: dict[str, Any], phase_since_ms: int | None = None) -> list[dict
                     "seat": d["rejected_by"],
                     "detail": d["reason"],
                     "entry": d["entry"],
+                    "by": d["by"],
+                    "changes": d["changes"],
+                    "call": call["call"] if call else None,
+                    "status": call["status"] if call else "open",
+                    "judge": (call["judge"] if call else "") or "",
                 }
             )
     t = v["time"]

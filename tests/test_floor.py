@@ -8,7 +8,9 @@ from tests.rules_helpers import T0, Table
 
 
 def floor(t: Table, number: int = 1, since: int | None = None) -> dict:
-    return summarise(view(t.state), number=number, seq=len(t.log), phase_since_ms=since)
+    return summarise(
+        view(t.state, privileged=True), number=number, seq=len(t.log), phase_since_ms=since
+    )
 
 
 def kinds(summary: dict) -> list[str]:
@@ -71,4 +73,4 @@ def test_alert_order_and_table_order():
     quiet = floor(Table().join(), number=1)
     loud = floor(t, number=9)
     assert sorted([quiet, loud], key=sort_key)[0]["number"] == 9
-    assert alerts_of(view(t.state))[0]["kind"] == "judge_call"
+    assert alerts_of(view(t.state, privileged=True))[0]["kind"] == "judge_call"

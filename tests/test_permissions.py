@@ -63,6 +63,7 @@ ARGS: dict[str, dict[str, Any]] = {
     "penalty.record": {"seat": "A", "level": "caution", "infraction": "other", "note": ""},
     "result.set": {"duel": 5, "winner": "A"},
     "roll.void": {"roll": 99},
+    "round.end": {"round": 1},
 }
 CLIENT_COMMANDS = sorted(c for c, roles in COMMANDS.items() if roles - {"system"})
 ROLES = ("seat_a", "seat_b", "spectator", "judge", "other_judge", "organiser", "anonymous")

@@ -91,6 +91,11 @@ POLICIES: dict[str, str] = {
     "staff.judge_page": PUBLIC,  # the page shell; its data come from staff routes
     "staff.organiser_page": PUBLIC,
     "floor_ws.floor_socket": SOCKET,
+    "running.unfinished": STAFF,
+    "running.hall_message": STAFF,
+    # the hall clock: round, time left and table counts, no names (for a projector, no login)
+    "running.hall_clock": PUBLIC,
+    "running.hall_page": PUBLIC,
     # the app shell and its files
     "openapi.spec": PUBLIC,
     "web.index": PUBLIC,

@@ -22,7 +22,7 @@ from flask import Blueprint, Flask, current_app, request
 from server import services
 from server.errors import error_body
 from server.floor import summarise
-from server.rules.view import shared_view
+from server.rules.view import calls_view, shared_view
 
 from .keepalive import CLOSE_POLICY
 from .session import GuardedServer, Session, websocket_route
@@ -98,6 +98,7 @@ class Feed:
             return None
         # The summary reads no deck list, pick or ledger: the view without them.
         v = shared_view(snap.state)
+        v["calls"] = calls_view(snap.state, None, True)  # judges read the calls' reasons
         now = self.registry.clock()
         seen = self._phase_since.get(code)
         if seen is None or seen[0] != v["phase"]:

@@ -349,6 +349,10 @@ class ResultSetSchema(Schema):
             raise ValidationError("Missing data for required field.", "winner")
 
 
+class RoundEndSchema(Schema):
+    round = Int(1, 10_000, load_default=None)
+
+
 class RollVoidSchema(Schema):
     roll = Int(1, MAX_INT, required=True)
     note = Note()
@@ -395,4 +399,5 @@ COMMAND_SCHEMAS: dict[str, Schema] = {
     "penalty.record": PenaltySchema(),
     "result.set": ResultSetSchema(),
     "roll.void": RollVoidSchema(),
+    "round.end": RoundEndSchema(),
 }

@@ -301,10 +301,16 @@ def start_round(event_id: int) -> Response:
 
 @bp.post("/api/events/<int:event_id>/round/end")
 def end_round(event_id: int) -> Response:
-    """Mark the current round ended."""
-    require_role(event_id, "organiser")
-    number = tournament().end_round(event_id, services().clock())
-    return jsonify({"round": number, "ended": True})
+    """Mark the current round ended; the phones of the tables still playing are told."""
+    staff = require_role(event_id, "organiser")
+    found = services()
+    actor = Actor(role="organiser", name=staff.username)
+    number, unfinished, seqs = tournament().end_round(event_id, actor, found.clock())
+    for code, seq in seqs.items():
+        found.hub.publish(code, seq)
+    return jsonify(
+        {"round": number, "ended": True, "unfinished": [t["number"] for t in unfinished]}
+    )
 
 
 @bp.post("/api/events/<int:event_id>/round/next")

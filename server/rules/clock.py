@@ -34,6 +34,11 @@ def start(tx: Tx, args: Mapping[str, Any]) -> None:
     require(s.clock.status == "idle", "clock_started", "The clock has already been started.")
     require(s.phase not in (MATCH_RESULT, MATCH_OVER), "wrong_phase", "The match is over.")
     if tx.actor.role == "seat":
+        require(
+            not s.ruleset.staff_start,
+            "staff_start",
+            "The round's clock is started by the organiser: wait for the round to start.",
+        )
         seat = tx.seat
         require(seat not in s.clock.start_votes, "already_done", "Waiting for the opponent.")
         tx.emit("clock.start_voted", seat=seat)
@@ -71,6 +76,14 @@ def extend(tx: Tx, args: Mapping[str, Any]) -> None:
     require(not s.time.called, "time_called", "Time has been called; settle the table instead.")
     require(s.phase != MATCH_OVER, "wrong_phase", "The match is over.")
     tx.emit("clock.extended", ms=ms, reason=str(args.get("reason") or ""))
+
+
+@command("round.end", frozenset({"organiser"}))
+def end_round(tx: Tx, args: Mapping[str, Any]) -> None:
+    """The organiser ends the event's round: the table's phones are told (a flag)."""
+    ended = any(f.kind == "round_ended" for f in tx.state.flags)
+    require(not ended, "already_done", "This table has been told the round ended.")
+    tx.emit("flag.raised", kind="round_ended", seat=None, detail=str(args.get("round") or ""))
 
 
 @command("tick", SYSTEM)

@@ -160,6 +160,11 @@ def settle(tx: Tx, args: Mapping[str, Any]) -> None:
     if action == "apply":
         require(tx.state.phase == DUEL, "wrong_phase", "The duel is over; enter a result instead.")
     tx.emit("dispute.settled", entry=entry, action=action, note=str(args.get("note") or ""))
+    # The judge call the rejection made is answered by the settlement.
+    prefix = f"LP entry #{entry} disputed"
+    for c in tx.state.calls:
+        if c.status != "closed" and c.reason.startswith(prefix):
+            tx.emit("judge.closed", call=c.call, judge=tx.actor.name, note=f"dispute {action}")
     if action == "apply":
         p = dispute.proposal
         apply_entry(tx, p.entry, p.by, p.changes, p.note, tx.actor.label)

@@ -31,6 +31,7 @@ class RuleSet:
     level_wins_at_time: str = EXTRA_DUEL  # R5.2, R5.4
     extra_duel_turns: int = 4  # R5.2.1
     lead_wins_between_duels: bool = True  # R5.3
+    staff_start: bool = False  # an event table: only staff start the match clock (R4.1)
 
     @property
     def match_ms(self) -> int:

@@ -41,10 +41,28 @@ def ledger_view(s: TableState) -> list[dict[str, Any]]:
     ]
 
 
+def calls_view(s: TableState, seat: str | None, privileged: bool) -> list[dict[str, Any]]:
+    """The judge calls; a call's reason only for judges and the seat that called (R7.1)."""
+    return [
+        {
+            "call": c.call,
+            "seat": c.seat,
+            "reason": c.reason if privileged or (seat is not None and c.seat == seat) else "",
+            "status": c.status,
+            "judge": c.judge,
+            "note": c.note,
+            "at_ms": c.at_ms,
+        }
+        for c in s.calls
+    ]
+
+
 def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, Any]:
-    """The parts of the view that depend on the viewer: deck lists and one's own RPS pick."""
+    """The parts of the view that depend on the viewer: deck lists, one's own RPS pick, the
+    reasons of judge calls."""
     pg = s.pregame
     return {
+        "calls": calls_view(s, seat, privileged),
         "decks": {
             k: {
                 "declared": d.registered.to_dict() if d.registered else None,
@@ -188,18 +206,6 @@ def shared_view(s: TableState) -> dict[str, Any]:
         ],
         "counters": {k: dict(v) for k, v in s.counters.items()},
         "tokens": dict(s.tokens),
-        "calls": [
-            {
-                "call": c.call,
-                "seat": c.seat,
-                "reason": c.reason,
-                "status": c.status,
-                "judge": c.judge,
-                "note": c.note,
-                "at_ms": c.at_ms,
-            }
-            for c in s.calls
-        ],
         "penalties": [
             {
                 "seat": p.seat,
@@ -224,13 +230,16 @@ def event_for(
     envelope: dict[str, Any], seat: str | None, privileged: bool = False
 ) -> dict[str, Any]:
     """An event envelope as ``seat`` may see it: another seat's secret pick is hidden, and so
-    are the cards of another seat's deck list and side decking (judges see them)."""
+    are the cards of another seat's deck list and side decking and the reason of another
+    seat's judge call (judges see them)."""
     kind = envelope.get("type")
     owner = envelope.get("data", {}).get("seat")
     if kind == "rps.picked" and owner != seat:
         data = {k: v for k, v in envelope["data"].items() if k != "salt"}
         data["hand"] = None
         return {**envelope, "data": data}
+    if kind == "judge.called" and owner != seat and not privileged:
+        return {**envelope, "data": {**envelope["data"], "reason": ""}}
     if kind in LIST_EVENTS and owner != seat and not privileged:
         hidden = (*LIST_EVENTS[kind], "salt")  # the salt goes only with the value it hides
         data = {k: v for k, v in envelope["data"].items() if k not in hidden}

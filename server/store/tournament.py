@@ -338,7 +338,10 @@ class Tournament:
     def _make_round(self, ev: TournamentEvent, number: int, now_ms: int) -> Round:
         with db.connection_context():
             rnd = Round.create(event=ev.id, number=number)
-        rules = get_ruleset(ev.ruleset["name"], match_minutes=ev.ruleset["match_minutes"])
+        # Only staff start an event table's clock: the round starts every table at once.
+        rules = get_ruleset(
+            ev.ruleset["name"], match_minutes=ev.ruleset["match_minutes"], staff_start=True
+        )
         for n in range(1, ev.table_count + 1):
             code = self.store.create_table(rules, now_ms)
             with db.connection_context(), db.atomic():
@@ -547,13 +550,14 @@ class Tournament:
             Round.update(started_ms=now_ms).where(
                 (Round.id == rnd.id) & Round.started_ms.is_null()
             ).execute()
-        started, refused, seqs = 0, {}, {}
+        started, seqs = 0, {}
+        refused: list[dict[str, Any]] = []
         for table in self.tables(event_id):
             cmd_id = f"round:{rnd.id}:start"
             try:
                 done = self.store.append(table["code"], "clock.start", {}, actor, cmd_id, now_ms)
             except RuleError as exc:
-                refused[table["number"]] = exc.code
+                refused.append({"table": table["number"], "code": exc.code, "message": exc.message})
                 continue
             seqs[table["code"]] = done.seq
             started += 0 if done.duplicate else 1
@@ -565,8 +569,33 @@ class Tournament:
             "now_ms": now_ms,
         }
 
-    def end_round(self, event_id: int, now_ms: int) -> int:
-        """Mark the current round ended; results stay on its tables."""
+    def unfinished(self, event_id: int) -> list[dict[str, Any]]:
+        """The current round's tables whose match is not over (still playing, or never
+        joined), with their phase and paired names: what "End round" asks about."""
+        found = []
+        for table in self.tables(event_id):
+            state = self.store.snapshot(table["code"]).state
+            if state.phase == "match_over":
+                continue
+            names = {k: s.name for k, s in state.seats.items()}
+            for k, p in table["pairing"].items():
+                names[k] = names[k] or p["name"]
+            found.append(
+                {
+                    "number": table["number"],
+                    "code": table["code"],
+                    "phase": state.phase,
+                    "names": names,
+                }
+            )
+        return found
+
+    def end_round(
+        self, event_id: int, actor: Actor, now_ms: int
+    ) -> tuple[int, list[dict[str, Any]], dict[str, int]]:
+        """Mark the current round ended (results stay on its tables) and tell the phones of
+        the tables still playing (a `round_ended` flag). Returns the round's number, those
+        tables, and the new sequence number of each table told."""
         rnd = self.current_round(event_id)
         if rnd.started_ms is None:
             raise AppError("round_not_started", "The round has not started.", status=409)
@@ -574,7 +603,18 @@ class Tournament:
             Round.update(ended_ms=now_ms).where(
                 (Round.id == rnd.id) & Round.ended_ms.is_null()
             ).execute()
-        return rnd.number
+        unfinished = self.unfinished(event_id)
+        seqs: dict[str, int] = {}
+        for table in unfinished:
+            cmd_id = f"round:{rnd.id}:end"
+            try:
+                done = self.store.append(
+                    table["code"], "round.end", {"round": rnd.number}, actor, cmd_id, now_ms
+                )
+            except RuleError:
+                continue  # told already
+            seqs[table["code"]] = done.seq
+        return rnd.number, unfinished, seqs
 
     def next_round(self, event_id: int, now_ms: int) -> int:
         """Open the next round with fresh tables (the table cards' seat links follow)."""

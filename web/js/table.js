@@ -187,7 +187,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       );
       return;
     }
-    slot("banners", [view, st.time, st.phase, st.result, st.lp, st.turn, st.match, st.wins, st.seats], renderBanners);
+    slot("banners", [view, st.time, st.phase, st.result, st.lp, st.turn, st.match, st.wins, st.seats, st.flags], renderBanners);
     slot("board", [view, st.seats, st.lp, st.wins, st.phase, st.duel_no, st.turn, st.clock, st.tokens], renderBoard);
     slot("share", [view, st.seats], renderShare);
     slot("pending", [view, st.pending, st.lp, st.seats], renderPending);
@@ -256,6 +256,11 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     }
     if ((st.phase === "match_result" || st.phase === "match_over") && st.match) {
       out.push(h("div", { class: "banner banner-end", testid: "match-result", role: "alert", text: matchText(st.match) }));
+    }
+    // The organiser ended the event's round while this match was still on.
+    const ended = (st.flags || []).find((f) => f.kind === "round_ended");
+    if (ended) {
+      out.push(h("div", { class: "banner banner-time", testid: "round-ended", role: "alert", text: t("round.ended", { n: ended.detail || "" }) }));
     }
     return out.length ? h("div", { class: "banners" }, out) : null;
   }
@@ -582,6 +587,10 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const st = s();
     const status = get(st, "clock.status", "idle");
     if (status !== "idle" || !isSeat() || st.phase === "match_over") return null;
+    // An event table: the organiser starts every table's clock at once with the round.
+    if (get(st, "ruleset.staff_start", false)) {
+      return h("p", { class: "status-line", testid: "clock-wait-round", text: t("clock.wait_round") });
+    }
     const votes = get(st, "clock.start_votes", []) || [];
     const voted = votes.includes(store.seat);
     return h(

@@ -70,6 +70,8 @@ export default {
   "clock.start": "Start match clock",
   "clock.start_waiting": "Clock: waiting for opponent",
   "clock.opp_voted": "Your opponent is ready to start the clock.",
+  "clock.wait_round": "Waiting for the round to start",
+  "round.ended": "Round {n} has ended: finish as a judge tells you.",
 
   "time.called": "Time!",
   "time.finish_turn": "Time: finish this turn",
@@ -324,6 +326,7 @@ export default {
   "err.already_settled": "Already settled.",
   "err.already_chosen": "The choice is made.",
   "err.clock_started": "The clock has already started.",
+  "err.staff_start": "The organiser starts the round's clock.",
   "err.clock_not_running": "The clock is not running.",
   "err.clock_not_paused": "The clock is not paused.",
   "err.deck_not_checked": "Check your deck's counts first.",

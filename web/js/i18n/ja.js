@@ -70,6 +70,8 @@ export default {
   "clock.start": "マッチのタイマーを開始",
   "clock.start_waiting": "タイマー：相手を待っています",
   "clock.opp_voted": "相手はタイマー開始の準備ができています。",
+  "clock.wait_round": "ラウンド開始を待っています",
+  "round.ended": "第{n}ラウンドは終了しました。ジャッジの指示に従ってください。",
 
   "time.called": "タイム！",
   "time.finish_turn": "タイム：このターンを終えてください",
@@ -324,6 +326,7 @@ export default {
   "err.already_settled": "すでに解決済みです。",
   "err.already_chosen": "すでに選択済みです。",
   "err.clock_started": "タイマーはすでに始まっています。",
+  "err.staff_start": "ラウンドのタイマーは主催者が開始します。",
   "err.clock_not_running": "タイマーは動いていません。",
   "err.clock_not_paused": "タイマーは一時停止していません。",
   "err.deck_not_checked": "先にデッキの枚数を確認してください。",

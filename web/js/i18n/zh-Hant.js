@@ -70,6 +70,8 @@ export default {
   "clock.start": "開始比賽計時",
   "clock.start_waiting": "計時：等待對手",
   "clock.opp_voted": "對手已準備開始計時。",
+  "clock.wait_round": "等待本輪開始",
+  "round.ended": "第 {n} 輪已結束：請按裁判指示完成。",
 
   "time.called": "時間到！",
   "time.finish_turn": "時間到：完成這個回合",
@@ -324,6 +326,7 @@ export default {
   "err.already_settled": "已經處理。",
   "err.already_chosen": "已經選擇。",
   "err.clock_started": "計時已經開始。",
+  "err.staff_start": "本輪計時由主辦者開始。",
   "err.clock_not_running": "計時沒有在進行。",
   "err.clock_not_paused": "計時沒有暫停。",
   "err.deck_not_checked": "請先檢查牌組張數。",

@@ -5,6 +5,8 @@ import { backoffDelay, ClockOffset } from "../conn.js";
 import { formatDuration, h } from "../dom.js";
 import { callReason, t } from "../i18n.js";
 import { age, topBar } from "../staff/common.js";
+import { createAlarm, notificationsAvailable } from "./alarm.js";
+import { disputeLine } from "./lines.js";
 
 export function floorUrl(eventId, loc = location) {
   const proto = loc.protocol === "https:" ? "wss:" : "ws:";
@@ -60,6 +62,22 @@ export function mountFloor(root, eventId, navigate) {
   const count = h("span", { class: "muted" });
   const list = h("div", { class: "floor", testid: "floor" });
   const now = () => Date.now() + offset.value;
+  const alarm = createAlarm();
+  const notifyText = () =>
+    Notification.permission === "granted" ? t("run.notify_on") : Notification.permission === "denied" ? t("run.notify_denied") : t("run.notify");
+  const notify = notificationsAvailable()
+    ? h("button", {
+        class: "btn btn-small", type: "button", testid: "floor-notify", text: notifyText(),
+        onclick: async () => {
+          try {
+            await Notification.requestPermission();
+          } catch {
+            /* an old browser's callback form: nothing to wait for */
+          }
+          notify.textContent = notifyText();
+        },
+      })
+    : null;
 
   root.replaceChildren(
     topBar(t("staff.judges"), [title, status]),
@@ -67,7 +85,7 @@ export function mountFloor(root, eventId, navigate) {
       "main",
       { class: "staff-main staff-wide" },
       h("div", { class: "floor-tools" }, filter,
-        h("label", { class: "check-inline" }, onlyAlerts, h("span", { text: t("staff.alerts_only") })), count),
+        h("label", { class: "check-inline" }, onlyAlerts, h("span", { text: t("staff.alerts_only") })), count, notify),
       list,
     ),
   );
@@ -83,6 +101,7 @@ export function mountFloor(root, eventId, navigate) {
         a.seat ? h("span", { class: "alert-seat", text: ` ${a.seat}` }) : null,
         a.judge ? h("span", { class: "muted", text: ` · ${t("staff.alert.taken", { judge: a.judge })}` }) : null,
         a.detail && a.kind === "judge_call" ? h("span", { class: "muted", text: ` · ${callReason(a.detail)}` }) : null,
+        a.kind === "dispute" ? h("span", { class: "alert-line", testid: "dispute-line", text: ` · ${disputeLine(a, s.names)}` }) : null,
         a.since_ms ? h("span", { class: "alert-age", text: ` ${age(at - a.since_ms)}` }) : null,
       ),
     );
@@ -130,12 +149,14 @@ export function mountFloor(root, eventId, navigate) {
       for (const s of msg.tables) tables.set(s.code, s);
       if (offset.rtt == null) offset.setRough(msg.now_ms);
       render();
+      alarm.update([...tables.values()]);
     } else if (msg.type === "tables") {
       for (const s of msg.tables) {
         const old = tables.get(s.code);
         if (!old || old.seq <= s.seq) tables.set(s.code, s);
       }
       render();
+      alarm.update([...tables.values()]);
     } else if (msg.type === "pong") {
       offset.add(msg.t, Date.now(), msg.now_ms);
     } else if (msg.type === "error") {
@@ -181,6 +202,7 @@ export function mountFloor(root, eventId, navigate) {
   return {
     destroy() {
       stopped = true;
+      alarm.reset();
       clearInterval(tick);
       clearTimeout(reconnect);
       if (ws) {

@@ -8,6 +8,7 @@ import { formatDuration, formatTime, h } from "../dom.js";
 import { callReason, t } from "../i18n.js";
 import { age, call, refusal, topBar } from "../staff/common.js";
 import { clockText, phaseText } from "./floor.js";
+import { disputeLine } from "./lines.js";
 
 const LEVELS = ["caution", "warning", "duel_loss", "match_loss", "disqualification", "disqualification_total"];
 const INFRACTIONS = [
@@ -191,6 +192,10 @@ export function mountTable(root, eventId, code, navigate) {
     );
   }
 
+  function seatNames() {
+    return { A: state.seats.A.name || "A", B: state.seats.B.name || "B" };
+  }
+
   function renderDisputes() {
     const open = state.disputes.filter((d) => d.status === "open");
     disputes.hidden = !open.length;
@@ -199,8 +204,7 @@ export function mountTable(root, eventId, code, navigate) {
       h("ul", { class: "staff-list" }, open.map((d) =>
         h("li", { testid: `dispute-${d.entry}` },
           h("strong", { text: `#${d.entry} ` }),
-          h("span", { text: d.changes.map((c) => `${c.seat} ${c.kind} ${c.amount}`).join(", ") }),
-          h("span", { class: "muted", text: ` · ${d.by} → ${d.rejected_by}: ${d.reason || ""}` }),
+          h("span", { testid: `dispute-line-${d.entry}`, text: disputeLine(d, seatNames()) }),
           h("div", { class: "row" },
             h("button", { class: "btn btn-small", type: "button", testid: `settle-apply-${d.entry}`, text: t("staff.apply"),
               onclick: () => send("dispute.settle", { entry: d.entry, action: "apply", note: "" }) }),

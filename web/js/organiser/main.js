@@ -2,10 +2,50 @@
 // judges, pairings, the round, exports, table cards).
 
 import { formatTime, h } from "../dom.js";
-import { t } from "../i18n.js";
+import { has, t } from "../i18n.js";
 import { call, initStrings, loginScreen, refusal, topBar, whoami } from "../staff/common.js";
 
 const root = document.getElementById("app");
+// A message that outlives the page's redraw after an action (the round started, ended, ...).
+let flash = null;
+
+/** A refusal's reason in the reader's language when the catalogue knows its code. */
+function reason(code, message) {
+  return has(`err.${code}`) ? t(`err.${code}`) : message || code;
+}
+
+/** "End round": a dialog naming the tables still playing; resolves true to go ahead. */
+function confirmEndRound(number, tables) {
+  return new Promise((resolve) => {
+    const dialog = h("dialog", { class: "card staff-dialog", testid: "end-round-dialog", "aria-labelledby": "end-round-title" });
+    const done = (answer) => {
+      dialog.close();
+      dialog.remove();
+      resolve(answer);
+    };
+    const names = (tb) => {
+      const n = [tb.names.A, tb.names.B].filter(Boolean).join(` ${t("staff.vs")} `);
+      return n || t("run.no_names");
+    };
+    dialog.append(
+      h("h2", { id: "end-round-title", text: t("run.end_title", { n: number }) }),
+      h("p", { text: tables.length ? t("run.end_playing", { n: tables.length }) : t("run.end_none") }),
+      tables.length
+        ? h("ul", { class: "staff-list", testid: "end-round-tables" }, tables.map((tb) =>
+            h("li", { testid: `end-round-table-${tb.number}`, text: `${t("staff.table_no", { n: tb.number })}: ${names(tb)}` })))
+        : null,
+      h("div", { class: "row" },
+        h("button", { class: "btn btn-danger", type: "button", testid: "end-round-confirm", text: t("run.end_confirm"), onclick: () => done(true) }),
+        h("button", { class: "btn", type: "button", testid: "end-round-cancel", text: t("run.cancel"), onclick: () => done(false) })),
+    );
+    dialog.addEventListener("cancel", (e) => {
+      e.preventDefault();
+      done(false);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
 
 function navigate(path) {
   history.pushState(null, "", path);
@@ -74,11 +114,19 @@ async function showEvent(id) {
   const ev = res.body;
   const rnd = ev.rounds[ev.rounds.length - 1];
   const msg = h("p", { class: "staff-toast", role: "status", testid: "org-msg" });
-  const say = (r, ok) => {
+  const say = (r, ok, bad = false) => {
     msg.textContent = r.ok ? ok : refusal(r.body);
-    msg.className = r.ok ? "staff-toast ok" : "staff-toast bad";
+    msg.className = r.ok && !bad ? "staff-toast ok" : "staff-toast bad";
+    flash = { text: msg.textContent, className: msg.className };
   };
-  const reload = () => showEvent(id);
+  if (flash) {
+    msg.textContent = flash.text;
+    msg.className = flash.className;
+    flash = null;
+  }
+  const reload = () => {
+    showEvent(id);
+  };
 
   // the round
   const roundBox = h("section", { class: "card" }, h("h2", { text: t("staff.round", { n: rnd.number }) }));
@@ -90,7 +138,13 @@ async function showEvent(id) {
       class: "btn btn-primary", type: "button", testid: "round-start", text: t("staff.start_round", { n: rnd.number }),
       onclick: async () => {
         const r = await call("POST", `/api/events/${id}/round/start`);
-        say(r, r.ok ? t("staff.round_started", { n: r.body.round, time: formatTime(r.body.now_ms) }) : "");
+        const refused = (r.ok && r.body.refused) || [];
+        let text = r.ok ? t("staff.round_started", { n: r.body.round, time: formatTime(r.body.now_ms) }) : "";
+        if (refused.length) {
+          const list = refused.map((x) => `${t("staff.table_no", { n: x.table })} (${reason(x.code, x.message)})`).join(", ");
+          text += " " + t("run.round_refused", { list });
+        }
+        say(r, text, refused.length > 0);
         if (r.ok) reload();
       },
     }));
@@ -98,8 +152,11 @@ async function showEvent(id) {
     roundButtons.append(h("button", {
       class: "btn btn-danger", type: "button", testid: "round-end", text: t("staff.end_round", { n: rnd.number }),
       onclick: async () => {
+        const open = await call("GET", `/api/events/${id}/round/unfinished`);
+        if (!open.ok) return say(open, "");
+        if (!(await confirmEndRound(rnd.number, open.body.tables))) return;
         const r = await call("POST", `/api/events/${id}/round/end`);
-        say(r, t("staff.done"));
+        say(r, r.ok ? t("run.ended", { n: r.body.round, count: r.body.unfinished.length }) : "");
         if (r.ok) reload();
       },
     }));
@@ -118,6 +175,22 @@ async function showEvent(id) {
       h("a", { class: "btn btn-small", href: `/api/events/${id}/results.csv`, download: "", testid: "export", text: t("staff.export") }),
       h("a", { class: "btn btn-small", href: `/organiser/events/${id}/cards`, target: "_blank", testid: "cards", text: t("staff.cards") }),
       h("a", { class: "btn btn-small", href: `/judge/e/${id}`, testid: "floor-link", text: t("staff.open_floor") })));
+
+  // the hall clock: a public page for a projector, and the organiser's message on it
+  const hallText = h("input", { id: "f-hall-message", type: "text", maxlength: "200", testid: "hall-message-text" });
+  const postHall = async (text) => {
+    const r = await call("POST", `/api/events/${id}/hall/message`, { text });
+    say(r, text ? t("run.hall_shown") : t("run.hall_cleared"));
+    if (r.ok && !text) hallText.value = "";
+  };
+  const hallBox = h("section", { class: "card", testid: "hall" },
+    h("h2", { text: t("run.hall") }),
+    h("p", { class: "muted", text: t("run.hall_help") }),
+    h("p", {}, h("a", { class: "btn btn-small", href: `/e/${ev.slug}/hall`, target: "_blank", testid: "hall-link", text: t("run.hall_open") })),
+    h("label", { class: "field", for: "f-hall-message" }, h("span", { text: t("run.hall_message") }), hallText),
+    h("div", { class: "row" },
+      h("button", { class: "btn", type: "button", testid: "hall-message-show", text: t("run.hall_show"), onclick: () => postHall(hallText.value.trim()) }),
+      h("button", { class: "btn btn-quiet", type: "button", testid: "hall-message-clear", text: t("run.hall_clear"), onclick: () => postHall("") })));
 
   // settings
   const spect = h("input", { type: "checkbox", checked: ev.spectators, testid: "spectators" });
@@ -201,7 +274,7 @@ async function showEvent(id) {
     h("main", { class: "staff-main" },
       h("h1", { testid: "event-title", text: `${ev.name} · ${ev.date}` }),
       h("p", { class: "muted", text: `${ev.ruleset} · ${ev.match_minutes} min` }),
-      msg, roundBox,
+      msg, roundBox, hallBox,
       h("section", { class: "card" }, h("label", { class: "check-inline" }, spect, h("span", { text: t("staff.spectators") }))),
       judges, banlistBox, pairings,
       h("section", { class: "card" }, h("h2", { text: t("staff.tables") }), table)),

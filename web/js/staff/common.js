@@ -4,14 +4,15 @@
 import { h } from "../dom.js";
 import { CATALOGUES, LANGS, initLang, lang, setLang, t } from "../i18n.js";
 import { en, ja, zhHant } from "./strings.js";
+import * as running from "./strings_running.js";
 
 let csrf = "";
 let me = null;
 
 /** Add the staff strings to the shared catalogues (keys already there win) and pick a language. */
 export function initStrings() {
-  for (const [code, extra] of [["en", en], ["zh-Hant", zhHant], ["ja", ja]]) {
-    if (CATALOGUES[code]) CATALOGUES[code] = Object.assign({}, extra, CATALOGUES[code]);
+  for (const [code, extra, more] of [["en", en, running.en], ["zh-Hant", zhHant, running.zhHant], ["ja", ja, running.ja]]) {
+    if (CATALOGUES[code]) CATALOGUES[code] = Object.assign({}, extra, more, CATALOGUES[code]);
   }
   return initLang();
 }

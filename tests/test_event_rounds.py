@@ -1,0 +1,118 @@
+"""Rounds at an event: only staff start an event table's clock, "Start round" names the tables
+it could not start, and "End round" names the tables still playing and tells their phones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask.testing import FlaskClient
+
+from server.rules import view
+from tests.rules_helpers import Table
+
+PASSWORD = "correct horse battery"
+
+
+# --- the rules core -----------------------------------------------------------------------------
+
+
+def test_a_seat_cannot_start_an_event_tables_clock() -> None:
+    t = Table(staff_start=True).register()
+    t.refuse("A", "clock.start", "staff_start")
+    t.refuse("B", "clock.start", "staff_start")
+    assert t.types(t.do("organiser", "clock.start")) == ["clock.started"]
+
+
+def test_a_casual_table_still_starts_on_both_votes() -> None:
+    t = Table().register()
+    assert t.types(t.do("A", "clock.start")) == ["clock.start_voted"]
+
+
+def test_round_end_is_a_flag_the_phones_see_once() -> None:
+    t = Table(staff_start=True).register()
+    t.do("organiser", "clock.start")
+    t.refuse("A", "round.end", "forbidden")
+    t.refuse("judge", "round.end", "forbidden")
+    t.do("organiser", "round.end", round=1)
+    flags = view(t.state, "A")["flags"]
+    assert [(f["kind"], f["detail"]) for f in flags] == [("round_ended", "1")]
+    t.refuse("organiser", "round.end", "already_done", round=1)
+
+
+# --- over HTTP ----------------------------------------------------------------------------------
+
+
+class Org:
+    def __init__(self, client: FlaskClient, app: Any) -> None:
+        tournament = app.extensions["duel_table_tournament"]
+        tournament.create_account("org1", PASSWORD, "organiser", 0)
+        r = client.post("/api/auth/login", json={"username": "org1", "password": PASSWORD})
+        assert r.status_code == 200, r.json
+        self.client, self.csrf = client, r.json["csrf"]
+
+    def post(self, path: str, body: Any = None) -> Any:
+        return self.client.post(path, json=body or {}, headers={"X-CSRF-Token": self.csrf})
+
+
+def event(org: Org, tables: int = 3) -> dict[str, Any]:
+    r = org.post(
+        "/api/events", {"name": "Cup", "date": "2026-12-01", "tables": tables, "match_minutes": 40}
+    )
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def join(client: FlaskClient, code: str, seat: str, name: str) -> str:
+    r = client.post(f"/api/tables/{code}/join", json={"seat": seat, "name": name})
+    assert r.status_code == 201, r.json
+    return r.json["token"]
+
+
+def test_start_round_reports_the_tables_it_could_not_start(app, client) -> None:
+    org = Org(client, app)
+    ev = event(org)
+    store = app.extensions["duel_table"].store
+    table1 = ev["tables"][0]["code"]
+    from server.rules import Actor
+
+    # A judge started table 1 early: the round cannot start it again, and says so.
+    store.append(table1, "clock.start", {}, Actor("judge", name="j"), "early", 1)
+    r = org.post(f"/api/events/{ev['id']}/round/start")
+    assert r.status_code == 200, r.json
+    assert r.json["started"] == 2
+    assert r.json["refused"] == [
+        {"table": 1, "code": "clock_started", "message": "The clock has already been started."}
+    ]
+
+
+def test_end_round_names_the_tables_still_playing_and_tells_them(app, client) -> None:
+    org = Org(client, app)
+    ev = event(org)
+    store = app.extensions["duel_table"].store
+    codes = [t["code"] for t in ev["tables"]]
+    for code in codes[:2]:
+        join(client, code, "A", "Yugi")
+        join(client, code, "B", "Kaiba")
+    org.post(f"/api/events/{ev['id']}/pairings", {"csv": "3,Mai,,Joey,"})
+    assert org.post(f"/api/events/{ev['id']}/round/start").status_code == 200
+    # Table 2's match is over (a disqualification): it is not "still playing".
+    from server.rules import Actor
+
+    judge = Actor("judge", name="j")
+    args = {"seat": "A", "level": "disqualification", "infraction": "cheating", "note": ""}
+    store.append(codes[1], "penalty.record", args, judge, "dq", 2)
+    assert store.snapshot(codes[1]).state.phase == "match_over"
+    # The preview lists the tables whose match is not over (the confirmation dialog's list),
+    # with the players' names (the pairing's until they sit).
+    r = client.get(f"/api/events/{ev['id']}/round/unfinished")
+    assert r.status_code == 200, r.json
+    assert [(t["number"], t["names"]) for t in r.json["tables"]] == [
+        (1, {"A": "Yugi", "B": "Kaiba"}),
+        (3, {"A": "Mai", "B": "Joey"}),
+    ]
+    r = org.post(f"/api/events/{ev['id']}/round/end")
+    assert r.status_code == 200, r.json
+    assert r.json["unfinished"] == [1, 3]
+    for code, told in zip(codes, (True, False, True), strict=True):
+        flags = view(store.snapshot(code).state, "A")["flags"]
+        assert [f["kind"] for f in flags] == (["round_ended"] if told else [])
