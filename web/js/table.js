@@ -467,22 +467,22 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     kpRefs.preview = h("div", { class: "kp-preview", testid: "keypad-preview", "aria-live": "polite" });
     kpRefs.propose = h("button", { class: "btn btn-primary btn-wide", testid: "propose", onclick: propose, text: t("kp.propose") });
     kpRefs.keys = [];
+    // One grid, four rows: digits on the left, the quick amounts beside them, Propose three rows
+    // tall on the right under the thumb (the whole keypad fits one phone screen with the board).
+    const quick = QUICK.map((q) => key(`+${q}`, `keypad-quick-${q}`, () => addAmount(q), "key-quick"));
+    kpRefs.propose.classList.add("key-propose");
     const grid = h(
       "div",
       { class: "keys" },
-      ["7", "8", "9", "4", "5", "6", "1", "2", "3"].map(digit),
+      ["7", "8", "9"].map(digit), quick[0], key("C", "keypad-clear", () => (kp.amount = ""), "key-quick"),
+      ["4", "5", "6"].map(digit), quick[1], kpRefs.propose,
+      ["1", "2", "3"].map(digit), quick[2],
       key("00", "keypad-00", () => typeDigits("00")),
       digit("0"),
       key("000", "keypad-000", () => typeDigits("000")),
-    );
-    const quick = h(
-      "div",
-      { class: "quick" },
-      QUICK.map((q) => key(`+${q}`, `keypad-quick-${q}`, () => addAmount(q), "key-quick")),
       key("\u232b", "keypad-back", () => (kp.amount = kp.amount.slice(0, -1)), "key-quick"),
-      key("C", "keypad-clear", () => (kp.amount = ""), "key-quick"),
     );
-    kpRefs.keys = [...grid.querySelectorAll("button"), ...quick.querySelectorAll("button")];
+    kpRefs.keys = [...grid.querySelectorAll("button")].filter((b) => b !== kpRefs.propose);
     for (const b of kpRefs.keys) if (b.dataset.testid === "keypad-back") b.setAttribute("aria-label", t("kp.back"));
     for (const b of kpRefs.keys) if (b.dataset.testid === "keypad-clear") b.setAttribute("aria-label", t("kp.clear"));
     return h(
@@ -491,9 +491,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       seg("target", ["me", "opp", "both"], t("kp.target"), (v) => t(`kp.target_${v}`)),
       seg("kind", KINDS, t("kp.kind"), (v) => t(`kind.${v}`)),
       h("div", { class: "kp-display" }, kpRefs.amount, kpRefs.preview),
-      quick,
       grid,
-      kpRefs.propose,
     );
   }
 
@@ -552,7 +550,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
   function propose() {
     if (!keypadReady()) return;
     send("lp.propose", { changes: keypadChanges(), note: "" });
-    ui.kp.amount = "";
+    // Back to the commonest entry, "opponent, damage", after each one.
+    Object.assign(ui.kp, { target: "opp", kind: "damage", amount: "" });
     updateKeypad();
   }
 
