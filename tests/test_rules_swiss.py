@@ -208,3 +208,34 @@ def test_large_event_is_paired_validly():
         assert pairing.bye not in {m.a for m in matches if m.b is None}
         for m in pairing.matches():
             matches.append(m if m.bye else Match(r, m.a, m.b, rng.choice("AB"), m.table))
+
+
+def test_hand_worked_example():
+    """docs/tournament.md: 8 players, 3 rounds, P8 drops after round 1, byes in rounds 2-3."""
+    players = [Player(i, f"P{i}") for i in range(1, 8)] + [Player(8, "P8", dropped_after=1)]
+    matches = [
+        Match(1, 1, 2, "A", 1), Match(1, 3, 4, "A", 2), Match(1, 5, 6, "A", 3),
+        Match(1, 7, 8, "A", 4),
+        Match(2, 1, 3, "A", 1), Match(2, 7, 5, "A", 2), Match(2, 2, 4, "A", 3),
+        Match(2, 6, None, "A"),
+        Match(3, 1, 7, "draw", 1), Match(3, 3, 6, "A", 2), Match(3, 5, 2, "A", 3),
+        Match(3, 4, None, "A"),
+    ]  # fmt: skip
+    table = [s.to_dict() for s in standings(players, matches)]
+    got = [(r["name"], r["points"], r["record"], r["omw"], r["oomw"], r["tiebreak"]) for r in table]
+    assert got == [
+        ("P7", 7, "2-0-1", 593, 617, 7_593_617),
+        ("P1", 7, "2-0-1", 593, 556, 7_593_556),
+        ("P5", 6, "2-1-0", 481, 617, 6_481_617),
+        ("P3", 6, "2-1-0", 481, 586, 6_481_586),
+        ("P6", 3, "1-2-0", 667, 481, 3_667_481),
+        ("P2", 3, "1-2-0", 593, 525, 3_593_525),
+        ("P4", 3, "1-2-0", 500, 537, 3_500_537),
+        ("P8", 0, "0-1-0", 778, 593, 778_593),
+    ]
+    by = {s.player.id: s for s in standings(players, matches)}
+    assert by[1].omw == Fraction(16, 27) and by[1].oomw == Fraction(5, 9)
+    assert by[8].mwp == Fraction(1, 3)  # 0/3, floored
+    assert table[7]["dropped"] is True
+    assert [r["byes"] for r in table] == [0, 0, 0, 0, 1, 0, 1, 0]
+    assert swiss.top_cut([r["player"] for r in table], 4) == [(7, 3), (1, 5)]
