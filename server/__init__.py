@@ -52,7 +52,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from werkzeug.middleware.proxy_fix import ProxyFix
 
     from server import config as settings
-    from server.api import decklists, floor_ws, http, openapi, sheets, staff, web, ws
+    from server.api import decklists, floor_ws, http, openapi, sheets, staff, swiss, web, ws
     from server.api.keepalive import Pinger
     from server.api.ratelimit import KeyedLimiter
     from server.hub import make_hub
@@ -93,6 +93,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     http.init_app(app)
     ws.init_app(app)
     staff.init_app(app)
+    swiss.init_app(app)
     decklists.init_app(app)
     floor_ws.init_app(app)
     sheets.init_app(app)
