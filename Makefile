@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install lock chromium run test test-postgres e2e lint bench reliability bench-firstload
+.PHONY: install lock chromium run test test-postgres e2e lint bench bench-pairing reliability \
+	bench-firstload
 
 install: $(STAMP)
 
@@ -63,6 +64,11 @@ lint: install
 # A moderate load run (about 5 minutes); `python -m bench --help` for the full curve.
 bench: install
 	$(BIN)/python -m bench $(BENCH_ARGS)
+	$(MAKE) --no-print-directory bench-pairing
+
+# Swiss pairing time for 2,048 players at round 8 (target under 2 s); a few seconds.
+bench-pairing: install
+	$(BIN)/python -m bench.pairing $(PAIRING_ARGS)
 
 # Crash recovery under SIGKILL (SQLite and PostgreSQL), fuzzing, access checks: a few minutes.
 # Prints kills survived, commands acknowledged, lost, duplicated, fuzz messages, unhandled errors.

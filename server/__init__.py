@@ -61,6 +61,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         running,
         sheets,
         staff,
+        swiss,
         web,
         ws,
     )
@@ -105,6 +106,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     http.init_app(app)
     ws.init_app(app)
     staff.init_app(app)
+    swiss.init_app(app)
     decklists.init_app(app)
     floor_ws.init_app(app)
     running.init_app(app)

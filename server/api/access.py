@@ -93,6 +93,18 @@ POLICIES: dict[str, str] = {
     "floor_ws.floor_socket": SOCKET,
     "running.unfinished": STAFF,
     "running.hall_message": STAFF,
+    "swiss.get_swiss": STAFF,
+    "swiss.register_player": STAFF,
+    "swiss.drop_player": STAFF,
+    "swiss.pair_next": STAFF,
+    "swiss.repair": STAFF,
+    "swiss.enter_result": STAFF,
+    "swiss.settings": STAFF,
+    "swiss.start_cut": STAFF,
+    "swiss.next_cut": STAFF,
+    "swiss.standings_csv": STAFF,
+    "swiss.printable": STAFF,
+    "swiss.public_page": PUBLIC,  # shown only when the organiser makes the standings public
     # the hall clock: round, time left and table counts, no names (for a projector, no login)
     "running.hall_clock": PUBLIC,
     "running.hall_page": PUBLIC,

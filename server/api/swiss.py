@@ -1,0 +1,229 @@
+"""The tournament over HTTP: players, Swiss pairings, results, standings, the top cut.
+
+Staff routes take the staff login and CSRF token (the same checks as `staff.py`). The public
+standings and bracket (for players' phones and the hall projector) answer only when the
+organiser made them public.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, jsonify
+from markupsafe import escape
+from marshmallow import Schema, fields, validate
+
+from server import services
+from server.errors import AppError
+from server.rules import swiss as core
+from server.store.swiss import SwissService, create_tables
+
+from .http import load_body
+from .schemas import Bool, Int, Text
+from .staff import _csv_safe, _refresh_floor, check_request, require_role, tournament
+
+bp = Blueprint("swiss", __name__)
+bp.before_request(check_request)
+
+
+class PlayerSchema(Schema):
+    name = Text(64, min_length=1, required=True)
+    player_id = Text(40, min_length=1, required=True)
+    decklist = fields.String(load_default="", validate=validate.Length(max=20_000))
+
+
+class ResultSchema(Schema):
+    round = Int(1, 100, required=True)
+    table = Int(1, 10_000, required=True)
+    result = fields.String(required=True, validate=validate.OneOf(core.RESULTS))
+
+
+class SettingsSchema(Schema):
+    rounds = Int(1, 20, allow_none=True)
+    cut = fields.Integer(allow_none=True, validate=validate.OneOf([*core.CUT_SIZES, None]))
+    public = Bool()
+
+
+class CutSchema(Schema):
+    size = fields.Integer(required=True, validate=validate.OneOf(core.CUT_SIZES))
+
+
+def swiss() -> SwissService:
+    return current_app.extensions["duel_table_swiss"]
+
+
+def _actor(event_id: int, *roles: str) -> str:
+    return require_role(event_id, *roles).username
+
+
+@bp.get("/api/events/<int:event_id>/swiss")
+def get_swiss(event_id: int) -> Response:
+    """Players, rounds, open tables, standings and the bracket of an event."""
+    require_role(event_id, "judge", "organiser")
+    return jsonify(swiss().summary(event_id))
+
+
+@bp.post("/api/events/<int:event_id>/swiss/players")
+def register_player(event_id: int) -> tuple[Response, int]:
+    """Register a player (a late entry plays from the next round)."""
+    actor = _actor(event_id, "organiser")
+    body = load_body(PlayerSchema())
+    found = swiss().register(
+        event_id, body["name"], body["player_id"], body["decklist"], actor, services().clock()
+    )
+    return jsonify(found), 201
+
+
+@bp.post("/api/events/<int:event_id>/swiss/players/<int:number>/drop")
+def drop_player(event_id: int, number: int) -> Response:
+    """Drop a player: not paired again, still counted in others' tie-breakers."""
+    actor = _actor(event_id, "organiser", "judge")
+    after = swiss().drop(event_id, number, actor, services().clock())
+    return jsonify({"player": number, "dropped_after": after})
+
+
+@bp.post("/api/events/<int:event_id>/swiss/pair")
+def pair_next(event_id: int) -> Response:
+    """Pair the next Swiss round (only when every result of the last one is in)."""
+    actor = _actor(event_id, "organiser")
+    found = swiss().pair_next(event_id, actor, services().clock())
+    _refresh_floor(event_id)
+    return jsonify(found)
+
+
+@bp.post("/api/events/<int:event_id>/swiss/repair")
+def repair(event_id: int) -> Response:
+    """Pair the last round again before it starts (recorded; the first pairing stays)."""
+    actor = _actor(event_id, "organiser")
+    found = swiss().repair(event_id, actor, services().clock())
+    _refresh_floor(event_id)
+    return jsonify(found)
+
+
+@bp.post("/api/events/<int:event_id>/swiss/result")
+def enter_result(event_id: int) -> Response:
+    """A judge's result for a table (a no-show is a loss): A, B, draw or loss (both)."""
+    actor = _actor(event_id, "organiser", "judge")
+    body = load_body(ResultSchema())
+    swiss().enter_result(
+        event_id, body["round"], body["table"], body["result"], actor, services().clock()
+    )
+    return jsonify({"ok": True})
+
+
+@bp.patch("/api/events/<int:event_id>/swiss")
+def settings(event_id: int) -> Response:
+    """Number of Swiss rounds (override), top cut size, public standings."""
+    actor = _actor(event_id, "organiser")
+    body = load_body(SettingsSchema())
+    if not body:
+        raise AppError("invalid", "Nothing to change.")
+    swiss().settings(event_id, body, actor, services().clock())
+    return jsonify(swiss().summary(event_id))
+
+
+@bp.post("/api/events/<int:event_id>/swiss/cut")
+def start_cut(event_id: int) -> Response:
+    """Start the top cut (4, 8, 16 or 32), seeded by the standings."""
+    actor = _actor(event_id, "organiser")
+    body = load_body(CutSchema())
+    found = swiss().start_cut(event_id, body["size"], actor, services().clock())
+    _refresh_floor(event_id)
+    return jsonify(found)
+
+
+@bp.post("/api/events/<int:event_id>/swiss/cut/next")
+def next_cut(event_id: int) -> Response:
+    """The next round of the top cut (every result of the last one in)."""
+    actor = _actor(event_id, "organiser")
+    found = swiss().next_cut(event_id, actor, services().clock())
+    _refresh_floor(event_id)
+    return jsonify(found)
+
+
+STANDING_COLUMNS = ["rank", "name", "player_id", "points", "record", "omw", "oomw", "tiebreak"]
+
+
+@bp.get("/api/events/<int:event_id>/standings.csv")
+def standings_csv(event_id: int) -> Response:
+    """The standings as CSV."""
+    require_role(event_id, "judge", "organiser")
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=[*STANDING_COLUMNS, "dropped"])
+    writer.writeheader()
+    for row in swiss().summary(event_id)["standings"]:
+        line = {k: row[k] for k in STANDING_COLUMNS} | {"dropped": "yes" if row["dropped"] else ""}
+        writer.writerow({k: _csv_safe(v) for k, v in line.items()})
+    return Response(
+        out.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="event-{event_id}-standings.csv"'},
+    )
+
+
+def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
+    """Standings and the bracket as a printable (and projector) page; every name escaped."""
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        "<meta http-equiv='refresh' content='30'>" if refresh else "",
+        f"<title>{escape(title)}</title><link rel='stylesheet' href='/css/standings.css'>",
+        f"</head><body><h1>{escape(title)}</h1>",
+    ]
+    if summary["champion"]:
+        name = escape(summary["champion"]["name"])
+        parts.append(f"<p class='champion' data-testid='champion'>🏆 {name}</p>")
+    cut = [r for r in summary["rounds"] if r["stage"] == "cut"]
+    if cut:
+        parts.append("<h2>Top cut</h2><div class='bracket' data-testid='bracket'>")
+        for r in cut:
+            parts.append(f"<section><h3>Round {r['number']}</h3><ol>")
+            for t in r["tables"]:
+                win = t["result"]
+                a = f"<b>{escape(t['a']['name'])}</b>" if win == "A" else escape(t["a"]["name"])
+                b = f"<b>{escape(t['b']['name'])}</b>" if win == "B" else escape(t["b"]["name"])
+                parts.append(f"<li>{a} – {b}</li>")
+            parts.append("</ol></section>")
+        parts.append("</div>")
+    parts.append(
+        "<table data-testid='standings'><thead><tr><th>#</th><th>Player</th><th>ID</th>"
+        "<th>Points</th><th>W-L-D</th><th>Tie-breaker</th></tr></thead><tbody>"
+    )
+    for row in summary["standings"]:
+        tb = f"{row['tiebreak']:,}".replace(",", " ")
+        drop = " (drop)" if row["dropped"] else ""
+        parts.append(
+            f"<tr><td>{row['rank']}</td><td>{escape(row['name'])}{drop}</td>"
+            f"<td>{escape(row['player_id'])}</td><td>{row['points']}</td>"
+            f"<td>{row['record']}</td><td>{tb}</td></tr>"
+        )
+    parts.append("</tbody></table></body></html>")
+    return Response("".join(parts), mimetype="text/html")
+
+
+@bp.get("/organiser/events/<int:event_id>/standings")
+def printable(event_id: int) -> Response:
+    """The standings and bracket, printable."""
+    require_role(event_id, "judge", "organiser")
+    ev = tournament().event(event_id)
+    return _page(f"{ev.name} · {ev.date}", swiss().summary(event_id), refresh=False)
+
+
+@bp.get("/e/<slug>/standings")
+def public_page(slug: str) -> Response:
+    """The public standings and bracket (players' phones, the hall projector), if public."""
+    ev = swiss().event_by_slug(slug)
+    summary = swiss().summary(ev.id)
+    if not summary["public"]:
+        raise AppError("not_public", "The organiser has not published the standings.", status=404)
+    return _page(f"{ev.name} · {ev.date}", summary, refresh=True)
+
+
+def init_app(app: Flask) -> None:
+    create_tables()
+    app.extensions["duel_table_swiss"] = SwissService(
+        app.extensions["duel_table"].store, app.extensions["duel_table_tournament"]
+    )
+    app.register_blueprint(bp)

@@ -1,0 +1,553 @@
+"""The Swiss tournament of an event, kept as events: registrations, pairings, re-pairings,
+judges' results, drops, the top cut. Nothing is overwritten: the state is the replay of the
+event's `swiss_log` (a re-pairing is a later `round.paired` of the same round).
+
+Results flow in by themselves: a round's pairing names table numbers of the event's round of the
+same number (`EventTable`), and a table whose match is over (both seats confirmed, or a judge
+set it) gives the result; a judge's entry here wins over the table's.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any
+
+from peewee import (
+    BigIntegerField,
+    CharField,
+    ForeignKeyField,
+    IntegerField,
+    IntegrityError,
+    TextField,
+    fn,
+)
+
+from server.errors import AppError
+from server.rules import get_ruleset, view
+from server.rules import swiss as core
+from server.rules.swiss import Match, Player, SwissError
+
+from .events import EventStore
+from .models import BaseModel, JSONField, TableRow, db
+from .tournament import EventTable, Round, Tournament, TournamentEvent
+
+SWISS, CUT = "swiss", "cut"
+
+
+class SwissPlayer(BaseModel):
+    """A player registered at an event: `number` is the registration order (final ties)."""
+
+    event = ForeignKeyField(TournamentEvent, backref="swiss_players", on_delete="CASCADE")
+    number = IntegerField()
+    name = CharField(max_length=64)
+    player_id = CharField(max_length=64)
+    decklist = TextField(default="")
+    entered_round = IntegerField(default=1)
+    created_ms = BigIntegerField()
+
+    class Meta:
+        table_name = "swiss_player"
+        indexes = ((("event", "number"), True), (("event", "player_id"), True))
+
+
+class SwissLog(BaseModel):
+    """One entry of an event's tournament log (append-only)."""
+
+    event = ForeignKeyField(TournamentEvent, backref="swiss_log", on_delete="CASCADE")
+    seq = IntegerField()
+    type = CharField(max_length=32)
+    data = JSONField()
+    actor = CharField(max_length=80)
+    at_ms = BigIntegerField()
+
+    class Meta:
+        table_name = "swiss_log"
+        indexes = ((("event", "seq"), True),)
+
+
+SWISS_MODELS = [SwissPlayer, SwissLog]
+
+
+def create_tables() -> None:
+    with db.connection_context():
+        db.create_tables(SWISS_MODELS, safe=True)
+
+
+@dataclass
+class RoundPairing:
+    number: int
+    stage: str
+    tables: list[tuple[int, int, int]]
+    bye: int | None
+    seed: int | None
+    seq: int
+
+
+@dataclass
+class State:
+    """The replay of an event's log."""
+
+    players: dict[int, SwissPlayer] = field(default_factory=dict)
+    dropped: dict[int, int] = field(default_factory=dict)  # number -> last round played
+    rounds: dict[int, RoundPairing] = field(default_factory=dict)
+    judged: dict[tuple[int, int], str] = field(default_factory=dict)  # (round, table) -> result
+    swiss_rounds: int | None = None  # the organiser's override
+    cut_size: int | None = None
+    public: bool = False
+    repairs: int = 0
+
+    @property
+    def last_round(self) -> int:
+        return max(self.rounds, default=0)
+
+    def swiss_matches_rounds(self) -> list[RoundPairing]:
+        return [r for n, r in sorted(self.rounds.items()) if r.stage == SWISS]
+
+    def cut_rounds(self) -> list[RoundPairing]:
+        return [r for n, r in sorted(self.rounds.items()) if r.stage == CUT]
+
+
+class SwissService:
+    """The tournament of each event, over the table store and the event's rounds."""
+
+    def __init__(self, store: EventStore, tournament: Tournament) -> None:
+        self.store = store
+        self.tournament = tournament
+
+    # -- the log ----------------------------------------------------------------------------
+
+    def _append(self, event_id: int, type_: str, data: dict[str, Any], actor: str, now: int) -> int:
+        for _ in range(5):
+            with db.connection_context():
+                try:
+                    with db.atomic():
+                        last = (
+                            SwissLog.select(fn.MAX(SwissLog.seq))
+                            .where(SwissLog.event == event_id)
+                            .scalar()
+                        )
+                        seq = (last or 0) + 1
+                        SwissLog.create(
+                            event=event_id, seq=seq, type=type_, data=data, actor=actor, at_ms=now
+                        )
+                        return seq
+                except IntegrityError:
+                    continue  # another writer took this seq: read again
+        raise AppError("busy", "Try again.", status=503)
+
+    def log(self, event_id: int) -> list[dict[str, Any]]:
+        with db.connection_context():
+            return [
+                {"seq": r.seq, "type": r.type, "data": r.data, "actor": r.actor, "at_ms": r.at_ms}
+                for r in SwissLog.select().where(SwissLog.event == event_id).order_by(SwissLog.seq)
+            ]
+
+    def state(self, event_id: int) -> State:
+        s = State()
+        with db.connection_context():
+            for p in SwissPlayer.select().where(SwissPlayer.event == event_id):
+                s.players[p.number] = p
+        for entry in self.log(event_id):
+            d = entry["data"]
+            kind = entry["type"]
+            if kind == "player.dropped":
+                s.dropped[d["player"]] = d["after_round"]
+            elif kind == "round.paired":
+                if d["round"] in s.rounds:
+                    s.repairs += 1
+                s.rounds[d["round"]] = RoundPairing(
+                    d["round"],
+                    d["stage"],
+                    [tuple(t) for t in d["tables"]],  # type: ignore[misc]
+                    d.get("bye"),
+                    d.get("seed"),
+                    entry["seq"],
+                )
+                # A re-pairing forgets the judges' results of the round it replaces.
+                s.judged = {k: v for k, v in s.judged.items() if k[0] != d["round"]}
+            elif kind == "result.entered":
+                s.judged[(d["round"], d["table"])] = d["result"]
+            elif kind == "settings":
+                s.swiss_rounds = d.get("rounds", s.swiss_rounds)
+                s.cut_size = d.get("cut", s.cut_size)
+                s.public = d.get("public", s.public)
+        return s
+
+    # -- players ------------------------------------------------------------------------------
+
+    def register(
+        self, event_id: int, name: str, player_id: str, decklist: str, actor: str, now: int
+    ) -> dict[str, Any]:
+        """Register a player; after round 1 is paired, a late entry plays from the next round."""
+        self.tournament.event(event_id)
+        s = self.state(event_id)
+        if s.cut_rounds():
+            raise AppError("cut_started", "The top cut has started.", status=409)
+        with db.connection_context():
+            try:
+                with db.atomic():
+                    last = (
+                        SwissPlayer.select(fn.MAX(SwissPlayer.number))
+                        .where(SwissPlayer.event == event_id)
+                        .scalar()
+                    )
+                    p = SwissPlayer.create(
+                        event=event_id,
+                        number=(last or 0) + 1,
+                        name=name,
+                        player_id=player_id,
+                        decklist=decklist,
+                        entered_round=s.last_round + 1,
+                        created_ms=now,
+                    )
+            except IntegrityError:
+                raise AppError(
+                    "already_done", "A player with this ID is registered.", status=409
+                ) from None
+        self._append(
+            event_id,
+            "player.registered",
+            {"player": p.number, "name": name, "player_id": player_id, "round": p.entered_round},
+            actor,
+            now,
+        )
+        return {"number": p.number, "name": name, "player_id": player_id}
+
+    def drop(self, event_id: int, number: int, actor: str, now: int) -> int:
+        """Drop a player: not paired again; still an opponent in others' tie-breakers."""
+        s = self.state(event_id)
+        if number not in s.players:
+            raise AppError("no_such_player", "No such player.", status=404)
+        if number in s.dropped:
+            raise AppError("already_done", "The player has already dropped.", status=409)
+        after = s.last_round
+        self._append(
+            event_id, "player.dropped", {"player": number, "after_round": after}, actor, now
+        )
+        return after
+
+    # -- results --------------------------------------------------------------------------------
+
+    def _codes(self, event_id: int, round_no: int) -> dict[int, str]:
+        with db.connection_context():
+            rows = (
+                EventTable.select(EventTable.number, EventTable.code)
+                .join(Round)
+                .where((Round.event == event_id) & (Round.number == round_no))
+            )
+            return {r.number: r.code for r in rows}
+
+    def _table_result(self, code: str | None) -> str | None:
+        if code is None or not self.store.exists(code):
+            return None
+        v = view(self.store.snapshot(code).state)
+        if v["phase"] != "match_over" or not v["match"]["decided"]:
+            return None
+        winner = v["match"]["winner"]
+        return winner if winner in ("A", "B") else core.DRAWN
+
+    def matches(self, event_id: int, s: State, stage: str) -> list[Match]:
+        found: list[Match] = []
+        for rp in sorted(s.rounds.values(), key=lambda r: r.number):
+            if rp.stage != stage:
+                continue
+            codes = self._codes(event_id, rp.number)
+            for t, a, b in rp.tables:
+                result = s.judged.get((rp.number, t)) or self._table_result(codes.get(t))
+                if stage == CUT and result not in ("A", "B"):
+                    result = None  # a cut match needs a winner
+                found.append(Match(rp.number, a, b, result, t))
+            if rp.bye is not None:
+                found.append(Match(rp.number, rp.bye, None, core.A_WINS, 0))
+        return found
+
+    def enter_result(
+        self, event_id: int, round_no: int, table: int, result: str, actor: str, now: int
+    ) -> None:
+        """A judge's result (a no-show is a loss): it wins over the table's own."""
+        s = self.state(event_id)
+        rp = s.rounds.get(round_no)
+        if rp is None or not any(t == table for t, _, _ in rp.tables):
+            raise AppError("no_such_table", "No such table in that round.", status=404)
+        if result not in core.RESULTS:
+            raise AppError("invalid", "The result is A, B, draw or loss.")
+        if rp.stage == CUT and result not in ("A", "B"):
+            raise AppError("invalid", "A top cut match needs a winner.")
+        if any(n > round_no for n in s.rounds):
+            raise AppError("round_closed", "A later round is already paired.", status=409)
+        self._append(
+            event_id,
+            "result.entered",
+            {"round": round_no, "table": table, "result": result},
+            actor,
+            now,
+        )
+
+    # -- settings ---------------------------------------------------------------------------------
+
+    def settings(self, event_id: int, changes: dict[str, Any], actor: str, now: int) -> None:
+        if "cut" in changes and changes["cut"] not in (None, *core.CUT_SIZES):
+            raise AppError("invalid", "A top cut has 4, 8, 16 or 32 players.")
+        self._append(event_id, "settings", changes, actor, now)
+
+    # -- pairing ----------------------------------------------------------------------------------
+
+    def players(self, s: State) -> list[Player]:
+        return [
+            Player(n, p.name, p.entered_round, s.dropped.get(n))
+            for n, p in sorted(s.players.items())
+        ]
+
+    def pair_next(self, event_id: int, actor: str, now: int) -> dict[str, Any]:
+        """Pair the next Swiss round (every result of the last one must be in)."""
+        s = self.state(event_id)
+        if s.cut_rounds():
+            raise AppError("cut_started", "The top cut has started.", status=409)
+        round_no = s.last_round + 1
+        seed = secrets.randbits(63) if round_no == 1 else None
+        rng = Random(seed)
+        try:
+            pairing = core.pair_round(
+                self.players(s), self.matches(event_id, s, SWISS), round_no, rng.randrange
+            )
+        except SwissError as exc:
+            raise AppError(exc.code, exc.message, status=409) from None
+        self._place(event_id, s, round_no, list(pairing.tables), now)
+        self._append(
+            event_id,
+            "round.paired",
+            {
+                "round": round_no,
+                "stage": SWISS,
+                "seed": seed,
+                "tables": [list(t) for t in pairing.tables],
+                "bye": pairing.bye,
+            },
+            actor,
+            now,
+        )
+        return {"round": round_no, "tables": len(pairing.tables), "bye": pairing.bye}
+
+    def repair(self, event_id: int, actor: str, now: int) -> dict[str, Any]:
+        """Pair the last round again (a judge's correction, before it starts): recorded as a
+        new pairing of the same round; the first one stays in the log."""
+        s = self.state(event_id)
+        rp = s.rounds.get(s.last_round)
+        if rp is None or rp.stage != SWISS:
+            raise AppError("no_such_round", "No Swiss round to pair again.", status=409)
+        rnd = self.tournament.current_round(event_id)
+        if rnd.number != rp.number or rnd.started_ms is not None:
+            raise AppError("round_started", "The round has started.", status=409)
+        del s.rounds[rp.number]
+        seed = secrets.randbits(63) if rp.number == 1 else None
+        try:
+            pairing = core.pair_round(
+                self.players(s),
+                self.matches(event_id, s, SWISS),
+                rp.number,
+                Random(seed).randrange,
+            )
+        except SwissError as exc:
+            raise AppError(exc.code, exc.message, status=409) from None
+        self._place(event_id, s, rp.number, list(pairing.tables), now)
+        self._append(
+            event_id,
+            "round.paired",
+            {
+                "round": rp.number,
+                "stage": SWISS,
+                "seed": seed,
+                "tables": [list(t) for t in pairing.tables],
+                "bye": pairing.bye,
+                "replaces": rp.seq,
+            },
+            actor,
+            now,
+        )
+        return {"round": rp.number, "tables": len(pairing.tables), "bye": pairing.bye}
+
+    def start_cut(self, event_id: int, size: int, actor: str, now: int) -> dict[str, Any]:
+        """The top cut's first round, seeded by the Swiss standings (dropped players out)."""
+        s = self.state(event_id)
+        if s.cut_rounds():
+            raise AppError("cut_started", "The top cut has started.", status=409)
+        swiss = self.matches(event_id, s, SWISS)
+        if not swiss or any(m.result is None for m in swiss):
+            raise AppError("results_missing", "Every Swiss result must be in.", status=409)
+        ranked = [
+            st.player.id
+            for st in core.standings(self.players(s), swiss)
+            if st.player.dropped_after is None
+        ]
+        try:
+            pairs = core.top_cut(ranked, size)
+        except SwissError as exc:
+            raise AppError(exc.code, exc.message, status=409) from None
+        return self._cut_round(event_id, s, pairs, actor, now, size)
+
+    def next_cut(self, event_id: int, actor: str, now: int) -> dict[str, Any]:
+        s = self.state(event_id)
+        cut = s.cut_rounds()
+        if not cut:
+            raise AppError("no_cut", "The top cut has not started.", status=409)
+        last = [m for m in self.matches(event_id, s, CUT) if m.round == cut[-1].number]
+        if any(m.result is None for m in last):
+            raise AppError("results_missing", "Every result of the round must be in.", status=409)
+        winners = [m.a if m.result == "A" else m.b for m in sorted(last, key=lambda m: m.table)]
+        if len(winners) == 1:
+            raise AppError("already_done", "The final is over.", status=409)
+        pairs = core.next_cut_round([w for w in winners if w is not None])
+        return self._cut_round(event_id, s, pairs, actor, now, None)
+
+    def _cut_round(
+        self,
+        event_id: int,
+        s: State,
+        pairs: list[tuple[int, int]],
+        actor: str,
+        now: int,
+        size: int | None,
+    ) -> dict[str, Any]:
+        round_no = s.last_round + 1
+        tables = [(i, a, b) for i, (a, b) in enumerate(pairs, 1)]
+        self._place(event_id, s, round_no, tables, now)
+        self._append(
+            event_id,
+            "round.paired",
+            {"round": round_no, "stage": CUT, "tables": [list(t) for t in tables], "size": size},
+            actor,
+            now,
+        )
+        return {"round": round_no, "tables": len(tables)}
+
+    def _place(
+        self, event_id: int, s: State, round_no: int, tables: list[tuple[int, int, int]], now: int
+    ) -> None:
+        """Put the pairing on the event's round of the same number (opening it if needed, with
+        as many tables as the pairing needs)."""
+        ev = self.tournament.event(event_id)
+        need = max(len(tables), 1)
+        if need > ev.table_count:
+            with db.connection_context():
+                TournamentEvent.update(table_count=need).where(
+                    TournamentEvent.id == event_id
+                ).execute()
+            ev = self.tournament.event(event_id)
+        rnd = self.tournament.current_round(event_id)
+        if rnd.number < round_no:
+            if rnd.number != round_no - 1:
+                raise AppError("invalid", "The event's rounds are out of step.", status=409)
+            with db.connection_context():
+                Round.update(ended_ms=now).where(
+                    (Round.id == rnd.id) & Round.ended_ms.is_null()
+                ).execute()
+            self.tournament._make_round(ev, round_no, now)
+            rnd = self.tournament.current_round(event_id)
+        elif rnd.number > round_no or rnd.started_ms is not None:
+            raise AppError("round_started", "That round has started.", status=409)
+        codes = self._codes(event_id, round_no)
+        rules = ev.ruleset
+        for n in range(len(codes) + 1, need + 1):
+            code = self.store.create_table(
+                get_ruleset(rules["name"], match_minutes=rules["match_minutes"]), now
+            )
+            with db.connection_context(), db.atomic():
+                TableRow.update(event_id=event_id).where(TableRow.code == code).execute()
+                EventTable.create(round=rnd.id, number=n, code=code)
+            time.sleep(0)
+        by_no = {t: (a, b) for t, a, b in tables}
+        with db.connection_context(), db.atomic():
+            for n in self._codes(event_id, round_no):
+                a, b = by_no.get(n, (None, None))
+                pa = s.players.get(a) if a is not None else None
+                pb = s.players.get(b) if b is not None else None
+                EventTable.update(
+                    a_name=pa.name if pa else "",
+                    a_id=pa.player_id if pa else "",
+                    b_name=pb.name if pb else "",
+                    b_id=pb.player_id if pb else "",
+                ).where((EventTable.round == rnd.id) & (EventTable.number == n)).execute()
+
+    # -- what the pages show ----------------------------------------------------------------
+
+    def summary(self, event_id: int) -> dict[str, Any]:
+        s = self.state(event_id)
+        players = self.players(s)
+        swiss = self.matches(event_id, s, SWISS)
+        cut = self.matches(event_id, s, CUT)
+        table = [st.to_dict() for st in core.standings(players, swiss)]
+        names = {n: p.name for n, p in s.players.items()}
+        pids = {n: p.player_id for n, p in s.players.items()}
+        for row in table:
+            row["player_id"] = pids[row["player"]]
+        rounds = []
+        for rp in sorted(s.rounds.values(), key=lambda r: r.number):
+            codes = self._codes(event_id, rp.number)
+            source = cut if rp.stage == CUT else swiss
+            ms = {m.table: m for m in source if m.round == rp.number and m.b is not None}
+            rounds.append(
+                {
+                    "number": rp.number,
+                    "stage": rp.stage,
+                    "seed": rp.seed,
+                    "bye": {"player": rp.bye, "name": names.get(rp.bye, "")} if rp.bye else None,
+                    "tables": [
+                        {
+                            "table": t,
+                            "code": codes.get(t, ""),
+                            "a": {"player": a, "name": names.get(a, "")},
+                            "b": {"player": b, "name": names.get(b, "")},
+                            "result": ms[t].result if t in ms else None,
+                            "judged": (rp.number, t) in s.judged,
+                        }
+                        for t, a, b in rp.tables
+                    ],
+                }
+            )
+        current = rounds[-1] if rounds else None
+        open_tables = (
+            [t["table"] for t in current["tables"] if t["result"] is None] if current else []
+        )
+        active = sum(1 for p in players if p.dropped_after is None)
+        swiss_done = len(s.swiss_matches_rounds())
+        champion = None
+        cut_rounds = s.cut_rounds()
+        if cut_rounds and len(cut_rounds[-1].tables) == 1:
+            final = [m for m in cut if m.round == cut_rounds[-1].number]
+            if final and final[0].result in ("A", "B"):
+                w = final[0].a if final[0].result == "A" else final[0].b
+                champion = {"player": w, "name": names.get(w or 0, "")}
+        return {
+            "players": [
+                {
+                    "number": p.id,
+                    "name": p.name,
+                    "player_id": pids[p.id],
+                    "entered_round": p.entered_round,
+                    "dropped_after": p.dropped_after,
+                    "has_decklist": bool(s.players[p.id].decklist),
+                }
+                for p in players
+            ],
+            "standings": table,
+            "rounds": rounds,
+            "open_tables": open_tables,
+            "swiss_rounds": s.swiss_rounds or core.swiss_rounds(max(active, 2)),
+            "swiss_rounds_override": s.swiss_rounds,
+            "swiss_played": swiss_done,
+            "cut_size": s.cut_size,
+            "public": s.public,
+            "repairs": s.repairs,
+            "champion": champion,
+            "stage": CUT if cut_rounds else SWISS,
+        }
+
+    def event_by_slug(self, slug: str) -> TournamentEvent:
+        with db.connection_context():
+            ev = TournamentEvent.get_or_none(TournamentEvent.slug == slug)
+        if ev is None:
+            raise AppError("no_such_event", "No such event.", status=404)
+        return ev
