@@ -346,6 +346,11 @@ def dispute_result(tx: Tx, args: Mapping[str, Any]) -> None:
     _phase(tx, DUEL_RESULT, message="There is no duel result to dispute.")
     res = tx.state.result
     assert res is not None
+    require(
+        seat not in res.confirmed,
+        "already_confirmed",
+        "You confirmed this result; it can no longer be disputed (R7.3).",
+    )
     reason = str(args.get("reason") or "")
     tx.call_judge(seat, f"Result of duel {res.duel} disputed", reason)
 
@@ -449,6 +454,7 @@ def new_match(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     _phase(tx, MATCH_OVER, message="The current match is not over.")
     require(seat not in tx.state.new_match_votes, "already_done", "Waiting for the opponent.")
+    _require_no_failed_check(tx)
     tx.emit("match.new_voted", seat=seat)
     if tx.state.new_match_votes >= set(SEATS):
         tx.emit("match.started", match=tx.state.match_no + 1)
@@ -468,6 +474,29 @@ def deck_check(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("deck.checked", seat=seat, ok=ok, note=note)
     if not ok:
         tx.call_judge(seat, "Deck count problem after the duel (R7.5)", note)
+
+
+@command("deck.clear", JUDGES)
+def deck_clear(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge clears a seat's failed deck check (R7.5 reading): the table may go on."""
+    seat = args.get("seat")
+    require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
+    require(
+        tx.state.decks[str(seat)].check_failed,
+        "not_failed",
+        "That seat's deck check has not failed.",
+    )
+    tx.emit("deck.cleared", seat=seat, note=str(args.get("note") or ""), judge=tx.actor.name)
+
+
+def _require_no_failed_check(tx: Tx) -> None:
+    failed = [k for k, d in tx.state.decks.items() if d.check_failed]
+    require(
+        not failed,
+        "deck_check_failed",
+        "A failed deck check waits for a judge (R7.5).",
+        seats=failed,
+    )
 
 
 @command("side.exchange", SEAT)
@@ -536,6 +565,11 @@ def ready(tx: Tx, args: Mapping[str, Any]) -> None:
     deck = tx.state.decks[seat]
     require(_registered(tx.state), "not_declared", "Both decks are declared and confirmed first.")
     require(deck.checked, "deck_not_checked", "Check your deck's counts first (R7.5).")
+    require(
+        not deck.check_failed,
+        "deck_check_failed",
+        "Your deck check failed: a judge clears it before the next duel (R7.5).",
+    )
     require(not deck.ready, "already_done", "Already ready.")
     tx.emit("between.ready", seat=seat)
     if all(d.ready for d in tx.state.decks.values()):
@@ -790,8 +824,16 @@ def _match_started(s: TableState, e: Event) -> TableState:
 @handler("deck.checked")
 def _deck_checked(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
-    deck = replace(s.decks[seat], checked=True, check_note=e.data["note"])
+    old = s.decks[seat]
+    failed = old.check_failed or e.data.get("ok") is False
+    deck = replace(old, checked=True, check_note=e.data["note"], check_failed=failed)
     return s.evolve(decks=put(s.decks, seat, deck))
+
+
+@handler("deck.cleared")
+def _deck_cleared(s: TableState, e: Event) -> TableState:
+    seat = e.data["seat"]
+    return s.evolve(decks=put(s.decks, seat, replace(s.decks[seat], check_failed=False)))
 
 
 @handler("side.exchanged")

@@ -51,6 +51,7 @@ def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, An
                 "confirmed": d.confirmed,
                 "current": d.current.to_dict() if d.current else None,
                 "checked": d.checked,
+                "check_failed": d.check_failed,
                 "ready": d.ready,
                 "list": d.cards is not None,
                 "cards": list_view(d) if d.cards and (privileged or k == seat) else None,
