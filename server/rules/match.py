@@ -54,6 +54,8 @@ COUNT_RULES = {
     "side": (0, SIDE_MAX, "R2.3: the side deck holds 0 to 15 cards."),
 }
 HANDS = ("rock", "paper", "scissors")
+EXTRA_DUEL_SUDDEN_DEATH = "extra_duel_sudden_death"  # R5.2.2
+SUDDEN_DEATHS = ("sudden_death", EXTRA_DUEL_SUDDEN_DEATH)
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 
 
@@ -284,7 +286,9 @@ def decide_on_lp(tx: Tx, extra_duel: bool = False) -> None:
     lp = tx.state.lp
     if lp["A"] != lp["B"]:
         end_duel(tx, "A" if lp["A"] > lp["B"] else "B", "time_lp")
-    elif extra_duel or tx.state.ruleset.equal_lp_after_extra_turns == SUDDEN_DEATH:
+    elif extra_duel:  # R5.2.2
+        tx.emit("time.stage", stage=EXTRA_DUEL_SUDDEN_DEATH, extra_turn=0)
+    elif tx.state.ruleset.equal_lp_after_extra_turns == SUDDEN_DEATH:
         tx.emit("time.stage", stage="sudden_death", extra_turn=tx.state.time.extra_turn)
     else:
         end_duel(tx, None, "time_draw")
@@ -298,7 +302,7 @@ def after_lp_change(tx: Tx, before: Mapping[str, int]) -> None:
     if lp["A"] == 0 or lp["B"] == 0:
         winner = None if lp["A"] == lp["B"] else ("A" if lp["A"] > 0 else "B")
         end_duel(tx, winner, "lp_zero")
-    elif tx.state.time.stage == "sudden_death" and dict(lp) != dict(before) and lp["A"] != lp["B"]:
+    elif tx.state.time.stage in SUDDEN_DEATHS and dict(lp) != dict(before) and lp["A"] != lp["B"]:
         # Reading: a change that leaves LP equal (simultaneous equal damage) decides nothing.
         end_duel(tx, "A" if lp["A"] > lp["B"] else "B", "sudden_death")
 
@@ -721,10 +725,14 @@ def _ended(s: TableState, e: Event) -> TableState:
     window = s.window
     if window is None or window.after_duel != res.duel:
         window = Window(res.duel, e.at_ms)  # R4.2 (reading): from the duel's end
+    # The time-over stage belongs to the duel that ended; an Extra Duel still to come gets
+    # its stage again when it is set up (finalize_duel, settle_at_time).
+    time = replace(s.time, stage=None, extra_turn=0) if s.time.stage else s.time
     return s.evolve(
         phase=DUEL_RESULT,
         result=res,
         window=window,
+        time=time,
         counters=per_seat({}),
         tokens=per_seat(0),
         decks={k: replace(d, checked=False, ready=False) for k, d in s.decks.items()},

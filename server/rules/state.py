@@ -199,7 +199,9 @@ class TimeOver:
     called: bool = False
     called_ms: int | None = None
     during: str = ""  # the phase when time was called
-    stage: str | None = None  # finish_turn | extra_turns | sudden_death | extra_duel
+    # finish_turn | extra_turns | sudden_death | extra_duel | extra_duel_sudden_death; None
+    # once the duel it belongs to has ended
+    stage: str | None = None
     extra_turn: int = 0
 
 

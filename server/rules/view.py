@@ -119,6 +119,7 @@ def shared_view(s: TableState) -> dict[str, Any]:
                 "rejected_by": d.rejected_by,
                 "reason": d.reason,
                 "status": d.status,
+                "duel": d.duel,
                 "judge": d.judge,
                 "at_ms": d.at_ms,
             }
