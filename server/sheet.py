@@ -333,6 +333,12 @@ class _Builder:
                 Line(e.at_ms, before.duel_no - 1, by, "deck count problem", e.data.get("note", ""))
             )
 
+    def on_deck_cleared(self, e: Event, before: TableState, by: str) -> None:
+        text = f"deck check of {e.data['seat']} cleared by the judge (R7.5)"
+        self.match.decks_log.append(
+            Line(e.at_ms, before.duel_no - 1, by, text, e.data.get("note", ""))
+        )
+
     def on_side_exchanged(self, e: Event, before: TableState, by: str) -> None:
         parts = [
             f"{part} {e.data[part]['in']} in / {e.data[part]['out']} out"

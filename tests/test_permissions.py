@@ -42,6 +42,7 @@ ARGS: dict[str, dict[str, Any]] = {
     "result.confirm": {"duel": 1},
     "result.dispute": {"duel": 1, "reason": ""},
     "deck.check": {"ok": True, "note": ""},
+    "deck.clear": {"seat": "A", "note": ""},
     "side.exchange": {"main": {"in": 0, "out": 0}},
     "between.ready": {},
     "match.confirm": {},

@@ -389,7 +389,8 @@ def test_r5_2_1_extra_duel_of_4_turns_from_8000() -> None:
 def test_r5_2_2_extra_duel_sudden_death() -> None:
     t = extra_duel()
     t.end_turns(4)
-    assert t.state.phase == "duel" and t.state.time.stage == "sudden_death"
+    assert t.state.phase == "duel" and t.state.time.stage == "extra_duel_sudden_death"
+    assert view(t.state)["time"]["stage"] == "extra_duel_sudden_death"
     t.lp("A", "cost", 500, by="A")
     assert t.state.result is not None
     assert (t.state.result.winner, t.state.result.reason) == ("B", "sudden_death")
@@ -603,3 +604,33 @@ def test_r4_2_no_window_flag_after_the_duel_that_decides_the_match() -> None:
     t.start_duel(first="B").hit("B", 8000)  # A's second win, not yet confirmed
     assert t.tick(at=10 * MIN) == []
     assert next_due_ms(t.state) is None
+
+
+# --- R5 the time-over stage ends with its duel ------------------------------------------------
+
+
+def test_r5_the_time_stage_is_cleared_when_the_duel_ends() -> None:
+    """After the extra turns decide duel 1 the result shows no "Extra Turn 3 of 3"."""
+    t = extra_turn_3()
+    t.end_turn()
+    assert t.state.phase == "duel_result"
+    assert (t.state.time.stage, t.state.time.extra_turn) == (None, 0)
+    assert view(t.state)["time"]["stage"] is None and t.state.time.called
+    t.confirm_result()
+    assert t.state.phase == "match_result" and t.state.time.stage is None
+
+
+def test_r5_1_5_sudden_death_stage_is_cleared_when_it_decides() -> None:
+    t = sudden_death()
+    t.hit("A", 100)
+    assert t.state.phase == "duel_result" and t.state.time.stage is None
+
+
+def test_r5_2_the_extra_duel_stage_is_kept_for_the_next_duel_only() -> None:
+    t = extra_duel()
+    assert t.state.time.stage == "extra_duel"
+    entry = t.propose("A", ("A", "damage", 8000), ("B", "damage", 8000))
+    t.confirm("B", entry)
+    assert t.state.phase == "duel_result" and t.state.time.stage is None
+    t.confirm_result()  # a drawn Extra Duel is played again
+    assert t.state.phase == "between" and t.state.time.stage == "extra_duel"

@@ -647,3 +647,54 @@ def test_r3_3_level_after_three_duels_is_a_drawn_match_where_the_rule_set_draws(
     draw_duel(t)
     assert t.state.phase == "match_result"
     assert (t.state.match.decided, t.state.match.winner) == (True, None)
+
+
+# --- R7.5 (reading) a failed deck check stops the table until a judge clears it -------------
+
+
+def test_r7_5_failed_deck_check_blocks_the_next_duel_until_a_judge_clears_it(t: Table) -> None:
+    t.win_duel("A")
+    t.do("A", "deck.check", ok=True)
+    events = t.do("B", "deck.check", ok=False, note="39 cards")
+    assert t.types(events) == ["deck.checked", "judge.called"]
+    assert view(t.state)["decks"]["B"]["check_failed"] is True
+    t.refuse("B", "between.ready", "deck_check_failed")
+    t.do("A", "between.ready")
+    assert t.state.phase == "between"
+    t.refuse("A", "deck.clear", "forbidden", seat="B")
+    t.refuse("judge", "deck.clear", "not_failed", seat="A")
+    t.refuse("judge", "deck.clear", "unknown_seat", seat="C")
+    events = t.do("judge", "deck.clear", seat="B", note="found the 40th card")
+    assert t.types(events) == ["deck.cleared"]
+    assert view(t.state)["decks"]["B"]["check_failed"] is False
+    t.refuse("judge", "deck.clear", "not_failed", seat="B")
+    t.do("B", "between.ready")
+    assert t.state.phase == "pregame"
+    assert t.replayed() == t.state
+
+
+def test_r7_5_failed_check_after_the_last_duel_holds_the_new_match(t: Table) -> None:
+    """No check is asked after the duel that ends the match; a failed one reported then
+    still waits for the judge before the next match."""
+    t.win_duel("A").between().win_duel("A", first="B")
+    assert t.state.phase == "match_result"
+    t.do("B", "deck.check", ok=False, note="41 cards")
+    t.do("A", "match.confirm")
+    t.do("B", "match.confirm")
+    assert t.state.phase == "match_over"
+    t.refuse("A", "match.new", "deck_check_failed")
+    t.do("judge", "deck.clear", seat="B")
+    t.do("A", "match.new")
+    t.do("B", "match.new")
+    assert t.state.match_no == 2 and t.state.phase == "pregame"
+
+
+# --- R7.3 (reading) a seat that confirmed the result cannot dispute it -----------------------
+
+
+def test_r7_3_a_seat_that_confirmed_the_result_cannot_dispute_it(t: Table) -> None:
+    t.start_duel().hit("B", 8000)
+    t.do("A", "result.confirm")
+    t.refuse("A", "result.dispute", "already_confirmed", reason="changed my mind")
+    events = t.do("B", "result.dispute", reason="misread")
+    assert t.types(events) == ["judge.called"]

@@ -225,10 +225,13 @@ class TableMachine(RuleBasedStateMachine):
             for seat in SEATS:
                 deck = s.decks[seat]
                 if not deck.checked:
-                    steps.append((seat, "deck.check", {"ok": True}))
+                    steps.append((seat, "deck.check", {"ok": self.rng.random() < 0.8}))
                 else:
                     steps.append((seat, "side.exchange", {"main": {"in": 1, "out": 1}}))
                     steps.append((seat, "between.ready", {}))
+        for seat in SEATS:
+            if s.decks[seat].check_failed:
+                steps.append(("judge", "deck.clear", {"seat": seat, "note": "found"}))
         if s.phase == "match_result":
             steps += [(seat, "match.confirm", {}) for seat in SEATS]
         if s.phase == "match_over":
@@ -255,6 +258,29 @@ class TableMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def play_more(self, data: st.DataObject) -> None:
         self.step(data)
+
+    @precondition(lambda self: self.state.phase == "duel" and not self.state.time.called)
+    @rule()
+    def time_runs_out_in_the_duel(self) -> None:
+        """The round clock runs out during a duel (R5.1)."""
+        if self.state.clock.status == "idle":
+            self.run("judge", "clock.start", {})
+        deadline = self.state.clock.deadline_ms
+        if deadline is not None:
+            self.now = max(self.now, deadline)
+            self.run("system", "tick", {})
+
+    @precondition(lambda self: self.state.phase == "duel" and self.state.time.called)
+    @rule()
+    def settle_and_end_turn(self) -> None:
+        """After time: the players confirm what is pending, then the turn player ends the turn
+        (so the time-over decisions are reached often)."""
+        for p in self.state.pending:
+            if p.confirmed_by is None:
+                self.run(other(p.by), "lp.confirm", {"entry": p.entry})
+        turn = self.state.turn
+        if self.state.phase == "duel" and turn is not None:
+            self.run(turn.player, "turn.end", {"turn": turn.no})
 
     @rule(
         who=WHO,

@@ -421,3 +421,64 @@ def test_encode_is_compact_json_with_non_ascii_kept():
     message = {"a": [1, 2.5, None, True, -0.0], "名": '「ライフ」 "q" \\ \n é', "n": {"x": []}}
     assert encode(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
     assert json.loads(encode(message)) == message
+
+
+def test_r5_5_a_turn_with_an_entry_pending_cannot_end_over_the_socket(live_server):
+    """R5.5 with two real sockets: A 8000, B 7500, time runs out; in the 3rd extra turn B
+    proposes 1000 damage to A and ends the turn: refused (entries_pending), nothing written;
+    once A confirms, the turn ends and B wins 7500 to 7000."""
+    _, created = http(live_server, "POST", "/api/tables", {"match_minutes": 0.05})
+    code = created["code"]
+    _, joined_a = http(live_server, "POST", f"/api/tables/{code}/join", {"name": "Yugi"})
+    _, joined_b = http(live_server, "POST", f"/api/tables/{code}/join", {"name": "Kaiba"})
+    url = f"{live_server.ws_url}/ws/table/{code}"
+
+    async def scenario() -> None:
+        async with connect(url) as wa, connect(url) as wb:
+            a, b = Phone(wa), Phone(wb)
+            await a.hello(joined_a["token"])
+            await b.hello(joined_b["token"])
+            phones = {"A": a, "B": b}
+            await to_duel(a, b)
+            seq = await a.ok("lp.propose", {"seat": "B", "delta": -500})
+            entry = (await b.until_seq(seq))["state"]["pending"][0]["entry"]
+            seq = await b.ok("lp.confirm", {"entry": entry})
+            assert (await b.until_seq(seq))["state"]["lp"] == {"A": 8000, "B": 7500}
+            await a.ok("clock.start")
+            await b.ok("clock.start")
+            # The server's timer calls time after 3 seconds.
+            deadline = asyncio.get_running_loop().time() + 30
+            while True:
+                update = await a.expect("update")
+                if update["state"]["time"]["called"]:
+                    break
+                assert asyncio.get_running_loop().time() < deadline
+            assert update["state"]["time"]["stage"] == "finish_turn"
+            for _ in range(3):  # A's turn 1, then extra turns 1 (B) and 2 (A)
+                player = a.updates[-1]["state"]["turn"]
+                phone = phones[player["player"]]
+                seq = await phone.ok("turn.end", {"turn": player["no"]})
+                await a.until_seq(seq)
+            state = a.updates[-1]["state"]
+            assert state["time"]["extra_turn"] == 3 and state["turn"]["player"] == "B"
+            turn = state["turn"]["no"]
+
+            seq = await b.ok("lp.propose", {"seat": "A", "delta": -1000})
+            pending = (await a.until_seq(seq))["state"]["pending"]
+            before = table_seq = seq
+            refused = await b.command("turn.end", {"turn": turn})
+            assert refused["ok"] is False and refused["error"]["code"] == "entries_pending"
+            assert refused["error"]["details"]["entries"] == [pending[0]["entry"]]
+            assert http(live_server, "GET", f"/api/tables/{code}")[1]["seq"] == table_seq
+
+            seq = await a.ok("lp.confirm", {"entry": pending[0]["entry"]})
+            assert seq == before + 2  # lp.confirmed, lp.applied
+            seq = await b.ok("turn.end", {"turn": turn})
+            for phone in (a, b):
+                state = (await phone.until_seq(seq))["state"]
+                assert state["phase"] == "duel_result"
+                assert state["result"]["winner"] == "B" and state["result"]["reason"] == "time_lp"
+                assert state["lp"] == {"A": 7000, "B": 7500}
+                assert state["time"]["stage"] is None
+
+    run(scenario())

@@ -234,6 +234,13 @@ class DeckCheckSchema(Schema):
     note = Note()
 
 
+class DeckClearSchema(Schema):
+    """A judge clears a seat's failed deck check (R7.5)."""
+
+    seat = Seat(required=True)
+    note = Note()
+
+
 class InOutSchema(Schema):
     in_ = Int(0, MAX_INT, data_key="in", attribute="in", load_default=0)
     out = Int(0, MAX_INT, load_default=0)
@@ -378,6 +385,7 @@ COMMAND_SCHEMAS: dict[str, Schema] = {
     "result.confirm": DuelSchema(),
     "result.dispute": DisputeResultSchema(),
     "deck.check": DeckCheckSchema(),
+    "deck.clear": DeckClearSchema(),
     "side.exchange": SideExchangeSchema(),
     "between.ready": Empty(),
     "match.confirm": Empty(),

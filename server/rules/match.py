@@ -54,6 +54,8 @@ COUNT_RULES = {
     "side": (0, SIDE_MAX, "R2.3: the side deck holds 0 to 15 cards."),
 }
 HANDS = ("rock", "paper", "scissors")
+EXTRA_DUEL_SUDDEN_DEATH = "extra_duel_sudden_death"  # R5.2.2
+SUDDEN_DEATHS = ("sudden_death", EXTRA_DUEL_SUDDEN_DEATH)
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 
 
@@ -284,7 +286,9 @@ def decide_on_lp(tx: Tx, extra_duel: bool = False) -> None:
     lp = tx.state.lp
     if lp["A"] != lp["B"]:
         end_duel(tx, "A" if lp["A"] > lp["B"] else "B", "time_lp")
-    elif extra_duel or tx.state.ruleset.equal_lp_after_extra_turns == SUDDEN_DEATH:
+    elif extra_duel:  # R5.2.2
+        tx.emit("time.stage", stage=EXTRA_DUEL_SUDDEN_DEATH, extra_turn=0)
+    elif tx.state.ruleset.equal_lp_after_extra_turns == SUDDEN_DEATH:
         tx.emit("time.stage", stage="sudden_death", extra_turn=tx.state.time.extra_turn)
     else:
         end_duel(tx, None, "time_draw")
@@ -298,7 +302,7 @@ def after_lp_change(tx: Tx, before: Mapping[str, int]) -> None:
     if lp["A"] == 0 or lp["B"] == 0:
         winner = None if lp["A"] == lp["B"] else ("A" if lp["A"] > 0 else "B")
         end_duel(tx, winner, "lp_zero")
-    elif tx.state.time.stage == "sudden_death" and dict(lp) != dict(before) and lp["A"] != lp["B"]:
+    elif tx.state.time.stage in SUDDEN_DEATHS and dict(lp) != dict(before) and lp["A"] != lp["B"]:
         # Reading: a change that leaves LP equal (simultaneous equal damage) decides nothing.
         end_duel(tx, "A" if lp["A"] > lp["B"] else "B", "sudden_death")
 
@@ -346,6 +350,11 @@ def dispute_result(tx: Tx, args: Mapping[str, Any]) -> None:
     _phase(tx, DUEL_RESULT, message="There is no duel result to dispute.")
     res = tx.state.result
     assert res is not None
+    require(
+        seat not in res.confirmed,
+        "already_confirmed",
+        "You confirmed this result; it can no longer be disputed (R7.3).",
+    )
     reason = str(args.get("reason") or "")
     tx.call_judge(seat, f"Result of duel {res.duel} disputed", reason)
 
@@ -449,6 +458,7 @@ def new_match(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     _phase(tx, MATCH_OVER, message="The current match is not over.")
     require(seat not in tx.state.new_match_votes, "already_done", "Waiting for the opponent.")
+    _require_no_failed_check(tx)
     tx.emit("match.new_voted", seat=seat)
     if tx.state.new_match_votes >= set(SEATS):
         tx.emit("match.started", match=tx.state.match_no + 1)
@@ -468,6 +478,29 @@ def deck_check(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("deck.checked", seat=seat, ok=ok, note=note)
     if not ok:
         tx.call_judge(seat, "Deck count problem after the duel (R7.5)", note)
+
+
+@command("deck.clear", JUDGES)
+def deck_clear(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge clears a seat's failed deck check (R7.5 reading): the table may go on."""
+    seat = args.get("seat")
+    require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
+    require(
+        tx.state.decks[str(seat)].check_failed,
+        "not_failed",
+        "That seat's deck check has not failed.",
+    )
+    tx.emit("deck.cleared", seat=seat, note=str(args.get("note") or ""), judge=tx.actor.name)
+
+
+def _require_no_failed_check(tx: Tx) -> None:
+    failed = [k for k, d in tx.state.decks.items() if d.check_failed]
+    require(
+        not failed,
+        "deck_check_failed",
+        "A failed deck check waits for a judge (R7.5).",
+        seats=failed,
+    )
 
 
 @command("side.exchange", SEAT)
@@ -536,6 +569,11 @@ def ready(tx: Tx, args: Mapping[str, Any]) -> None:
     deck = tx.state.decks[seat]
     require(_registered(tx.state), "not_declared", "Both decks are declared and confirmed first.")
     require(deck.checked, "deck_not_checked", "Check your deck's counts first (R7.5).")
+    require(
+        not deck.check_failed,
+        "deck_check_failed",
+        "Your deck check failed: a judge clears it before the next duel (R7.5).",
+    )
     require(not deck.ready, "already_done", "Already ready.")
     tx.emit("between.ready", seat=seat)
     if all(d.ready for d in tx.state.decks.values()):
@@ -687,10 +725,14 @@ def _ended(s: TableState, e: Event) -> TableState:
     window = s.window
     if window is None or window.after_duel != res.duel:
         window = Window(res.duel, e.at_ms)  # R4.2 (reading): from the duel's end
+    # The time-over stage belongs to the duel that ended; an Extra Duel still to come gets
+    # its stage again when it is set up (finalize_duel, settle_at_time).
+    time = replace(s.time, stage=None, extra_turn=0) if s.time.stage else s.time
     return s.evolve(
         phase=DUEL_RESULT,
         result=res,
         window=window,
+        time=time,
         counters=per_seat({}),
         tokens=per_seat(0),
         decks={k: replace(d, checked=False, ready=False) for k, d in s.decks.items()},
@@ -790,8 +832,16 @@ def _match_started(s: TableState, e: Event) -> TableState:
 @handler("deck.checked")
 def _deck_checked(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
-    deck = replace(s.decks[seat], checked=True, check_note=e.data["note"])
+    old = s.decks[seat]
+    failed = old.check_failed or e.data.get("ok") is False
+    deck = replace(old, checked=True, check_note=e.data["note"], check_failed=failed)
     return s.evolve(decks=put(s.decks, seat, deck))
+
+
+@handler("deck.cleared")
+def _deck_cleared(s: TableState, e: Event) -> TableState:
+    seat = e.data["seat"]
+    return s.evolve(decks=put(s.decks, seat, replace(s.decks[seat], check_failed=False)))
 
 
 @handler("side.exchanged")

@@ -117,6 +117,7 @@ class Deck:
     confirmed: bool = False  # the opponent saw it (R6.2)
     current: Counts | None = None  # after side decking (R6.8)
     checked: bool = False  # after-duel count check done (R7.5)
+    check_failed: bool = False  # a failed check waits for a judge (R7.5 reading)
     check_note: str = ""
     ready: bool = False
     cards: DeckList | None = None  # the registered deck list, card by card (R1.6, R2.6)
@@ -198,7 +199,9 @@ class TimeOver:
     called: bool = False
     called_ms: int | None = None
     during: str = ""  # the phase when time was called
-    stage: str | None = None  # finish_turn | extra_turns | sudden_death | extra_duel
+    # finish_turn | extra_turns | sudden_death | extra_duel | extra_duel_sudden_death; None
+    # once the duel it belongs to has ended
+    stage: str | None = None
     extra_turn: int = 0
 
 

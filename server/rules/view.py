@@ -69,6 +69,7 @@ def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, An
                 "confirmed": d.confirmed,
                 "current": d.current.to_dict() if d.current else None,
                 "checked": d.checked,
+                "check_failed": d.check_failed,
                 "ready": d.ready,
                 "list": d.cards is not None,
                 "cards": list_view(d) if d.cards and (privileged or k == seat) else None,
@@ -136,6 +137,7 @@ def shared_view(s: TableState) -> dict[str, Any]:
                 "rejected_by": d.rejected_by,
                 "reason": d.reason,
                 "status": d.status,
+                "duel": d.duel,
                 "judge": d.judge,
                 "at_ms": d.at_ms,
             }

@@ -193,7 +193,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     slot("pending", [view, st.pending, st.lp, st.seats], renderPending);
     slot("phase", [view, st.phase, st.decks, st.pregame, st.turn, st.result, st.match, st.window, st.duel_no, st.new_match_votes,
       st.clock && st.clock.status, st.clock && st.clock.start_votes, st.seats, ui.concedeArmed, ui.resultDisputeOpen,
-      st.banlist && st.banlist.name, ui.banlists], renderPhase);
+      st.banlist && st.banlist.name, ui.banlists, st.pending, st.disputes], renderPhase);
     slot("keypad", [view, st.phase], renderKeypad);
     updateKeypad();
     slot("dice", [view, st.rolls, st.seats, ui.rollCount], renderDice);
@@ -237,7 +237,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const out = [];
     const stage = get(st, "time.stage", null);
     const called = get(st, "time.called", false);
-    if (stage || called) {
+    // The time banner belongs to a duel (or the Extra Duel still to come), not to its result.
+    if ((stage || called) && !["duel_result", "match_result", "match_over"].includes(st.phase)) {
       let text = t("time.called");
       if (stage === "finish_turn") text = t("time.finish_turn");
       else if (stage === "extra_turns")
@@ -317,7 +318,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       "div",
       { class: "strip" },
       h("span", { class: "phase", testid: "phase", dataset: { phase: st.phase || "" }, text: st.phase ? t(`phase.${st.phase}`) : "" }),
-      st.duel_no ? h("span", { class: "duel-no", testid: "duel-no", text: t("duel.no", { n: st.duel_no }) }) : null,
+      st.duel_no && st.phase !== "match_result" && st.phase !== "match_over" ? h("span", { class: "duel-no", testid: "duel-no", text: t("duel.no", { n: st.duel_no }) }) : null,
       st.phase === "duel" && turnNo
         ? h("span", {
             class: "turn-info",
@@ -927,7 +928,12 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const myTurn = isSeat() && turn.player === store.seat;
     parts.push(h("p", { class: "status-line big-line", testid: "whose-turn", text: turn.no ? (myTurn ? t("duel.your_turn", { n: turn.no }) : t("duel.turn", { n: turn.no, name: name(turn.player) })) : "" }));
     if (!isSeat()) return card(t("phase.duel"), "duel", parts);
-    if (myTurn) parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "end-turn", onclick: () => send("turn.end", { turn: turn.no }), text: t("duel.end_turn", { n: turn.no }) }));
+    if (myTurn) {
+      // R5.5: a turn cannot end while an LP entry of this duel waits for a yes or a judge.
+      const waiting = (st.pending || []).length + (st.disputes || []).filter((d) => d.status === "open" && d.duel === st.duel_no).length;
+      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "end-turn", disabled: waiting > 0, "aria-describedby": waiting ? "end-turn-why" : null, onclick: () => send("turn.end", { turn: turn.no }), text: t("duel.end_turn", { n: turn.no }) }));
+      if (waiting) parts.push(h("p", { class: "muted", id: "end-turn-why", testid: "end-turn-blocked", text: t("duel.end_turn_pending", { n: waiting }) }));
+    }
     if (!ui.concedeArmed) {
       parts.push(h("button", { class: "btn btn-quiet", testid: "concede", onclick: () => { ui.concedeArmed = true; render(); }, text: t("duel.concede") }));
     } else {

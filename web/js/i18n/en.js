@@ -84,6 +84,7 @@ export default {
   "duel.your_turn": "Turn {n}: your turn",
   "duel.turn_tag": "Turn",
   "duel.end_turn": "End turn {n}",
+  "duel.end_turn_pending": "Settle the LP entries first ({n} waiting): confirm, withdraw, or let the judge decide.",
   "duel.concede": "Concede this duel",
   "duel.concede_sure": "Concede the duel? Your opponent wins it.",
   "duel.concede_yes": "Yes, concede",
@@ -302,6 +303,9 @@ export default {
   "common.not_yet": "not yet",
 
   "err.unknown": "Something went wrong.",
+  "err.entries_pending": "Settle the LP entries of this turn first (R5.5).",
+  "err.deck_check_failed": "A failed deck check waits for a judge (R7.5).",
+  "err.player_id_required": "This event asks for your player ID.",
   "err.unknown_code": "Refused ({code}).",
   "err.network": "No connection. Try again when you are online.",
   "err.no_such_table": "There is no table with this code.",

@@ -84,6 +84,7 @@ export default {
   "duel.your_turn": "ターン {n}：あなたのターン",
   "duel.turn_tag": "ターン中",
   "duel.end_turn": "ターン {n} を終了",
+  "duel.end_turn_pending": "先にLPの記録を確定してください（{n}件待ち）：承認、取り消し、またはジャッジの裁定。",
   "duel.concede": "このデュエルを投了",
   "duel.concede_sure": "投了しますか？相手がこのデュエルに勝ちます。",
   "duel.concede_yes": "投了する",
@@ -302,6 +303,9 @@ export default {
   "common.not_yet": "未確認",
 
   "err.unknown": "エラーが発生しました。",
+  "err.entries_pending": "このターンのLPの記録を先に確定してください（R5.5）。",
+  "err.deck_check_failed": "デッキチェックの問題はジャッジの確認待ちです（R7.5）。",
+  "err.player_id_required": "このイベントではプレイヤーIDが必要です。",
   "err.unknown_code": "拒否されました（{code}）。",
   "err.network": "接続がありません。オンラインになってから再試行してください。",
   "err.no_such_table": "このコードのテーブルはありません。",

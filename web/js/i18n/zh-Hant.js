@@ -84,6 +84,7 @@ export default {
   "duel.your_turn": "第 {n} 回合：你的回合",
   "duel.turn_tag": "回合中",
   "duel.end_turn": "結束第 {n} 回合",
+  "duel.end_turn_pending": "請先處理 LP 記錄（{n} 項待處理）：確認、撤回，或由裁判決定。",
   "duel.concede": "投降這場決鬥",
   "duel.concede_sure": "確定投降？對手會贏得這場決鬥。",
   "duel.concede_yes": "確定投降",
@@ -302,6 +303,9 @@ export default {
   "common.not_yet": "未確認",
 
   "err.unknown": "發生錯誤。",
+  "err.entries_pending": "請先處理本回合的 LP 記錄（R5.5）。",
+  "err.deck_check_failed": "牌組檢查未通過，須等裁判處理（R7.5）。",
+  "err.player_id_required": "本賽事需要輸入玩家 ID。",
   "err.unknown_code": "被拒絕（{code}）。",
   "err.network": "沒有連線。請在連線後再試。",
   "err.no_such_table": "沒有這個桌號的桌子。",
