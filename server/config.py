@@ -83,6 +83,9 @@ DEFAULTS: dict[str, Any] = {
     "LOGIN_FREE_FAILURES_PER_ADDRESS": 20,
     "LOGIN_BACKOFF_SECONDS": 1,
     "LOGIN_MAX_BACKOFF_SECONDS": 900,
+    # Request bodies: every route, and the routes that take a file (ban lists, pairings).
+    "HTTP_MAX_BODY_BYTES": 65536,
+    "HTTP_MAX_UPLOAD_BYTES": 2 * 1024 * 1024,
     "HTTP_RATE_PER_MINUTE": 600,
     "HTTP_RATE_BURST": 300,
     "LOG_LEVEL": "INFO",
@@ -119,6 +122,8 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "LOGIN_FREE_FAILURES_PER_ADDRESS": parse_int,
     "LOGIN_BACKOFF_SECONDS": parse_int,
     "LOGIN_MAX_BACKOFF_SECONDS": parse_int,
+    "HTTP_MAX_BODY_BYTES": parse_int,
+    "HTTP_MAX_UPLOAD_BYTES": parse_int,
     "HTTP_RATE_PER_MINUTE": parse_int,
     "HTTP_RATE_BURST": parse_int,
     "LOG_LEVEL": parse_str,
