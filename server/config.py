@@ -77,6 +77,15 @@ DEFAULTS: dict[str, Any] = {
     "WS_MAX_PER_SEAT": 2,
     "WS_MAX_SPECTATORS_PER_TABLE": 50,
     "WS_MAX_PER_ADDRESS": 5000,
+    # Failed staff logins: free ones per account name and per client address, then a lock of
+    # LOGIN_BACKOFF_SECONDS doubled at each further failure, at most LOGIN_MAX_BACKOFF_SECONDS.
+    "LOGIN_FREE_FAILURES_PER_ACCOUNT": 5,
+    "LOGIN_FREE_FAILURES_PER_ADDRESS": 20,
+    "LOGIN_BACKOFF_SECONDS": 1,
+    "LOGIN_MAX_BACKOFF_SECONDS": 900,
+    # Request bodies: every route, and the routes that take a file (ban lists, pairings).
+    "HTTP_MAX_BODY_BYTES": 65536,
+    "HTTP_MAX_UPLOAD_BYTES": 2 * 1024 * 1024,
     "HTTP_RATE_PER_MINUTE": 600,
     "HTTP_RATE_BURST": 300,
     # Look-ups of a table code that does not exist, per address (docs/security.md).
@@ -112,6 +121,12 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "WS_MAX_PER_SEAT": parse_int,
     "WS_MAX_SPECTATORS_PER_TABLE": parse_int,
     "WS_MAX_PER_ADDRESS": parse_int,
+    "LOGIN_FREE_FAILURES_PER_ACCOUNT": parse_int,
+    "LOGIN_FREE_FAILURES_PER_ADDRESS": parse_int,
+    "LOGIN_BACKOFF_SECONDS": parse_int,
+    "LOGIN_MAX_BACKOFF_SECONDS": parse_int,
+    "HTTP_MAX_BODY_BYTES": parse_int,
+    "HTTP_MAX_UPLOAD_BYTES": parse_int,
     "HTTP_RATE_PER_MINUTE": parse_int,
     "HTTP_RATE_BURST": parse_int,
     "HTTP_MISS_PER_MINUTE": parse_int,

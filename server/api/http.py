@@ -8,7 +8,7 @@ import logging
 from typing import Any
 
 import segno
-from flask import Blueprint, Flask, Response, g, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
@@ -154,7 +154,11 @@ def server_time() -> Response:
 
 
 def handle_app_error(exc: AppError) -> Response:
-    return error_response(exc.status, exc.code, exc.message, exc.details)
+    response = error_response(exc.status, exc.code, exc.message, exc.details)
+    if exc.status == 413:
+        # The rest of the body is not read: the connection cannot be used again.
+        response.headers["Connection"] = "close"
+    return response
 
 
 def handle_rule_error(exc: RuleError) -> Response:
@@ -170,6 +174,9 @@ def handle_validation_error(exc: ValidationError) -> Response:
 def handle_http_error(exc: HTTPException) -> BaseResponse:
     response = exc.get_response()  # keeps headers such as Allow
     code = "not_found" if exc.code == 404 else (exc.name or "error").lower().replace(" ", "_")
+    if exc.code == 413:  # a body without a length, cut off at the route's limit
+        code = "too_large"
+        response.headers["Connection"] = "close"
     response.set_data(json.dumps(error_body(code, exc.description or "")))
     response.mimetype = "application/json"
     return response
@@ -178,6 +185,23 @@ def handle_http_error(exc: HTTPException) -> BaseResponse:
 def handle_unexpected(exc: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.path)
     return error_response(500, "internal", "Something went wrong on the server.")
+
+
+# Routes that take an uploaded file (a ban list, a round's pairings): HTTP_MAX_UPLOAD_BYTES.
+UPLOAD_ENDPOINTS = {"staff.upload_banlist", "staff.set_pairings"}
+
+
+def limit_body() -> None:
+    """Refuse a body over the route's limit (413 too_large) before reading any of it; a body
+    sent without a length is cut off at the limit while it is read."""
+    config = current_app.config
+    key = "HTTP_MAX_UPLOAD_BYTES" if request.endpoint in UPLOAD_ENDPOINTS else "HTTP_MAX_BODY_BYTES"
+    limit = config[key]
+    request.max_content_length = limit
+    if request.content_length is not None and request.content_length > limit:
+        raise AppError(
+            "too_large", f"The body is over {limit} bytes.", {"max_bytes": limit}, status=413
+        )
 
 
 def add_security_headers(response: Response) -> Response:
@@ -197,3 +221,4 @@ def init_app(app: Flask) -> None:
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(Exception, handle_unexpected)
     app.after_request(add_security_headers)
+    app.before_request(limit_body)

@@ -21,11 +21,12 @@ from markupsafe import escape
 from marshmallow import Schema, fields, validate
 
 from server import services
-from server.errors import AppError
+from server.errors import AppError, error_body
 from server.rules import RULESETS, Actor, view
 from server.store.tournament import Staff, Tournament, parse_pairings
 
 from .http import load_body
+from .logins import LoginThrottle, retry_after
 from .schemas import Bool, Int, Text
 from .ws import origin_allowed
 
@@ -143,7 +144,18 @@ def login() -> Response:
     if not services().http_limiter.take("login:" + (request.remote_addr or "?")):
         raise AppError("rate_limited", "Too many attempts; wait a moment.", status=429)
     body = load_body(LoginSchema())
-    token, staff = tournament().login(body["username"], body["password"], services().clock())
+    throttle: LoginThrottle = current_app.extensions["duel_table_logins"]
+    keys = [f"account:{body['username'].lower()}", f"address:{request.remote_addr or '?'}"]
+    wait = throttle.wait(keys)
+    if wait > 0:
+        return _throttled(wait)
+    try:
+        token, staff = tournament().login(body["username"], body["password"], services().clock())
+    except AppError as exc:
+        if exc.code == "bad_login":
+            throttle.failed(keys)
+        raise
+    throttle.succeeded(keys)
     response = jsonify(_me(staff))
     response.set_cookie(
         COOKIE,
@@ -154,6 +166,20 @@ def login() -> Response:
         path="/",
         max_age=16 * 3600,
     )
+    return response
+
+
+def _throttled(wait: float) -> Response:
+    """429 login_throttled, with how long to wait (the header and `details.retry_after`)."""
+    seconds = retry_after(wait)
+    body = error_body(
+        "login_throttled",
+        "Too many failed logins; wait and try again.",
+        {"retry_after": int(seconds)},
+    )
+    response = jsonify(body)
+    response.status_code = 429
+    response.headers["Retry-After"] = seconds
     return response
 
 
@@ -529,6 +555,7 @@ def _refresh_floor(event_id: int) -> None:
 def init_app(app: Flask) -> None:
     """Register the staff routes (the tables come from `server.store.migrations`)."""
     app.extensions["duel_table_tournament"] = Tournament(services_of(app).store)
+    app.extensions["duel_table_logins"] = LoginThrottle(app.config)
     app.register_blueprint(bp)
 
 

@@ -30,6 +30,7 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from server.errors import AppError
 from server.names import clean
+from server.offload import off_loop
 from server.rules import Actor, RuleError, get_ruleset
 
 from .events import EventStore
@@ -222,7 +223,7 @@ class Tournament:
             with db.connection_context(), db.atomic():
                 return Account.create(
                     username=username,
-                    password_hash=generate_password_hash(password),
+                    password_hash=off_loop(generate_password_hash, password),
                     kind=kind,
                     created_ms=now_ms,
                 )
@@ -235,7 +236,7 @@ class Tournament:
             account = Account.get_or_none(Account.username == username)
             # Hash even for an unknown name, so timing does not tell which names exist.
             stored = account.password_hash if account else _dummy_hash()
-            if not check_password_hash(stored, password) or account is None:
+            if not off_loop(check_password_hash, stored, password) or account is None:
                 raise AppError("bad_login", "Wrong username or password.", status=401)
             token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
             with db.atomic():

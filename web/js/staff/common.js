@@ -52,6 +52,16 @@ export async function whoami() {
 
 export const account = () => me;
 
+/** Why a login was refused, in the page's language (a lock-out says how long to wait). */
+export function loginError(res) {
+  if (res.body.code === "login_throttled") {
+    const seconds = Number(res.body.details?.retry_after) || 1;
+    return t("staff.login_throttled", { seconds });
+  }
+  if (res.body.code === "bad_login") return t("staff.bad_login");
+  return res.body.message || res.body.code;
+}
+
 /** The login form; resolves once logged in. */
 export function loginScreen(root, title) {
   return new Promise((resolve) => {
@@ -62,7 +72,7 @@ export function loginScreen(root, title) {
       ev.preventDefault();
       const res = await call("POST", "/api/auth/login", { username: user.value.trim(), password: pass.value });
       if (!res.ok) {
-        err.textContent = res.body.message || res.body.code;
+        err.textContent = loginError(res);
         return;
       }
       csrf = res.body.csrf;

@@ -1,0 +1,89 @@
+"""Login throttling: exponential back-off per account and per client address.
+
+Each failed login counts against the account's name and the address it came from. Past a few
+free failures each key is locked for `LOGIN_BACKOFF_SECONDS` doubled at every further failure
+(capped at `LOGIN_MAX_BACKOFF_SECONDS`); a login to a locked key is refused before any password
+is hashed: `429 login_throttled` with `Retry-After`. A good login clears its account and
+address. Failures are forgotten after a quiet `LOGIN_MAX_BACKOFF_SECONDS`.
+
+Kept in the process (one dict): with several workers (`WEB_CONCURRENCY`) an attacker gets that
+many times the allowance, which the doubling still makes hopeless (docs/decisions.md).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+MAX_KEYS = 100_000
+
+
+@dataclass
+class _Record:
+    failures: int = 0
+    locked_until: float = 0.0
+    last: float = 0.0
+
+
+class LoginThrottle:
+    """Failures and lock-outs per key ("account:<name>", "address:<ip>")."""
+
+    def __init__(self, config: dict[str, Any], clock: Callable[[], float] = time.monotonic):
+        self.free = {
+            "account": config["LOGIN_FREE_FAILURES_PER_ACCOUNT"],
+            "address": config["LOGIN_FREE_FAILURES_PER_ADDRESS"],
+        }
+        self.base = config["LOGIN_BACKOFF_SECONDS"]
+        self.cap = config["LOGIN_MAX_BACKOFF_SECONDS"]
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._records: OrderedDict[str, _Record] = OrderedDict()
+
+    def _get(self, key: str, now: float) -> _Record | None:
+        record = self._records.get(key)
+        if record is not None and now - record.last > self.cap and now >= record.locked_until:
+            del self._records[key]
+            return None
+        return record
+
+    def wait(self, keys: list[str]) -> float:
+        """Seconds until a login may be tried for all of `keys` (0: now)."""
+        now = self.clock()
+        with self._lock:
+            found = [r for r in (self._get(k, now) for k in keys) if r is not None]
+            return max([r.locked_until - now for r in found] + [0.0])
+
+    def failed(self, keys: list[str]) -> float:
+        """Count a failure against each key; the longest lock it set, in seconds."""
+        now = self.clock()
+        longest = 0.0
+        with self._lock:
+            for key in keys:
+                record = self._get(key, now)
+                if record is None:
+                    record = self._records[key] = _Record()
+                    if len(self._records) > MAX_KEYS:
+                        self._records.popitem(last=False)
+                record.failures += 1
+                record.last = now
+                over = record.failures - self.free[key.split(":", 1)[0]]
+                if over > 0:
+                    lock = min(self.cap, self.base * 2 ** min(over - 1, 30))
+                    record.locked_until = now + lock
+                    longest = max(longest, lock)
+        return longest
+
+    def succeeded(self, keys: list[str]) -> None:
+        with self._lock:
+            for key in keys:
+                self._records.pop(key, None)
+
+
+def retry_after(seconds: float) -> str:
+    """The `Retry-After` header's value: whole seconds, at least 1."""
+    return str(max(1, math.ceil(seconds)))

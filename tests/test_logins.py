@@ -1,0 +1,110 @@
+"""Staff logins are throttled per account and per address, and hashing leaves the loop free."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import urllib.request
+
+from staff_actions import PASSWORD, create_organiser
+from websockets.asyncio.client import connect
+from ws_helpers import new_table
+
+from server.api.logins import LoginThrottle
+
+CONFIG = {
+    "LOGIN_FREE_FAILURES_PER_ACCOUNT": 3,
+    "LOGIN_FREE_FAILURES_PER_ADDRESS": 6,
+    "LOGIN_BACKOFF_SECONDS": 2,
+    "LOGIN_MAX_BACKOFF_SECONDS": 60,
+}
+HEADERS = {"Origin": "http://localhost"}
+
+
+def login(client, username: str, password: str, address: str = "10.0.0.1"):
+    return client.post(
+        "/api/auth/login",
+        json={"username": username, "password": password},
+        headers=HEADERS,
+        environ_base={"REMOTE_ADDR": address},
+    )
+
+
+def test_guessing_one_account_is_locked_out_with_retry_after(app, client):
+    app.config.update(CONFIG)
+    app.extensions["duel_table_logins"] = LoginThrottle(app.config)
+    app.extensions["duel_table_tournament"].create_account("boss", PASSWORD, "organiser", 0)
+    for _ in range(3):
+        assert login(client, "boss", "wrong-password").status_code == 401
+    assert login(client, "boss", "wrong-password").status_code == 401  # the 4th locks 2 s
+    refused = login(client, "boss", PASSWORD)  # even the right password waits
+    assert refused.status_code == 429
+    assert refused.json["code"] == "login_throttled"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 2
+    assert refused.json["details"]["retry_after"] == int(refused.headers["Retry-After"])
+    # From another address too: the lock is the account's.
+    assert login(client, "boss", PASSWORD, "10.0.0.2").status_code == 429
+
+
+def test_the_back_off_doubles_and_a_good_login_clears_it():
+    now = [0.0]
+    throttle = LoginThrottle(CONFIG, clock=lambda: now[0])
+    keys = ["account:boss", "address:1.2.3.4"]
+    waits = [throttle.failed(keys) for _ in range(6)]
+    assert waits == [0, 0, 0, 2, 4, 8]
+    assert throttle.wait(keys) == 8
+    now[0] = 8
+    assert throttle.wait(keys) == 0
+    throttle.succeeded(keys)
+    assert throttle.failed(keys) == 0
+
+
+def test_one_address_guessing_many_accounts_is_locked_out(app, client):
+    app.config.update(CONFIG)
+    app.extensions["duel_table_logins"] = LoginThrottle(app.config)
+    statuses = [login(client, f"user{n}", "wrong-password").status_code for n in range(8)]
+    assert statuses[:7] == [401] * 7 and statuses[7] == 429
+    assert login(client, "someone", "wrong-password", "10.9.9.9").status_code == 401
+
+
+def test_password_hashing_does_not_stop_the_other_tables(live_server):
+    """Eight wrong passwords at once (each a ~100 ms hash): another table's spectator still
+    gets its pongs promptly."""
+    create_organiser(live_server, "hashing")
+    code, _, _ = new_table(live_server)
+
+    def guess(n: int) -> None:
+        request = urllib.request.Request(
+            live_server + "/api/auth/login",
+            data=json.dumps({"username": "hashing", "password": f"wrong {n}"}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            urllib.request.urlopen(request, timeout=30).close()
+        except OSError:
+            pass
+
+    async def scenario() -> list[float]:
+        times = []
+        async with connect(f"{live_server.ws_url}/ws/table/{code}") as ws:
+            await ws.send(json.dumps({"type": "hello"}))
+            await asyncio.wait_for(ws.recv(), 5)
+            guessers = [threading.Thread(target=guess, args=(n,)) for n in range(8)]
+            for g in guessers:
+                g.start()
+            for n in range(20):
+                start = time.monotonic()
+                await ws.send(json.dumps({"type": "ping", "t": n}))
+                while json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] != "pong":
+                    pass
+                times.append(time.monotonic() - start)
+                await asyncio.sleep(0.02)
+            for g in guessers:
+                g.join()
+        return times
+
+    times = asyncio.run(scenario())
+    assert max(times) < 0.2, times
