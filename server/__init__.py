@@ -28,6 +28,7 @@ class Services:
     timer: Any = None
     checkpointer: Any = None
     pinger: Any = None
+    auditor: Any = None
 
     def close(self) -> None:
         """Stop the timer, the checkpointer, the pinger, the group committer and the hub (tests
@@ -36,6 +37,8 @@ class Services:
             self.timer.stop()
         if self.pinger is not None:
             self.pinger.stop()
+        if self.auditor is not None:
+            self.auditor.stop()
         if self.checkpointer is not None:
             self.checkpointer.stop()
         self.store.close()
@@ -71,6 +74,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from server.middleware import DeclineWebSocketCompression
     from server.store import EventStore, bind, db, open_database
     from server.store.checkpoint import start_checkpointer
+    from server.store.signing import Auditor, Signer, key_path
     from server.timer import Timer
 
     app = Flask(__name__, static_folder=None)
@@ -114,9 +118,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     openapi.init_app(app)
     web.init_app(app)
 
+    # The record proves itself: signed heads, and alarms for a log changed under the cache.
+    store.signer = Signer.load_or_create(key_path(app.config))
+    store.on_alarm = hub.publish
     if app.config["TIMER_ENABLED"]:
         found.timer = Timer(store, hub, clock, app.config["TIMER_INTERVAL_MS"])
         found.timer.start()
+        found.auditor = Auditor(store, clock)
+        found.auditor.start()
 
     app.wsgi_app = DeclineWebSocketCompression(app.wsgi_app)  # type: ignore[method-assign]
     if app.config["PROXY_COUNT"]:

@@ -91,6 +91,8 @@ DEFAULTS: dict[str, Any] = {
     # Look-ups of a table code that does not exist, per address (docs/security.md).
     "HTTP_MISS_PER_MINUTE": 30,
     "HTTP_MISS_BURST": 30,
+    # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
+    "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
 }
 
@@ -131,6 +133,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "HTTP_RATE_BURST": parse_int,
     "HTTP_MISS_PER_MINUTE": parse_int,
     "HTTP_MISS_BURST": parse_int,
+    "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
 }
 

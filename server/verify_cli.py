@@ -60,6 +60,11 @@ def run(args: argparse.Namespace) -> int:
     conf = {**settings.DEFAULTS, **settings.from_env()}
     bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
     store = EventStore(db)
+    from server.store.signing import Signer, key_path
+
+    path = key_path(conf)
+    if path.exists():  # no key: signed heads are reported as unchecked (broken)
+        store.signer = Signer.load(path)
     if args.code:
         code = args.code.strip().upper()
         if not store.exists(code):

@@ -68,6 +68,7 @@ POLICIES: dict[str, str] = {
     "sheets.sheets_page": TABLES,
     "sheets.export_json": TABLE,
     "sheets.ledger_csv": TABLE,
+    "sheets.signed_heads": TABLE,
     # staff
     "staff.login": PUBLIC,
     "staff.logout": STAFF,

@@ -50,6 +50,7 @@ def request_tz() -> tzinfo:
 def table_sheet(code: str) -> tuple[Sheet, list[dict[str, Any]]]:
     """A table's sheet and log, with the chain checked over the same events that are shown."""
     store = services().store
+    store.audit(code, services().clock())  # a log changed under the cache: alarm the judges
     for _ in range(3):
         check = store.verify(code)
         log = store.log(code)
@@ -141,6 +142,8 @@ def export_json(code: str) -> Response:
             "problem": chain.problem,
         },
         "events": public_log(log),
+        "signed_heads": services().store.signed_heads(code),
+        "public_key": getattr(services().store.signer, "public_hex", None),
     }
     response = jsonify(body)
     response.headers["Content-Disposition"] = f'attachment; filename="duel-table-{code}.json"'
@@ -160,6 +163,18 @@ def ledger_csv(code: str) -> Response:
     response.headers["Content-Type"] = "text/csv; charset=utf-8"
     response.headers["Content-Disposition"] = f'attachment; filename="duel-table-{code}-ledger.csv"'
     return _no_store(response)
+
+
+@bp.get("/api/tables/<code>/heads")
+def signed_heads(code: str) -> Response:
+    """The table's signed chain heads and the key that signed them: a phone keeps the ones it
+    was shown as receipts, and the sheet page checks them against the log."""
+    rate_limit()
+    code = code.upper()
+    store = services().store
+    heads = store.signed_heads(code)
+    key = store.signer.public_hex if store.signer is not None else None
+    return _no_store(jsonify({"code": code, "public_key": key, "heads": heads}))
 
 
 def init_app(app: Flask) -> None:

@@ -49,7 +49,8 @@ from server.rules import (
 )
 
 from .group import GroupCommit
-from .models import EventRow, SeatRow, TableRow, is_sqlite
+from .models import EventRow, HeadSignature, SeatRow, TableRow, is_sqlite
+from .signing import SIGN_AT
 
 log = logging.getLogger(__name__)
 
@@ -224,6 +225,10 @@ class _LRU:
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
 
+    def codes(self) -> list[str]:
+        with self._lock:
+            return list(self._items)
+
     def drop(self, code: str) -> None:
         with self._lock:
             self._items.pop(code, None)
@@ -316,6 +321,11 @@ class EventStore:
         )
         self._conn: Any = None  # the committer's own connection
         self._reader: Any = None  # the duplicate check's, under the plan lock
+        # The head signer (`server.store.signing.Signer`): set by the app; None signs nothing.
+        self.signer: Any = None
+        # Told (code, seq) after a tamper alarm was written, so the judges' sockets hear it.
+        self.on_alarm: Callable[[str, int], None] | None = None
+        self._audit_at = 0
 
     def close(self) -> None:
         """Stop the group committer (after what is queued)."""
@@ -435,6 +445,7 @@ class EventStore:
             table = self._table(code)
             rows = EventRow.select().where(EventRow.table == table.id).order_by(EventRow.seq)
             prev, count = GENESIS, 0
+            hashes: dict[int, str] = {}
             for expected, row in enumerate(rows, start=1):
                 count += 1
                 if row.seq != expected:
@@ -448,10 +459,28 @@ class EventStore:
                 digest = chain_hash(prev, code, row.seq, row.type, data, actor, row.at_ms)
                 if digest != row.hash:
                     return Verification(False, count, row.seq, "hash does not match")
-                prev = row.hash
+                prev = hashes[row.seq] = row.hash
             if count != table.seq:
                 return Verification(False, count, count + 1, "log shorter than the table's seq")
-            return Verification(True, count)
+            return self._verify_signatures(table, hashes, count)
+
+    def _verify_signatures(
+        self, table: TableRow, hashes: dict[int, str], count: int
+    ) -> Verification:
+        """Each signed head must be the log's hash at its seq, signed by the server's key."""
+        rows = (
+            HeadSignature.select()
+            .where(HeadSignature.table_id == table.id)
+            .order_by(HeadSignature.seq)
+        )
+        for sig in rows:
+            if hashes.get(sig.seq) != sig.hash:
+                return Verification(False, count, sig.seq, "the signed head does not match the log")
+            if self.signer is None:
+                return Verification(False, count, sig.seq, "no key to check the signed heads")
+            if not self.signer.check(table.code, sig.seq, sig.hash, sig.signature):
+                return Verification(False, count, sig.seq, "bad signature on the head")
+        return Verification(True, count)
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -825,7 +854,80 @@ class EventStore:
         pending, repeat = self._decide(code, cmd_id, decide_on)
         if repeat:
             return Appended(pending.snap.seq, [], duplicate=True)
+        if self.signer is not None and any(e["type"] in SIGN_AT for e in pending.written):
+            self.sign_head(code, pending.snap, now_ms)
         return Appended(pending.snap.seq, list(pending.written))
+
+    # -- signed heads and tamper alarms -------------------------------------------------------
+
+    def sign_head(self, code: str, snap: Snapshot, now_ms: int) -> dict[str, Any]:
+        """Sign and store the chain head of `snap` (`server.store.signing`)."""
+        signature = self.signer.sign(code, snap.seq, snap.last_hash)
+        with self.db.connection_context():
+            table_id = snap.table_id or self._table(code).id
+            with contextlib.suppress(*_INTEGRITY_ERRORS):  # signed already (a retry)
+                HeadSignature.create(
+                    table_id=table_id,
+                    seq=snap.seq,
+                    hash=snap.last_hash,
+                    signature=signature,
+                    signed_ms=now_ms,
+                )
+        return {"seq": snap.seq, "hash": snap.last_hash, "signature": signature}
+
+    def audit_some(self, count: int, now_ms: int) -> int:
+        """Audit the next `count` cached tables (round robin); how many alarms."""
+        codes = self._cache.codes()
+        if not codes:
+            return 0
+        start = self._audit_at % len(codes)
+        chosen = (codes[start:] + codes[:start])[:count]
+        self._audit_at = start + len(chosen)
+        return sum(1 for code in chosen if self.audit(code, now_ms))
+
+    def signed_heads(self, code: str) -> list[dict[str, Any]]:
+        """The table's signed heads, oldest first."""
+        with self.db.connection_context():
+            table = self._table(code)
+            rows = (
+                HeadSignature.select()
+                .where(HeadSignature.table_id == table.id)
+                .order_by(HeadSignature.seq)
+            )
+            return [
+                {"seq": r.seq, "hash": r.hash, "signature": r.signature, "signed_ms": r.signed_ms}
+                for r in rows
+            ]
+
+    def audit(self, code: str, now_ms: int) -> str | None:
+        """Compare this process's cached head with the log's hash at the same seq: a
+        difference means the log was changed under the cache. Then the cache is dropped, a
+        judge call is written to the table's log, and the problem is returned."""
+        snap = self._cache.get(code)
+        if snap is None or snap.seq == 0 or not snap.table_id:
+            return None
+        with self.db.connection_context():
+            found = self._sql(
+                "SELECT hash FROM event WHERE table_id = {} AND seq = {}", snap.table_id, snap.seq
+            ).fetchone()
+        stored = found[0] if found else ""
+        if stored == snap.last_hash:
+            return None
+        problem = (
+            f"The stored log changed under the server at seq {snap.seq}: "
+            f"expected {snap.last_hash[:12]}, found {stored[:12] or 'nothing'}."
+        )
+        log.error("table %s: %s", code, problem)
+        self._cache.drop(code)
+
+        def decide_on(latest: Snapshot) -> Decided:
+            data = {"call": len(latest.state.calls) + 1, "seat": None, "reason": problem}
+            return [Event("judge.called", data, now_ms, SYSTEM)], []
+
+        pending, _ = self._decide(code, None, decide_on)
+        if self.on_alarm is not None:
+            self.on_alarm(code, pending.snap.seq)
+        return problem
 
     def join(
         self, code: str, seat: str | None, name: str, player_id: str, now_ms: int

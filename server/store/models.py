@@ -105,7 +105,21 @@ class CommandRow(BaseModel):
         indexes = ((("table", "cmd_id"), True),)
 
 
-MODELS = [TableRow, SeatRow, EventRow, CommandRow]
+class HeadSignature(BaseModel):
+    """A table's chain head signed by the server's key (`server.store.signing`)."""
+
+    table_id = IntegerField(index=True)
+    seq = IntegerField()
+    hash = CharField(max_length=64)
+    signature = CharField(max_length=128)
+    signed_ms = BigIntegerField(default=0)
+
+    class Meta:
+        table_name = "head_signature"
+        indexes = ((("table_id", "seq"), True),)
+
+
+MODELS = [TableRow, SeatRow, EventRow, CommandRow, HeadSignature]
 
 
 def open_database(url: str, data_dir: str, autocheckpoint: bool = True) -> Database:
