@@ -21,7 +21,7 @@ from flask import Blueprint, Flask, current_app, request
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
-from server import services
+from server.context import services
 from server.errors import error_body
 from server.floor import summarise
 from server.rules.view import shared_view

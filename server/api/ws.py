@@ -20,7 +20,7 @@ from flask_sock import Sock
 from marshmallow import ValidationError
 from simple_websocket import ConnectionClosed
 
-from server import Services, services
+from server.context import Services, services
 from server.errors import AppError, error_body
 from server.jsontext import compact_encoder
 from server.rules import COMMANDS, Actor, RuleError, event_for
