@@ -4,50 +4,13 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask
 
+from server.context import Services, now_ms, services
 
-def now_ms() -> int:
-    """Server time in milliseconds since the Unix epoch."""
-    return time.time_ns() // 1_000_000
-
-
-@dataclass
-class Services:
-    """What the views need, bound to one app: the store, the hub, the clock, the timer."""
-
-    store: Any
-    hub: Any
-    clock: Callable[[], int]
-    http_limiter: Any = None
-    timer: Any = None
-    checkpointer: Any = None
-    pinger: Any = None
-    auditor: Any = None
-
-    def close(self) -> None:
-        """Stop the timer, the checkpointer, the pinger, the group committer and the hub (tests
-        create many apps in one process)."""
-        if self.timer is not None:
-            self.timer.stop()
-        if self.pinger is not None:
-            self.pinger.stop()
-        if self.auditor is not None:
-            self.auditor.stop()
-        if self.checkpointer is not None:
-            self.checkpointer.stop()
-        self.store.close()
-        self.hub.close()
-
-
-def services() -> Services:
-    """The services of the current app."""
-    return current_app.extensions["duel_table"]
+__all__ = ["Services", "create_app", "now_ms", "services"]
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:

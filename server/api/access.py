@@ -35,7 +35,7 @@ from typing import Any
 
 from flask import Flask, current_app, g, request
 
-from server import services
+from server.context import services
 from server.errors import AppError
 from server.rules import Actor
 

@@ -18,7 +18,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, jsonify, request
 from marshmallow import Schema
 
-from server import services
+from server.context import services
 from server.errors import AppError
 from server.rules import Actor, RuleError
 from server.rules.decklist import BanList, check

@@ -19,7 +19,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
 
-from server import services
+from server.context import services
 from server.errors import error_body
 from server.floor import summarise
 from server.rules.view import calls_view, shared_view

@@ -13,7 +13,7 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
-from server import services
+from server.context import services
 from server.errors import AppError, error_body
 from server.rules import RuleError, event_for, get_ruleset, view
 

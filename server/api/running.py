@@ -12,7 +12,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, jsonify
 from marshmallow import Schema
 
-from server import services
+from server.context import services
 from server.store import hall
 
 from . import staff

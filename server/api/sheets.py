@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from flask import Blueprint, Flask, Response, g, jsonify, render_template, request
 
-from server import services
+from server.context import services
 from server.errors import AppError
 from server.sheet import Chain, Sheet, build_sheet, iso_text, ledger_rows, public_log, time_text
 

@@ -20,7 +20,7 @@ from flask import Blueprint, Flask, Response, current_app, g, jsonify, redirect,
 from markupsafe import escape
 from marshmallow import Schema, fields, validate
 
-from server import services
+from server.context import services
 from server.errors import AppError, error_body
 from server.rules import RULESETS, Actor, view
 from server.store.tournament import Staff, Tournament, parse_pairings

@@ -15,7 +15,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify
 from markupsafe import escape
 from marshmallow import Schema, fields, validate
 
-from server import services
+from server.context import services
 from server.errors import AppError
 from server.rules import swiss as core
 from server.store.swiss import SwissService, create_tables

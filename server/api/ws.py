@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, Flask, current_app, request
 from marshmallow import ValidationError
 
-from server import Services, services
+from server.context import Services, services
 from server.errors import AppError, error_body
 from server.jsontext import compact_encoder
 from server.rules import COMMANDS, Actor, RuleError, event_for

@@ -25,7 +25,9 @@ from peewee import Database, DatabaseProxy, IntegerField, Model, PostgresqlDatab
 from playhouse.migrate import SchemaMigrator
 
 from .banlists import BanListRow
-from .models import MODELS, BaseModel, db
+from .hall import HallMessage
+from .models import MODELS, BaseModel, HeadSignature, db
+from .swiss import SWISS_MODELS
 from .tournament import TOURNAMENT_MODELS
 
 BASELINE = 1
@@ -53,7 +55,7 @@ class SchemaVersion(BaseModel):
 
 def all_models() -> list[type[Model]]:
     """Every table of the server, made by its model."""
-    return [*MODELS, *TOURNAMENT_MODELS, BanListRow, SchemaVersion]
+    return [*MODELS, *TOURNAMENT_MODELS, BanListRow, HallMessage, *SWISS_MODELS, SchemaVersion]
 
 
 def latest(steps: list[Migration] | None = None) -> int:
@@ -142,3 +144,27 @@ def bind(database: Database, create: bool = True) -> None:
 
 
 # -- migrations, oldest first (version 2 onwards) ---------------------------------------------
+
+
+def _create(migrator: SchemaMigrator, models: list[type[Model]]) -> None:
+    """Create new tables (with their indexes) on the migrator's database."""
+    with migrator.database.bind_ctx(models):
+        migrator.database.create_tables(models, safe=True)
+
+
+@migration
+def signed_heads(migrator: SchemaMigrator) -> None:
+    """Version 2: the signed chain heads (`head_signature`)."""
+    _create(migrator, [HeadSignature])
+
+
+@migration
+def hall_messages(migrator: SchemaMigrator) -> None:
+    """Version 3: the organiser's message on the hall clock (`hall_message`)."""
+    _create(migrator, [HallMessage])
+
+
+@migration
+def swiss_tournament(migrator: SchemaMigrator) -> None:
+    """Version 4: the Swiss tournament's players and its log of rounds and results."""
+    _create(migrator, list(SWISS_MODELS))

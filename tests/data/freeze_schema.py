@@ -77,7 +77,9 @@ def main() -> int:
             for model in MODELS:
                 cursor = db.execute_sql(f'SELECT * FROM "{model._meta.table_name}" ORDER BY id')
                 names = [column[0] for column in cursor.description]
-                rows[model._meta.table_name] = [dict(zip(names, row)) for row in cursor]
+                rows[model._meta.table_name] = [
+                    dict(zip(names, row, strict=True)) for row in cursor
+                ]
         app.extensions["duel_table"].close()
     frozen = {
         "release": "0e10e3f",
