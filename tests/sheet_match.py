@@ -147,8 +147,14 @@ def play_match(
     t.do("A", "lp.reject", entry=entry, reason="it was 2000")
     call = t.state().calls[-1].call
     t.do("judge", "judge.ack", call=call)
-    t.do("judge", "dispute.settle", entry=entry, action="void", note="attack was 2000")
-    t.do("judge", "judge.close", call=call, note="ATK 2000 after Axe of Despair left")
+    # Settling the dispute closes the judge call it raised (its note is the ruling's).
+    t.do(
+        "judge",
+        "dispute.settle",
+        entry=entry,
+        action="void",
+        note="ATK 2000 after Axe of Despair left",
+    )
     t.lp("B", ("A", "damage", 2000))
     t.lp("A", ("A", "damage", 500), ("B", "damage", 500), note="Ring of Destruction")
     t.do("judge", "penalty.record", seat="A", level="warning", infraction="slow_play", note="")
