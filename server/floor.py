@@ -12,6 +12,8 @@ from typing import Any
 ALERT_ORDER = (
     "judge_call",
     "dispute",
+    "seat_mismatch",
+    "no_show",
     "time_called",
     "deck_problem",
     "window_over",
@@ -61,9 +63,58 @@ def phase_of(v: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def alerts_of(v: dict[str, Any], phase_since_ms: int | None = None) -> list[dict[str, Any]]:
-    """Everything a judge should look at, most urgent kinds first, oldest first within a kind."""
+def _same(a: str, b: str) -> bool:
+    return a.strip().casefold() == b.strip().casefold()
+
+
+def seat_alerts(
+    v: dict[str, Any], pairing: dict[str, dict[str, str]] | None, no_show_ms: int | None
+) -> list[dict[str, Any]]:
+    """A paired table's seats against its pairing: seats still empty `no_show_ms` after the
+    round's start (tardiness, PENALTIES.md; `since_ms` is when that is due, the screen shows it
+    from then on), and a seat taken under another name or ID than the pairing's."""
+    if not pairing or not any(p["name"] for p in pairing.values()):
+        return []
     found: list[dict[str, Any]] = []
+    seats = v["seats"]
+    started = v["clock"].get("started_ms")
+    empty = [k for k in sorted(seats) if not seats[k]["joined"] and pairing[k]["name"]]
+    if empty and started is not None and no_show_ms is not None and v["phase"] != "match_over":
+        found.append(
+            {
+                "kind": "no_show",
+                "since_ms": started + no_show_ms,
+                "seat": empty[0] if len(empty) == 1 else None,
+                "detail": ",".join(empty),
+            }
+        )
+    for k in sorted(seats):
+        seat, paired = seats[k], pairing[k]
+        if not seat["joined"] or not paired["name"]:
+            continue
+        ids = seat["player_id"] and paired["player_id"]
+        if not _same(seat["name"], paired["name"]) or (
+            ids and not _same(seat["player_id"], paired["player_id"])
+        ):
+            found.append(
+                {
+                    "kind": "seat_mismatch",
+                    "since_ms": None,
+                    "seat": k,
+                    "detail": f"{seat['name']} / {paired['name']}",
+                }
+            )
+    return found
+
+
+def alerts_of(
+    v: dict[str, Any],
+    phase_since_ms: int | None = None,
+    pairing: dict[str, dict[str, str]] | None = None,
+    no_show_ms: int | None = None,
+) -> list[dict[str, Any]]:
+    """Everything a judge should look at, most urgent kinds first, oldest first within a kind."""
+    found: list[dict[str, Any]] = seat_alerts(v, pairing, no_show_ms)
     linked = dispute_calls(v)
     linked_calls = {c["call"] for c in linked.values()}
     for c in v["calls"]:
@@ -165,8 +216,11 @@ def summarise(
     number: int | None,
     seq: int,
     phase_since_ms: int | None = None,
+    pairing: dict[str, dict[str, str]] | None = None,
+    no_show_ms: int | None = None,
 ) -> dict[str, Any]:
-    """One table on the floor view, from its view `v` at sequence number `seq`."""
+    """One table on the floor view, from its view `v` at sequence number `seq` (and its
+    pairing, at an event)."""
     clock = v["clock"]
     return {
         "code": v["code"],
@@ -183,7 +237,8 @@ def summarise(
             "remaining_ms": clock["remaining_ms"],
         },
         "time_called": v["time"]["called"],
-        "alerts": alerts_of(v, phase_since_ms),
+        "pairing": {k: p["name"] for k, p in pairing.items()} if pairing else None,
+        "alerts": alerts_of(v, phase_since_ms, pairing, no_show_ms),
     }
 
 

@@ -116,3 +116,16 @@ def test_end_round_names_the_tables_still_playing_and_tells_them(app, client) ->
     for code, told in zip(codes, (True, False, True), strict=True):
         flags = view(store.snapshot(code).state, "A")["flags"]
         assert [f["kind"] for f in flags] == (["round_ended"] if told else [])
+
+
+def test_table_cards_print_the_code_short_address_and_paired_names(app, client) -> None:
+    org = Org(client, app)
+    ev = event(org, tables=2)
+    org.post(f"/api/events/{ev['id']}/pairings", {"csv": "1,Yugi <b>,0001,Kaiba,0002"})
+    with client.get(f"/organiser/events/{ev['id']}/cards") as r:
+        page = r.get_data(as_text=True)
+    assert r.status_code == 200
+    for t in ev["tables"]:
+        assert f"data-code='{t['code']}'" in page
+        assert f"localhost/t/{t['code']}" in page  # typed in when a QR will not scan
+    assert "Yugi &lt;b&gt;" in page and "Kaiba" in page and "<b>" not in page

@@ -77,6 +77,7 @@ class Feed:
         self.registry = registry
         self._lock = threading.Lock()
         self.codes: dict[str, int] = {}
+        self.pairings: dict[str, dict[str, dict[str, str]]] = {}
         self.summaries: dict[str, dict[str, Any]] = {}
         self._phase_since: dict[str, tuple[str, int]] = {}
         self._dirty: dict[str, int] = {}  # table code -> the latest seq published
@@ -104,11 +105,19 @@ class Feed:
         if seen is None or seen[0] != v["phase"]:
             seen = (v["phase"], now)
             self._phase_since[code] = seen
-        return summarise(v, number=self.codes.get(code), seq=snap.seq, phase_since_ms=seen[1])
+        return summarise(
+            v,
+            number=self.codes.get(code),
+            seq=snap.seq,
+            phase_since_ms=seen[1],
+            pairing=self.pairings.get(code),
+            no_show_ms=self.registry.no_show_ms,
+        )
 
     def load(self) -> None:
         """(Re)read the event's tables and subscribe to each."""
         codes = self.registry.tournament.codes(self.event_id)
+        self.pairings = self.registry.tournament.pairings(self.event_id)
         hub = self.registry.hub
         for code in set(self.codes) - set(codes):
             hub.unsubscribe(code, self._on_publish)
@@ -204,6 +213,7 @@ class FeedRegistry:
     ) -> None:
         self.tournament, self.store, self.hub, self.clock = tournament, store, hub, clock
         self.interval = interval_ms / 1000
+        self.no_show_ms: int | None = None
         self._feeds: dict[int, Feed] = {}
         self._lock = threading.Lock()
 
@@ -352,4 +362,6 @@ def init_app(app: Flask) -> None:
         found.clock,
         app.config.get("FLOOR_INTERVAL_MS", 500),
     )
+    # A paired seat still empty this long after the round's start is a no-show (tardiness).
+    app.extensions["duel_table_floor"].no_show_ms = app.config.get("NO_SHOW_MINUTES", 5) * 60_000
     app.register_blueprint(bp)

@@ -510,15 +510,23 @@ def cards(event_id: int) -> Response:
         "<script type='module' src='/js/organiser/cards.js'></script></head><body>",
         "<p class='noprint'><button id='print' type='button'>Print</button></p>",
     ]
+    short = request.host.removeprefix("www.")
     for table in tournament().tables(event_id):
-        parts.append("<section class='card'>")
+        code = escape(table["code"])
+        parts.append(f"<section class='card' data-code='{code}'>")
         parts.append(f"<h1>{escape(ev.name)}</h1><p class='no'>{table['number']}</p>")
-        parts.append("<div class='seats'>")
+        # For a QR code that will not scan: the table's code and a short address to type.
+        parts.append(
+            f"<p class='code'>{code}</p><p class='addr'>{escape(short)}/t/{code}</p>"
+            "<div class='seats'>"
+        )
         for seat in ("A", "B"):
             url = f"{base}/s/{ev.slug}/{table['number']}/{seat}"
+            name = table["pairing"][seat]["name"]
+            player = f"<span class='player'>{escape(name)}</span>" if name else ""
             parts.append(
                 f"<figure><img alt='QR seat {seat}' src='{_qr_data_uri(url)}'>"
-                f"<figcaption>Seat {seat} · 座位 {seat} · 席 {seat}</figcaption></figure>"
+                f"<figcaption>Seat {seat} · 座位 {seat} · 席 {seat}{player}</figcaption></figure>"
             )
         parts.append("</div></section>")
     parts.append("</body></html>")

@@ -168,6 +168,7 @@ def shared_view(s: TableState) -> dict[str, Any]:
         "new_match_votes": sorted(s.new_match_votes),
         "clock": {
             "status": clock.status,
+            "started_ms": clock.started_ms,
             "duration_ms": clock.duration_ms,
             "deadline_ms": clock.deadline_ms,
             "remaining_ms": clock.remaining(clock.paused_ms or 0)

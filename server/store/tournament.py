@@ -492,6 +492,14 @@ class Tournament:
             raise AppError("no_such_round", "No such round.", status=404)
         return rnd
 
+    def pairings(self, event_id: int) -> dict[str, dict[str, dict[str, str]]]:
+        """Table code -> its pairing, for the paired tables of the current round."""
+        return {
+            t["code"]: t["pairing"]
+            for t in self.tables(event_id)
+            if t["pairing"]["A"]["name"] or t["pairing"]["B"]["name"]
+        }
+
     def codes(self, event_id: int) -> dict[str, int]:
         """Table code -> table number, for every table of the current round."""
         return {t["code"]: t["number"] for t in self.tables(event_id)}

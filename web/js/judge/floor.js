@@ -90,8 +90,15 @@ export function mountFloor(root, eventId, navigate) {
     ),
   );
 
+  // A no-show alert is sent ahead with the time it becomes due: shown from then on.
+  function due(s, at) {
+    const alerts = s.alerts.filter((a) => a.kind !== "no_show" || (a.since_ms || 0) <= at);
+    return alerts.length === s.alerts.length ? s : { ...s, alerts };
+  }
+
   function card(s, at) {
-    const names = [s.names.A || "—", s.names.B || "—"];
+    const paired = s.pairing || {};
+    const names = [s.names.A || paired.A || "—", s.names.B || paired.B || "—"];
     const left = timeLeft(s.clock, at);
     const alerts = s.alerts.map((a) =>
       h(
@@ -102,6 +109,8 @@ export function mountFloor(root, eventId, navigate) {
         a.judge ? h("span", { class: "muted", text: ` · ${t("staff.alert.taken", { judge: a.judge })}` }) : null,
         a.detail && a.kind === "judge_call" ? h("span", { class: "muted", text: ` · ${callReason(a.detail)}` }) : null,
         a.kind === "dispute" ? h("span", { class: "alert-line", testid: "dispute-line", text: ` · ${disputeLine(a, s.names)}` }) : null,
+        a.kind === "no_show" ? h("span", { text: ` · ${a.detail.split(",").map((k) => paired[k] || k).join(", ")}` }) : null,
+        a.kind === "seat_mismatch" ? h("span", { text: ` · ${t("run.mismatch", { seated: a.detail.split(" / ")[0], paired: paired[a.seat] || "" })}` }) : null,
         a.since_ms ? h("span", { class: "alert-age", text: ` ${age(at - a.since_ms)}` }) : null,
       ),
     );
@@ -131,7 +140,7 @@ export function mountFloor(root, eventId, navigate) {
   function render() {
     const at = now();
     const q = filter.value.trim().toLowerCase();
-    let rows = [...tables.values()];
+    let rows = [...tables.values()].map((s) => due(s, at));
     if (q) {
       rows = rows.filter((s) => String(s.number) === q || `${s.names.A} ${s.names.B} ${s.code}`.toLowerCase().includes(q));
     }

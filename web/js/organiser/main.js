@@ -9,6 +9,11 @@ const root = document.getElementById("app");
 // A message that outlives the page's redraw after an action (the round started, ended, ...).
 let flash = null;
 
+/** A rule set's human name (its id when the catalogue has none). */
+function rulesetName(id) {
+  return has(`run.ruleset.${id}`) ? t(`run.ruleset.${id}`) : id;
+}
+
 /** A refusal's reason in the reader's language when the catalogue knows its code. */
 function reason(code, message) {
   return has(`err.${code}`) ? t(`err.${code}`) : message || code;
@@ -73,7 +78,7 @@ async function showEvents() {
   const name = h("input", { type: "text", maxlength: "80", required: true, testid: "ev-name" });
   const date = h("input", { type: "date", required: true, testid: "ev-date", value: new Date().toISOString().slice(0, 10) });
   const rules = h("select", { testid: "ev-ruleset" });
-  for (const r of rulesets) rules.append(h("option", { value: r, text: r }));
+  for (const r of rulesets) rules.append(h("option", { value: r, text: rulesetName(r) }));
   const minutes = h("input", { type: "number", min: "1", max: "600", value: "40", testid: "ev-minutes" });
   const tables = h("input", { type: "number", min: "1", max: "1000", value: "8", testid: "ev-tables" });
   const err = h("p", { class: "form-error", role: "alert", testid: "ev-error" });
@@ -186,7 +191,7 @@ async function showEvent(id) {
   const hallBox = h("section", { class: "card", testid: "hall" },
     h("h2", { text: t("run.hall") }),
     h("p", { class: "muted", text: t("run.hall_help") }),
-    h("p", {}, h("a", { class: "btn btn-small", href: `/e/${ev.slug}/hall`, target: "_blank", testid: "hall-link", text: t("run.hall_open") })),
+    h("p", { class: "row" }, h("a", { class: "btn btn-small", href: `/e/${ev.slug}/hall`, target: "_blank", testid: "hall-link", text: t("run.hall_open") })),
     h("label", { class: "field", for: "f-hall-message" }, h("span", { text: t("run.hall_message") }), hallText),
     h("div", { class: "row" },
       h("button", { class: "btn", type: "button", testid: "hall-message-show", text: t("run.hall_show"), onclick: () => postHall(hallText.value.trim()) }),
@@ -204,7 +209,7 @@ async function showEvent(id) {
   const jPass = h("input", { type: "password", testid: "judge-pass", autocomplete: "new-password" });
   const judges = h("section", { class: "card" },
     h("h2", { text: t("staff.judges_of") }),
-    h("ul", { class: "staff-list", testid: "staff-list" }, ev.staff.map((s) => h("li", { text: `${s.username} (${s.role})` }))),
+    h("ul", { class: "staff-list", testid: "staff-list" }, ev.staff.map((s) => h("li", { text: `${s.username} ${t(`run.role.${s.role}`)}` }))),
     h("form", {
       onsubmit: async (e) => {
         e.preventDefault();
@@ -273,7 +278,7 @@ async function showEvent(id) {
     topBar(t("staff.organiser"), [link("/organiser", t("staff.events"), "to-events")]),
     h("main", { class: "staff-main" },
       h("h1", { testid: "event-title", text: `${ev.name} · ${ev.date}` }),
-      h("p", { class: "muted", text: `${ev.ruleset} · ${ev.match_minutes} min` }),
+      h("p", { class: "muted", testid: "event-rules", text: `${rulesetName(ev.ruleset)} · ${t("run.minutes", { n: ev.match_minutes })}` }),
       msg, roundBox, hallBox,
       h("section", { class: "card" }, h("label", { class: "check-inline" }, spect, h("span", { text: t("staff.spectators") }))),
       judges, banlistBox, pairings,

@@ -2,6 +2,17 @@
 // Merged into the shared catalogues with strings.js (see common.js).
 
 export const en = {
+  "run.role.judge": "(judge)",
+  "run.role.organiser": "(organiser)",
+  "run.minutes": "{n} min",
+  "run.ruleset.ocg-2008": "OCG 2008 (Hong Kong)",
+  "run.ruleset.ocg-2011-swiss": "OCG 2011, Swiss rounds",
+  "run.ruleset.ocg-2011-elimination": "OCG 2011, single elimination",
+  "run.ruleset.tcg-2010-swiss": "TCG 2010, Swiss rounds",
+  "run.ruleset.tcg-2018-swiss": "TCG 2018, Swiss rounds",
+  "staff.alert.no_show": "No-show (tardiness)",
+  "staff.alert.seat_mismatch": "Seat does not match the pairing",
+  "run.mismatch": "seated {seated}, paired {paired}",
   "run.hall": "Hall clock",
   "run.hall_help": "A public page for a projector or TV: the round's time, the tables still playing, and your message.",
   "run.hall_open": "Open the hall clock",
@@ -35,6 +46,17 @@ export const en = {
 };
 
 export const ja = {
+  "run.role.judge": "（ジャッジ）",
+  "run.role.organiser": "（主催者）",
+  "run.minutes": "{n} 分",
+  "run.ruleset.ocg-2008": "OCG 2008（香港）",
+  "run.ruleset.ocg-2011-swiss": "OCG 2011 スイスドロー",
+  "run.ruleset.ocg-2011-elimination": "OCG 2011 シングルエリミネーション",
+  "run.ruleset.tcg-2010-swiss": "TCG 2010 スイスドロー",
+  "run.ruleset.tcg-2018-swiss": "TCG 2018 スイスドロー",
+  "staff.alert.no_show": "未着席（遅刻）",
+  "staff.alert.seat_mismatch": "着席者が対戦表と不一致",
+  "run.mismatch": "着席：{seated}、対戦表：{paired}",
   "run.hall": "会場時計",
   "run.hall_help": "プロジェクターやテレビ用の公開ページ：ラウンドの残り時間、対戦中のテーブル、お知らせ。",
   "run.hall_open": "会場時計を開く",
@@ -68,6 +90,17 @@ export const ja = {
 };
 
 export const zhHant = {
+  "run.role.judge": "（裁判）",
+  "run.role.organiser": "（主辦者）",
+  "run.minutes": "{n} 分鐘",
+  "run.ruleset.ocg-2008": "OCG 2008（香港）",
+  "run.ruleset.ocg-2011-swiss": "OCG 2011 瑞士制",
+  "run.ruleset.ocg-2011-elimination": "OCG 2011 單淘汰",
+  "run.ruleset.tcg-2010-swiss": "TCG 2010 瑞士制",
+  "run.ruleset.tcg-2018-swiss": "TCG 2018 瑞士制",
+  "staff.alert.no_show": "未到（遲到）",
+  "staff.alert.seat_mismatch": "座位與對戰表不符",
+  "run.mismatch": "入座：{seated}，對戰表：{paired}",
   "run.hall": "場館時鐘",
   "run.hall_help": "供投影機或電視使用的公開頁面：本輪剩餘時間、仍在比賽的桌數及你的訊息。",
   "run.hall_open": "開啟場館時鐘",
