@@ -47,6 +47,7 @@ from server.rules import (
     decide,
     next_due_ms,
 )
+from server.rules.base import SYSTEM_ACTOR
 
 from .group import GroupCommit
 from .models import EventRow, SeatRow, TableRow, is_sqlite
@@ -60,7 +61,6 @@ SEATS = ("A", "B")
 # Striped locks: bounded memory whatever the number of tables; two tables sharing a stripe only
 # wait for each other's (sub-millisecond) commit.
 LOCK_STRIPES = 1024
-SYSTEM = Actor(role="system")
 
 
 def canonical(code: str, seq: int, type_: str, data: Any, actor: Any, at_ms: int) -> str:
@@ -825,7 +825,7 @@ class EventStore:
             elif seats[chosen].joined:
                 raise AppError("seat_taken", f"Seat {chosen} is taken.", status=409)
             args = {"seat": chosen, "name": name, "player_id": player_id}
-            events = decide(snap.state, "seat.join", args, SYSTEM, now_ms, self.randbelow)
+            events = decide(snap.state, "seat.join", args, SYSTEM_ACTOR, now_ms, self.randbelow)
             taken[:] = [chosen]
             mark = self.db.param
             insert = (
