@@ -5,8 +5,8 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install lock chromium run test test-postgres e2e lint bench bench-pairing reliability \
-	bench-firstload
+.PHONY: install lock chromium run test test-fast test-postgres e2e lint bench bench-pairing \
+	reliability bench-firstload
 
 install: $(STAMP)
 
@@ -43,6 +43,11 @@ TEST_POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 test: install chromium
 	$(BIN)/pytest
 	$(MAKE) --no-print-directory test-postgres
+
+# The quick loop while changing code: the tests not marked slow, kill or browser (markers in
+# pyproject.toml), on SQLite; under a minute.
+test-fast: install
+	$(BIN)/pytest tests -q -m "not slow and not kill and not browser"
 
 # The server's tests on PostgreSQL. The pure rules tests touch no database, and the reliability
 # tests already run on both stores, so they run once, above.

@@ -17,6 +17,13 @@ from server.testing import LiveServer, isolated_database, start_server, stop_ser
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in e2e/ drives a browser: mark it `browser` (pyproject.toml's markers)."""
+    for item in items:
+        if "e2e" in item.path.parts:
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(scope="session")
 def database_url() -> Iterator[str]:
     """Empty for SQLite files, or TEST_DATABASE_URL with freshly created tables."""

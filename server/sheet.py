@@ -591,15 +591,16 @@ LEDGER_HEADER = [
     "seat A kind",
     "seat B kind",
 ]
-# A formula opener (and the tab/CR spreadsheets also honour); a plain integer is left alone.
+# A formula opener (and the tab/CR spreadsheets also honour); a plain number is left alone.
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
-_INTEGER = re.compile(r"-?\d+")
+_NUMBER = re.compile(r"-?\d+(\.\d+)?")
 
 
 def csv_safe(value: Any) -> str:
-    """A cell a spreadsheet will not run: a leading = + - @ gets a quote in front."""
+    """A cell a spreadsheet will not run: a leading = + - @ (tab, CR) gets a quote in front,
+    except a plain negative number, which stays a number (-1800 adds up in a column)."""
     text = "" if value is None else str(value)
-    if text.startswith(_FORMULA) and not _INTEGER.fullmatch(text):
+    if text.startswith(_FORMULA) and not _NUMBER.fullmatch(text):
         return "'" + text
     return text
 

@@ -11,12 +11,11 @@ import threading
 from collections.abc import Callable
 
 from server.hub import Hub
-from server.rules import Actor, RuleError
+from server.rules import RuleError
+from server.rules.base import SYSTEM_ACTOR
 from server.store import EventStore
 
 log = logging.getLogger(__name__)
-
-SYSTEM = Actor(role="system")
 
 
 def run_due(store: EventStore, hub: Hub, now_ms: int) -> int:
@@ -24,7 +23,7 @@ def run_due(store: EventStore, hub: Hub, now_ms: int) -> int:
     written = 0
     for code, due_ms in store.due(now_ms):
         try:
-            result = store.append(code, "tick", {}, SYSTEM, f"tick:{due_ms}", now_ms)
+            result = store.append(code, "tick", {}, SYSTEM_ACTOR, f"tick:{due_ms}", now_ms)
         except RuleError as exc:
             log.warning("tick refused at table %s: %s", code, exc.code)
             continue

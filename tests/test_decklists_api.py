@@ -151,6 +151,7 @@ def load(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_r2_5_load_banlist_command_line(tmp_path: Path):
     done = load(tmp_path, str(EXAMPLE), "--name", "2026-10", "--event", "3")
     assert done.returncode == 0, done.stderr

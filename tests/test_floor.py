@@ -56,6 +56,22 @@ def test_a_turn_over_three_minutes_is_flagged_by_the_timer():
     assert s["phase"]["kind"] == "duel" and s["phase"]["duel"] == 1
 
 
+def test_the_turn_flag_is_found_by_its_fields_not_its_wording():
+    t = Table().register().start_duel()
+    t.tick(at=t.now - T0 + 181_000)
+    v = view(t.state)
+    for f in v["flags"]:
+        f["detail"] = "3 minutes over in turn one"  # any wording, any language
+    assert "turn_over" in kinds(summarise(v, number=1, seq=len(t.log), phase_since_ms=None))
+
+
+def test_the_last_turns_flag_is_not_this_turns():
+    t = Table().register().start_duel()
+    t.tick(at=t.now - T0 + 181_000)
+    t.end_turn()
+    assert "turn_over" not in kinds(floor(t))
+
+
 def test_time_called_and_an_unconfirmed_result():
     t = Table(match_minutes=1).join().start_clock()
     t.tick(at=61_000)

@@ -83,7 +83,9 @@ def test_make_hub_without_redis_is_local():
     assert isinstance(make_hub(""), LocalHub)
 
 
+@pytest.mark.redis
 @pytest.mark.skipif(not redis_answers(), reason="Redis does not answer")
+@pytest.mark.slow
 def test_redis_hub_reaches_another_process():
     first, second = RedisHub(REDIS_URL), RedisHub(REDIS_URL)
     try:
@@ -104,7 +106,9 @@ def test_redis_hub_reaches_another_process():
         second.close()
 
 
+@pytest.mark.redis
 @pytest.mark.skipif(not redis_answers(), reason="Redis does not answer")
+@pytest.mark.slow
 def test_two_server_processes_share_tables_through_redis(tmp_path, database_url):
     """A command sent to one process reaches a socket held by another (DESIGN: scale out)."""
     import asyncio

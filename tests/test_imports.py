@@ -189,3 +189,15 @@ def test_the_cycle_finder_finds_a_lazy_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [{"a", "b", "c"}]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_system_actor_is_made_once() -> None:
+    """`SYSTEM_ACTOR` (server/rules/base.py) is the server's own actor; nothing builds another."""
+    made = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Actor":
+                args = [*node.args, *(k.value for k in node.keywords if k.arg == "role")]
+                if any(isinstance(a, ast.Constant) and a.value == "system" for a in args):
+                    made.append(f"{module}:{node.lineno}")
+    assert len(made) == 1 and made[0].startswith("server.rules.base:"), made

@@ -7,6 +7,7 @@ import socket
 import time
 from pathlib import Path
 
+import pytest
 from ws_helpers import new_table
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import (
@@ -84,6 +85,7 @@ class RawPeer:
         return accepted
 
 
+@pytest.mark.slow
 def test_a_silent_peer_is_closed_and_an_answering_one_stays(tmp_path: Path, database_url):
     url = isolated_database(database_url, "keepalive")
     server, process = start_server(tmp_path, url, {"WS_PING_SECONDS": "1"})

@@ -191,6 +191,7 @@ def test_migrations_run_in_order_once_each(url: str, tmp_path: Path) -> None:
     database.close()
 
 
+@pytest.mark.slow
 def test_python_m_server_migrate(tmp_path: Path) -> None:
     database = opened("", tmp_path)
     build_previous_release(database)

@@ -152,6 +152,7 @@ def test_every_client_command_has_sample_arguments():
     assert set(CLIENT_COMMANDS) <= set(ARGS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("role", ROLES)
 def test_each_role_against_each_command(world: World, role: str):
     first, replies = asyncio.run(_session(world, role, CLIENT_COMMANDS))
@@ -171,6 +172,7 @@ def test_each_role_against_each_command(world: World, role: str):
             assert reply["error"]["code"] == "forbidden", (role, cmd, reply)
 
 
+@pytest.mark.slow  # reads the judge actions test_each_role_against_each_command made
 def test_judge_actions_are_signed_with_the_judges_name(world: World):
     _, log = world.j1.request("GET", f"/api/staff/tables/{world.code}")
     judged = [e for e in log["log"] if e["actor"]["role"] == "judge"]

@@ -12,6 +12,9 @@ import pytest
 from reliability import access, crash, fuzz, openapi_fuzz
 from reliability.proc import postgres_answers
 
+# Minutes of kill -9, fuzzing and access runs against real servers.
+pytestmark = pytest.mark.slow
+
 
 def crash_run(backend: str, workdir: Path) -> crash.CrashReport:
     # Kills come after 1..30 acknowledgements each, so 20 kills fit in about a minute.
@@ -31,11 +34,14 @@ def assert_survived(report: crash.CrashReport) -> None:
     assert report.duplicate_probe_failures == 0
 
 
+@pytest.mark.kill
 @pytest.mark.timeout(400)
 def test_sigkill_loses_and_duplicates_nothing_on_sqlite(tmp_path: Path) -> None:
     assert_survived(crash_run("sqlite", tmp_path))
 
 
+@pytest.mark.kill
+@pytest.mark.postgres
 @pytest.mark.timeout(400)
 def test_sigkill_loses_and_duplicates_nothing_on_postgresql(tmp_path: Path) -> None:
     if not postgres_answers():

@@ -19,6 +19,7 @@ import random
 from typing import Any
 
 import hypothesis
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -43,6 +44,9 @@ from server.rules import (
     view,
 )
 from tests.rules_helpers import CHECKLIST, MIN, SEC, T0, actor, other
+
+# Hypothesis explores many whole matches (about half a minute).
+pytestmark = pytest.mark.slow
 
 SEATS = ("A", "B")
 WHO = st.sampled_from(["A", "B", "A", "B", "judge", "system"])

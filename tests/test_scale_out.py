@@ -15,6 +15,9 @@ from ws_helpers import DECK, WAIT, Phone, http
 from server.testing import isolated_database, start_server, stop_server
 from tests.staff_actions import Staff, create_organiser
 
+# Two real server processes sharing Redis.
+pytestmark = pytest.mark.slow
+
 
 async def floor_until(ws, code: str, check) -> dict:
     """Floor messages until the summary of table `code` satisfies `check`."""
@@ -25,6 +28,7 @@ async def floor_until(ws, code: str, check) -> dict:
                 return table
 
 
+@pytest.mark.redis
 @pytest.mark.skipif(not redis_answers(), reason="Redis does not answer")
 def test_phones_and_floor_views_on_two_processes_stay_in_step(tmp_path, database_url):
     env = {"REDIS_URL": REDIS_URL}

@@ -117,7 +117,11 @@ def test_an_empty_table_makes_an_empty_sheet(store):
         ("-1+cmd", "'-1+cmd"),
         ("@SUM(A1)", "'@SUM(A1)"),
         ("\t=1", "'\t=1"),
-        ("-1800", "-1800"),
+        ("-1800", "-1800"),  # a plain negative number stays a number
+        ("-12.5", "-12.5"),
+        ("-", "'-"),
+        ("--1", "'--1"),
+        ("-1e3", "'-1e3"),
         ("1800", "1800"),
         ("Mirror Force", "Mirror Force"),
         ("", ""),

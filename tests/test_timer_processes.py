@@ -6,10 +6,14 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
 from websockets.asyncio.client import connect
 from ws_helpers import DECK, Phone, http
 
 from server.testing import start_server, stop_server
+
+# Two real server processes on one database.
+pytestmark = pytest.mark.slow
 
 
 async def _start_clock(ws_url: str, code: str, token_a: str, token_b: str) -> None:

@@ -173,6 +173,7 @@ def test_verify_of_an_unknown_table_exits_2(sqlite_store, capsys):
     assert "no such table" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_python_m_server_verify_exit_codes(sqlite_store, tmp_path: Path):
     match = play_match(sqlite_store)
     env = {**os.environ, "DATA_DIR": str(tmp_path / "cli"), "DATABASE_URL": ""}

@@ -349,6 +349,7 @@ def test_compression_is_declined(table: Table):
     run(scenario())
 
 
+@pytest.mark.slow
 def test_opening_sockets_counts_against_the_address_limit(tmp_path, database_url):
     from server.testing import isolated_database, start_server, stop_server
 

@@ -21,6 +21,7 @@ from marshmallow import Schema
 from server.context import services
 from server.errors import AppError
 from server.rules import Actor, RuleError
+from server.rules.base import SYSTEM_ACTOR
 from server.rules.decklist import BanList, check
 from server.rules.registration import MAX_TEXT
 from server.store import banlists
@@ -30,7 +31,6 @@ from .http import load_body, rate_limit
 from .schemas import ListText, Text
 
 bp = Blueprint("decklists", __name__, url_prefix="/api")
-SYSTEM = Actor(role="system")
 
 
 class CheckSchema(Schema):
@@ -68,7 +68,7 @@ def _set(code: str, name: str, entries: list[list[str]], now_ms: int) -> int:
     """Append banlist.set as the server; publish; the new seq."""
     found = services()
     done = found.store.append(
-        code, "banlist.set", {"name": name, "entries": entries}, SYSTEM, None, now_ms
+        code, "banlist.set", {"name": name, "entries": entries}, SYSTEM_ACTOR, None, now_ms
     )
     if done.events:
         found.hub.publish(code, done.seq)

@@ -47,6 +47,7 @@ from server.rules import (
     decide,
     next_due_ms,
 )
+from server.rules.base import SYSTEM_ACTOR
 
 from .group import GroupCommit
 from .models import EventRow, HeadSignature, SeatRow, TableRow, is_sqlite
@@ -61,7 +62,6 @@ SEATS = ("A", "B")
 # Striped locks: bounded memory whatever the number of tables; two tables sharing a stripe only
 # wait for each other's (sub-millisecond) commit.
 LOCK_STRIPES = 1024
-SYSTEM = Actor(role="system")
 
 
 # Fields some viewers may not see (`server.rules.view`): an event carrying one also carries a
@@ -946,7 +946,7 @@ class EventStore:
             elif seats[chosen].joined:
                 raise AppError("seat_taken", f"Seat {chosen} is taken.", status=409)
             args = {"seat": chosen, "name": name, "player_id": player_id}
-            events = decide(snap.state, "seat.join", args, SYSTEM, now_ms, self.randbelow)
+            events = decide(snap.state, "seat.join", args, SYSTEM_ACTOR, now_ms, self.randbelow)
             taken[:] = [chosen]
             mark = self.db.param
             insert = (

@@ -7,7 +7,7 @@ table from the models and the latest version at once, so the models must always 
 schema the migrations end at (tests/test_migrations.py compares the two).
 
 To change the schema (docs/architecture.md, "Changing the schema"): change the model, then add
-one function at the end of this file:
+one function at the end of this file (`migrate` from playhouse.migrate, fields from peewee):
 
     @migration
     def seat_language(migrator: SchemaMigrator) -> None:
