@@ -4,6 +4,7 @@
 import { formatTime, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { call, initStrings, loginScreen, refusal, topBar, whoami } from "../staff/common.js";
+import { swissSection } from "./swiss.js";
 
 const root = document.getElementById("app");
 
@@ -201,7 +202,7 @@ async function showEvent(id) {
     h("main", { class: "staff-main" },
       h("h1", { testid: "event-title", text: `${ev.name} · ${ev.date}` }),
       h("p", { class: "muted", text: `${ev.ruleset} · ${ev.match_minutes} min` }),
-      msg, roundBox,
+      msg, roundBox, swissSection(id, ev.slug, say),
       h("section", { class: "card" }, h("label", { class: "check-inline" }, spect, h("span", { text: t("staff.spectators") }))),
       judges, banlistBox, pairings,
       h("section", { class: "card" }, h("h2", { text: t("staff.tables") }), table)),
