@@ -128,7 +128,7 @@ export function swissSection(eventId, slug, say) {
         h("td", { text: String(row.rank) }),
         h("td", { text: row.name + (row.dropped ? ` (${t("swiss.drop")})` : "") }),
         h("td", { text: String(row.points) }), h("td", { text: row.record }),
-        h("td", { text: tiebreak(row.tiebreak) }))))));
+        h("td", { text: tiebreak(row.tiebreak) })))));
 
     // settings and exports
     const rounds = h("input", { type: "number", min: "1", max: "20", value: String(s.swiss_rounds), testid: "swiss-rounds" });
