@@ -50,6 +50,16 @@ class CutSchema(Schema):
     size = fields.Integer(required=True, validate=validate.OneOf(core.CUT_SIZES))
 
 
+def body_schemas() -> dict[str, type[Schema]]:
+    """This module's endpoint names -> their body schemas (for the OpenAPI document)."""
+    return {
+        "swiss.register_player": PlayerSchema,
+        "swiss.enter_result": ResultSchema,
+        "swiss.settings": SettingsSchema,
+        "swiss.start_cut": CutSchema,
+    }
+
+
 def swiss() -> SwissService:
     return current_app.extensions["duel_table_swiss"]
 

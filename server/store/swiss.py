@@ -478,12 +478,12 @@ class SwissService:
         players = self.players(s)
         swiss = self.matches(event_id, s, SWISS)
         cut = self.matches(event_id, s, CUT)
-        table = [st.to_dict() for st in core.standings(players, swiss)]
+        table: list[dict[str, Any]] = [st.to_dict() for st in core.standings(players, swiss)]
         names = {n: p.name for n, p in s.players.items()}
         pids = {n: p.player_id for n, p in s.players.items()}
         for row in table:
             row["player_id"] = pids[row["player"]]
-        rounds = []
+        rounds: list[dict[str, Any]] = []
         for rp in sorted(s.rounds.values(), key=lambda r: r.number):
             codes = self._codes(event_id, rp.number)
             source = cut if rp.stage == CUT else swiss
