@@ -172,3 +172,17 @@ def test_refusals_are_coded_and_change_nothing(org: Org, client: FlaskClient):
     Org(client.application, other, "org2")
     assert other.get(f"/api/events/{ev}/swiss").status_code == 403
     assert org.summary(ev)["rounds"] == []
+
+
+def test_names_are_escaped_on_the_pages(org: Org):
+    ev = org.event()
+    evil = "<img src=x onerror=alert(1)>"
+    r = org.call("POST", f"/api/events/{ev}/swiss/players", {"name": evil, "player_id": "=1+1"})
+    assert r.status_code == 201
+    org.call("PATCH", f"/api/events/{ev}/swiss", {"public": True})
+    slug = org.call("GET", f"/api/events/{ev}").json["slug"]
+    for path in (f"/e/{slug}/standings", f"/organiser/events/{ev}/standings"):
+        text = org.call("GET", path).get_data(as_text=True)
+        assert evil not in text and "&lt;img src=x" in text
+    csv_text = org.call("GET", f"/api/events/{ev}/standings.csv").get_data(as_text=True)
+    assert "'=1+1" in csv_text  # not a formula to a spreadsheet
