@@ -307,6 +307,15 @@ class SwissService:
         if s.cut_rounds():
             raise AppError("cut_started", "The top cut has started.", status=409)
         round_no = s.last_round + 1
+        active = sum(1 for p in self.players(s) if p.active_in(round_no))
+        planned = s.swiss_rounds or core.swiss_rounds(max(active, 2))
+        if round_no > planned:
+            raise AppError(
+                "swiss_over",
+                f"The {planned} Swiss rounds are played: start the top cut, or raise the "
+                "number of rounds.",
+                status=409,
+            )
         seed = secrets.randbits(63) if round_no == 1 else None
         rng = Random(seed)
         try:

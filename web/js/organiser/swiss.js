@@ -76,7 +76,7 @@ export function swissSection(eventId, slug, say) {
     if (stage === "swiss") {
       buttons.append(h("button", {
         class: "btn btn-primary", type: "button", testid: "swiss-pair", text: t("swiss.pair", { n: next }),
-        disabled: s.open_tables.length > 0,
+        disabled: s.open_tables.length > 0 || s.swiss_played >= s.swiss_rounds,
         onclick: () => act("POST", `${base}/pair`),
       }));
       if (current) buttons.append(h("button", { class: "btn", type: "button", testid: "swiss-repair", text: t("swiss.repair", { n: current.number }), onclick: () => act("POST", `${base}/repair`) }));
