@@ -115,6 +115,11 @@ def test_a_whole_event_from_registration_to_the_winner(org: Org, clock: FixedClo
     finish_round(org, ev)
     assert org.call("POST", f"/api/events/{ev}/swiss/pair").status_code == 200
     finish_round(org, ev)
+    # 7 players: 3 Swiss rounds, unless the organiser raises the number
+    r = org.call("POST", f"/api/events/{ev}/swiss/pair")
+    assert r.status_code == 409 and r.json["code"] == "swiss_over"
+    # a late entry after round 3 would play from round 4
+    assert org.summary(ev)["swiss_played"] == 3
     # standings: CSV, printable page
     csv_text = org.call("GET", f"/api/events/{ev}/standings.csv").get_data(as_text=True)
     assert csv_text.splitlines()[0].startswith("rank,name,player_id,points")
@@ -172,3 +177,38 @@ def test_refusals_are_coded_and_change_nothing(org: Org, client: FlaskClient):
     Org(client.application, other, "org2")
     assert other.get(f"/api/events/{ev}/swiss").status_code == 403
     assert org.summary(ev)["rounds"] == []
+
+
+def test_names_are_escaped_on_the_pages(org: Org):
+    ev = org.event()
+    evil = "<img src=x onerror=alert(1)>"
+    r = org.call("POST", f"/api/events/{ev}/swiss/players", {"name": evil, "player_id": "=1+1"})
+    assert r.status_code == 201
+    org.call("PATCH", f"/api/events/{ev}/swiss", {"public": True})
+    slug = org.call("GET", f"/api/events/{ev}").json["slug"]
+    for path in (f"/e/{slug}/standings", f"/organiser/events/{ev}/standings"):
+        text = org.call("GET", path).get_data(as_text=True)
+        assert evil not in text and "&lt;img src=x" in text
+    csv_text = org.call("GET", f"/api/events/{ev}/standings.csv").get_data(as_text=True)
+    assert "'=1+1" in csv_text  # not a formula to a spreadsheet
+
+
+def test_a_late_entry_plays_from_the_next_round(org: Org):
+    ev = org.event()
+    register(org, ev, 4)
+    assert org.call("POST", f"/api/events/{ev}/swiss/pair").status_code == 200
+    r = org.call("POST", f"/api/events/{ev}/swiss/players", {"name": "Late", "player_id": "9999"})
+    assert r.status_code == 201
+    late = r.json["number"]
+    s = org.summary(ev)
+    assert next(p for p in s["players"] if p["number"] == late)["entered_round"] == 2
+    assert late not in {
+        x for t in s["rounds"][0]["tables"] for x in (t["a"]["player"], t["b"]["player"])
+    }
+    finish_round(org, ev)
+    assert org.call("POST", f"/api/events/{ev}/swiss/pair").status_code == 200
+    s = org.summary(ev)
+    r2 = s["rounds"][1]
+    seen = {x for t in r2["tables"] for x in (t["a"]["player"], t["b"]["player"])}
+    assert late in seen | {r2["bye"]["player"]}
+    assert len(seen) == 4 and r2["bye"] is not None

@@ -36,6 +36,7 @@ class ErrorSchema(Schema):
 def body_schemas() -> dict[str, type[Schema]]:
     """Endpoint name -> the schema its JSON body is loaded with."""
     from .staff import EventPatchSchema, EventSchema, JudgeSchema, LoginSchema, PairingsSchema
+    from .swiss import body_schemas as swiss_body_schemas
 
     return {
         "api.create_table": CreateTableSchema,
@@ -45,6 +46,7 @@ def body_schemas() -> dict[str, type[Schema]]:
         "staff.patch_event": EventPatchSchema,
         "staff.add_judge": JudgeSchema,
         "staff.set_pairings": PairingsSchema,
+        **swiss_body_schemas(),
     }
 
 

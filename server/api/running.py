@@ -79,5 +79,4 @@ def hall_page(slug: str) -> Response:
 
 def init_app(app: Flask) -> None:
     """Create the hall's table and register the routes (after `staff.init_app`)."""
-    hall.create_tables()
     app.register_blueprint(bp)

@@ -100,6 +100,9 @@ class GuardedServer(Server):
         self.budget = budget
         super().__init__(environ, **options)
 
+    ws: Any
+    connected: bool
+
     def handshake(self) -> None:
         super().handshake()
         self.ws = _CountedConnection(self.ws, self)

@@ -18,7 +18,7 @@ from marshmallow import Schema, fields, validate
 from server.context import services
 from server.errors import AppError
 from server.rules import swiss as core
-from server.store.swiss import SwissService, create_tables
+from server.store.swiss import SwissService
 
 from .http import load_body
 from .schemas import Bool, Int, Text
@@ -48,6 +48,16 @@ class SettingsSchema(Schema):
 
 class CutSchema(Schema):
     size = fields.Integer(required=True, validate=validate.OneOf(core.CUT_SIZES))
+
+
+def body_schemas() -> dict[str, type[Schema]]:
+    """This module's endpoint names -> their body schemas (for the OpenAPI document)."""
+    return {
+        "swiss.register_player": PlayerSchema,
+        "swiss.enter_result": ResultSchema,
+        "swiss.settings": SettingsSchema,
+        "swiss.start_cut": CutSchema,
+    }
 
 
 def swiss() -> SwissService:
@@ -174,10 +184,11 @@ def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
     ]
     if summary["champion"]:
         name = escape(summary["champion"]["name"])
-        parts.append(f"<p class='champion' data-testid='champion'>🏆 {name}</p>")
+        parts.append(f"<p class='champion' data-testid='champion'>Winner · 冠軍 · 優勝: {name}</p>")
     cut = [r for r in summary["rounds"] if r["stage"] == "cut"]
     if cut:
-        parts.append("<h2>Top cut</h2><div class='bracket' data-testid='bracket'>")
+        parts.append("<h2>Top cut · 決賽圈 · 決勝トーナメント</h2>")
+        parts.append("<div class='bracket' data-testid='bracket'>")
         for r in cut:
             parts.append(f"<section><h3>Round {r['number']}</h3><ol>")
             for t in r["tables"]:
@@ -192,7 +203,7 @@ def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
         "<th>Points</th><th>W-L-D</th><th>Tie-breaker</th></tr></thead><tbody>"
     )
     for row in summary["standings"]:
-        tb = f"{row['tiebreak']:,}".replace(",", " ")
+        tb = f"{row['points']} {row['omw']:03} {row['oomw']:03}"
         drop = " (drop)" if row["dropped"] else ""
         parts.append(
             f"<tr><td>{row['rank']}</td><td>{escape(row['name'])}{drop}</td>"
@@ -222,7 +233,6 @@ def public_page(slug: str) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    create_tables()
     app.extensions["duel_table_swiss"] = SwissService(
         app.extensions["duel_table"].store, app.extensions["duel_table_tournament"]
     )

@@ -922,7 +922,7 @@ class EventStore:
 
         def decide_on(latest: Snapshot) -> Decided:
             data = {"call": len(latest.state.calls) + 1, "seat": None, "reason": problem}
-            return [Event("judge.called", data, now_ms, SYSTEM)], []
+            return [Event("judge.called", data, now_ms, SYSTEM_ACTOR)], []
 
         pending, _ = self._decide(code, None, decide_on)
         if self.on_alarm is not None:

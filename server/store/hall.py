@@ -28,11 +28,6 @@ class HallMessage(BaseModel):
         table_name = "hall_message"
 
 
-def create_tables() -> None:
-    with db.connection_context():
-        db.create_tables([HallMessage], safe=True)
-
-
 def event_by_slug(slug: str) -> TournamentEvent:
     with db.connection_context():
         ev = TournamentEvent.get_or_none(TournamentEvent.slug == slug)

@@ -20,16 +20,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from .models import HeadSignature, db
-
 # A confirmed result (both seats), a decided match, and a match confirmed by a seat.
 SIGN_AT = frozenset({"duel.final", "match.decided", "match.confirmed"})
-
-
-def create_tables() -> None:
-    """Create the signature table if missing (the database must be bound)."""
-    with db.connection_context():
-        db.create_tables([HeadSignature], safe=True)
 
 
 def message(code: str, seq: int, head: str) -> bytes:

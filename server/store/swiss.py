@@ -71,11 +71,6 @@ class SwissLog(BaseModel):
 SWISS_MODELS = [SwissPlayer, SwissLog]
 
 
-def create_tables() -> None:
-    with db.connection_context():
-        db.create_tables(SWISS_MODELS, safe=True)
-
-
 @dataclass
 class RoundPairing:
     number: int
@@ -161,7 +156,7 @@ class SwissService:
                 s.rounds[d["round"]] = RoundPairing(
                     d["round"],
                     d["stage"],
-                    [tuple(t) for t in d["tables"]],  # type: ignore[misc]
+                    [tuple(t) for t in d["tables"]],
                     d.get("bye"),
                     d.get("seed"),
                     entry["seq"],
@@ -307,6 +302,15 @@ class SwissService:
         if s.cut_rounds():
             raise AppError("cut_started", "The top cut has started.", status=409)
         round_no = s.last_round + 1
+        active = sum(1 for p in self.players(s) if p.active_in(round_no))
+        planned = s.swiss_rounds or core.swiss_rounds(max(active, 2))
+        if round_no > planned:
+            raise AppError(
+                "swiss_over",
+                f"The {planned} Swiss rounds are played: start the top cut, or raise the "
+                "number of rounds.",
+                status=409,
+            )
         seed = secrets.randbits(63) if round_no == 1 else None
         rng = Random(seed)
         try:
@@ -478,12 +482,12 @@ class SwissService:
         players = self.players(s)
         swiss = self.matches(event_id, s, SWISS)
         cut = self.matches(event_id, s, CUT)
-        table = [st.to_dict() for st in core.standings(players, swiss)]
+        table: list[dict[str, Any]] = [st.to_dict() for st in core.standings(players, swiss)]
         names = {n: p.name for n, p in s.players.items()}
         pids = {n: p.player_id for n, p in s.players.items()}
         for row in table:
             row["player_id"] = pids[row["player"]]
-        rounds = []
+        rounds: list[dict[str, Any]] = []
         for rp in sorted(s.rounds.values(), key=lambda r: r.number):
             codes = self._codes(event_id, rp.number)
             source = cut if rp.stage == CUT else swiss

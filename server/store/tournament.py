@@ -451,10 +451,14 @@ class Tournament:
         self.event(event_id)
         with db.connection_context(), db.atomic():
             account = Account.get_or_none(Account.username == username)
-            row = account and EventStaff.get_or_none(
-                (EventStaff.event == event_id) & (EventStaff.account == account.id)
+            row = (
+                None
+                if account is None
+                else EventStaff.get_or_none(
+                    (EventStaff.event == event_id) & (EventStaff.account == account.id)
+                )
             )
-            if row is None or row.role != "judge":
+            if account is None or row is None or row.role != "judge":
                 raise AppError("no_such_judge", "No judge of this event has that name.", status=404)
             row.delete_instance()
             sessions = StaffSession.select(StaffSession.token_hash).where(

@@ -4,6 +4,7 @@
 import { formatTime, h } from "../dom.js";
 import { has, t } from "../i18n.js";
 import { call, initStrings, loginScreen, refusal, topBar, whoami } from "../staff/common.js";
+import { swissSection } from "./swiss.js";
 
 const root = document.getElementById("app");
 // A message that outlives the page's redraw after an action (the round started, ended, ...).
@@ -279,7 +280,7 @@ async function showEvent(id) {
     h("main", { class: "staff-main" },
       h("h1", { testid: "event-title", text: `${ev.name} · ${ev.date}` }),
       h("p", { class: "muted", testid: "event-rules", text: `${rulesetName(ev.ruleset)} · ${t("run.minutes", { n: ev.match_minutes })}` }),
-      msg, roundBox, hallBox,
+      msg, roundBox, hallBox, swissSection(id, ev.slug, say),
       h("section", { class: "card" }, h("label", { class: "check-inline" }, spect, h("span", { text: t("staff.spectators") }))),
       judges, banlistBox, pairings,
       h("section", { class: "card" }, h("h2", { text: t("staff.tables") }), table)),

@@ -1,0 +1,155 @@
+// The tournament section of an event page: players, Swiss pairing, open tables, judges'
+// results, drops, live standings, exports, the top cut to the winner (server/api/swiss.py).
+
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+import { call, refusal } from "../staff/common.js";
+
+const RESULTS = ["A", "B", "draw", "loss"];
+
+/** 33726677 -> "33 726 677" (points, OMW%, OOMW% in thousandths). */
+function tiebreak(n) {
+  const s = String(n).padStart(7, "0");
+  return `${Number(s.slice(0, -6))} ${s.slice(-6, -3)} ${s.slice(-3)}`;
+}
+
+function field(label, input) {
+  return h("label", { class: "field" }, h("span", { text: label }), input);
+}
+
+/** The section; it refreshes itself every few seconds while the page is open. */
+export function swissSection(eventId, slug, say) {
+  const box = h("section", { class: "card", testid: "swiss" });
+  const base = `/api/events/${eventId}/swiss`;
+  let timer = null;
+
+  async function act(method, path, body) {
+    const r = await call(method, path, body);
+    say(r, t("staff.done"));
+    await draw();
+    return r;
+  }
+
+  function resultLabel(r) {
+    return r === null ? t("swiss.open") : t(`swiss.result.${r}`);
+  }
+
+  async function draw() {
+    const res = await call("GET", base);
+    if (!res.ok) {
+      box.replaceChildren(h("p", { text: refusal(res.body) }));
+      return;
+    }
+    const s = res.body;
+    const current = s.rounds[s.rounds.length - 1];
+    const names = Object.fromEntries(s.players.map((p) => [p.number, p.name]));
+
+    // players
+    const pName = h("input", { type: "text", maxlength: "64", testid: "player-name" });
+    const pId = h("input", { type: "text", maxlength: "40", testid: "player-id" });
+    const pDeck = h("textarea", { rows: "3", testid: "player-deck" });
+    const players = h("div", {},
+      h("h3", { text: t("swiss.players_n", { n: s.players.length }) }),
+      h("form", {
+        class: "row", onsubmit: async (e) => {
+          e.preventDefault();
+          await act("POST", `${base}/players`, { name: pName.value.trim(), player_id: pId.value.trim(), decklist: pDeck.value });
+        },
+      }, field(t("swiss.name"), pName), field(t("swiss.player_id"), pId), field(t("swiss.decklist"), pDeck),
+      h("button", { class: "btn", type: "submit", testid: "player-add", text: t("swiss.register") })),
+      h("ul", { class: "staff-list", testid: "player-list" }, s.players.map((p) => h("li", { testid: `player-${p.number}` },
+        `${p.number}. ${p.name} (${p.player_id})`,
+        p.entered_round > 1 ? ` · ${t("swiss.late", { n: p.entered_round })}` : "",
+        p.dropped_after !== null ? ` · ${t("swiss.dropped", { n: p.dropped_after })}` : " ",
+        p.dropped_after === null ? h("button", {
+          class: "btn btn-small btn-quiet", type: "button", testid: `drop-${p.number}`, text: t("swiss.drop"),
+          onclick: () => act("POST", `${base}/players/${p.number}/drop`),
+        }) : null))));
+
+    // the round and its tables
+    const roundBox = h("div", {});
+    const next = current ? current.number + 1 : 1;
+    const stage = s.stage;
+    roundBox.append(h("h3", { text: current ? t(current.stage === "cut" ? "swiss.cut_round" : "swiss.round", { n: current.number }) : t("swiss.not_paired") }));
+    roundBox.append(h("p", { testid: "swiss-progress", text: t("swiss.progress", { played: s.swiss_played, of: s.swiss_rounds, open: s.open_tables.length }) }));
+    const buttons = h("div", { class: "row" });
+    if (stage === "swiss") {
+      buttons.append(h("button", {
+        class: "btn btn-primary", type: "button", testid: "swiss-pair", text: t("swiss.pair", { n: next }),
+        disabled: s.open_tables.length > 0 || s.swiss_played >= s.swiss_rounds,
+        onclick: () => act("POST", `${base}/pair`),
+      }));
+      if (current) buttons.append(h("button", { class: "btn", type: "button", testid: "swiss-repair", text: t("swiss.repair", { n: current.number }), onclick: () => act("POST", `${base}/repair`) }));
+      const size = h("select", { testid: "cut-size" });
+      for (const n of [4, 8, 16, 32]) size.append(h("option", { value: String(n), text: t("swiss.top_n", { n }), selected: n === (s.cut_size || 8) }));
+      buttons.append(size, h("button", {
+        class: "btn", type: "button", testid: "cut-start", text: t("swiss.start_cut"),
+        disabled: !current || s.open_tables.length > 0,
+        onclick: () => act("POST", `${base}/cut`, { size: Number(size.value) }),
+      }));
+    } else if (!s.champion) {
+      buttons.append(h("button", {
+        class: "btn btn-primary", type: "button", testid: "cut-next", text: t("swiss.next_cut"),
+        disabled: s.open_tables.length > 0, onclick: () => act("POST", `${base}/cut/next`),
+      }));
+    }
+    roundBox.append(buttons);
+    if (s.champion) roundBox.append(h("p", { class: "staff-toast ok", testid: "champion", text: t("swiss.champion", { name: s.champion.name }) }));
+    if (current) {
+      if (current.bye) roundBox.append(h("p", { testid: "swiss-bye", text: t("swiss.bye", { name: current.bye.name }) }));
+      roundBox.append(h("table", { class: "staff-table", testid: "swiss-tables" },
+        h("thead", {}, h("tr", {}, [t("staff.tables"), "A", "B", t("swiss.result"), ""].map((x) => h("th", { text: x })))),
+        h("tbody", {}, current.tables.map((tb) => {
+          const pick = h("select", { testid: `result-pick-${tb.table}` });
+          for (const r of current.stage === "cut" ? ["A", "B"] : RESULTS) pick.append(h("option", { value: r, text: t(`swiss.result.${r}`) }));
+          return h("tr", { testid: `swiss-table-${tb.table}`, class: tb.result === null ? "open" : "" },
+            h("td", {}, h("a", { href: `/t/${tb.code}?watch`, text: String(tb.table) })),
+            h("td", { text: tb.a.name }), h("td", { text: tb.b.name }),
+            h("td", { testid: `result-${tb.table}`, text: resultLabel(tb.result) + (tb.judged ? ` (${t("swiss.judged")})` : "") }),
+            h("td", {}, pick, h("button", {
+              class: "btn btn-small", type: "button", testid: `result-enter-${tb.table}`, text: t("swiss.enter"),
+              onclick: () => act("POST", `${base}/result`, { round: current.number, table: tb.table, result: pick.value }),
+            })));
+        }))));
+    }
+
+    // the bracket
+    const cut = s.rounds.filter((r) => r.stage === "cut");
+    const bracket = cut.length ? h("div", { class: "row", testid: "bracket" }, cut.map((r) => h("div", {},
+      h("h4", { text: t("swiss.cut_round", { n: r.number }) }),
+      h("ul", { class: "staff-list" }, r.tables.map((tb) => h("li", {
+        text: `${tb.a.name} ${t("staff.vs")} ${tb.b.name} · ${tb.result === "A" ? tb.a.name : tb.result === "B" ? tb.b.name : t("swiss.open")}`,
+      })))))) : null;
+
+    // standings
+    const standings = h("table", { class: "staff-table", testid: "standings" },
+      h("thead", {}, h("tr", {}, ["#", t("swiss.name"), t("swiss.points"), t("swiss.record"), t("swiss.tiebreak")].map((x) => h("th", { text: x })))),
+      h("tbody", {}, s.standings.map((row) => h("tr", { testid: `standing-${row.rank}` },
+        h("td", { text: String(row.rank) }),
+        h("td", { text: row.name + (row.dropped ? ` (${t("swiss.drop")})` : "") }),
+        h("td", { text: String(row.points) }), h("td", { text: row.record }),
+        h("td", { text: tiebreak(row.tiebreak) })))));
+
+    // settings and exports
+    const rounds = h("input", { type: "number", min: "1", max: "20", value: String(s.swiss_rounds), testid: "swiss-rounds" });
+    const pub = h("input", { type: "checkbox", checked: s.public, testid: "swiss-public" });
+    const settings = h("div", { class: "row" },
+      field(t("swiss.rounds"), rounds),
+      h("button", { class: "btn btn-small", type: "button", testid: "swiss-rounds-save", text: t("staff.apply"), onclick: () => act("PATCH", base, { rounds: Number(rounds.value) }) }),
+      h("label", { class: "check-inline" }, pub, h("span", { text: t("swiss.public") })),
+      s.public ? h("a", { href: `/e/${slug}/standings`, target: "_blank", testid: "public-link", text: t("swiss.public_page") }) : null,
+      h("a", { class: "btn btn-small", href: `/api/events/${eventId}/standings.csv`, download: "", testid: "standings-csv", text: t("swiss.csv") }),
+      h("a", { class: "btn btn-small", href: `/organiser/events/${eventId}/standings`, target: "_blank", testid: "standings-print", text: t("swiss.print") }));
+    pub.addEventListener("change", () => act("PATCH", base, { public: pub.checked }));
+
+    box.replaceChildren(h("h2", { text: t("swiss.title") }), settings, players, roundBox, bracket,
+      h("h3", { text: t("swiss.standings") }), standings);
+  }
+
+  draw();
+  timer = setInterval(() => {
+    if (!box.isConnected) clearInterval(timer);
+    else if (!box.contains(document.activeElement)) draw();
+  }, 5000);
+  return box;
+}
