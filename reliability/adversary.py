@@ -12,6 +12,7 @@ before, at peak and after.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import random
@@ -165,6 +166,10 @@ async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dic
                     await ws.send(json.dumps({"type": "hello", "token": tokens["A"]}))
 
                     async def read() -> None:
+                        with contextlib.suppress(Exception):  # closed: the loop below sees it
+                            await read_all()
+
+                    async def read_all() -> None:
                         async for raw in ws:
                             m = json.loads(raw)
                             if m.get("type") == "reply":
