@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from . import access, crash, fuzz, openapi_fuzz
+from . import access, adversary, crash, fuzz, openapi_fuzz
 from .proc import postgres_answers
 
 
@@ -33,7 +33,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--http-fuzz", type=int, default=30, help="examples per HTTP operation")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--skip", action="append", default=[], choices=["crash", "fuzz", "http", "access"]
+        "--skip",
+        action="append",
+        default=[],
+        choices=["crash", "fuzz", "http", "access", "adversary"],
+    )
+    parser.add_argument(
+        "--adversary-tables", type=int, default=500, help="ordinary tables playing meanwhile"
+    )
+    parser.add_argument("--attack-seconds", type=float, default=12)
+    parser.add_argument("--quiet-seconds", type=float, default=10)
+    parser.add_argument(
+        "--attack",
+        action="append",
+        default=[],
+        choices=list(adversary.ATTACKS),
+        help="run only these attacks (repeatable)",
     )
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
@@ -117,6 +132,26 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  ! {name}: {report.notes.get(name)}")
         if not report.ok:
             failures.append("access")
+
+    if "adversary" not in args.skip:
+        report = adversary.run(
+            workdir,
+            tables=args.adversary_tables,
+            quiet_seconds=args.quiet_seconds,
+            attack_seconds=args.attack_seconds,
+            only=args.attack,
+        )
+        figures["adversary"] = asdict(report)
+        print(
+            f"[adversary] ordinary tables {report.tables} (set-up errors "
+            f"{report.setup_errors or 0}), quiet p99 {adversary._ms(report.quiet_p99_ms)} "
+            f"({report.quiet_samples} commands), worker restarts {report.worker_restarts}"
+        )
+        missed = adversary.problems(report)
+        for problem in missed:
+            print(f"  ! {problem}")
+        if missed:
+            failures.append("adversary")
 
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, default=str))

@@ -258,6 +258,11 @@ async def run_async(
             "HTTP_RATE_BURST": "100000",
             "WS_RATE_PER_SECOND": "200",
             "WS_RATE_BURST": "400",
+            # Frames and bytes too: the fuzzer and the resending phones are not attackers.
+            "WS_FRAMES_PER_SECOND": "400",
+            "WS_FRAMES_BURST": "800",
+            "WS_BYTES_PER_SECOND": "100000000",
+            "WS_BYTES_BURST": "100000000",
         },
     )
     began = time.monotonic()

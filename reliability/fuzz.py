@@ -324,6 +324,11 @@ def run(workdir: Path, examples: int = 3000, seed: int = 0) -> FuzzReport:
             "HTTP_RATE_BURST": "100000",
             "WS_RATE_PER_SECOND": "100000",
             "WS_RATE_BURST": "100000",
+            # Frames and bytes too: the fuzzer and the resending phones are not attackers.
+            "WS_FRAMES_PER_SECOND": "100000",
+            "WS_FRAMES_BURST": "100000",
+            "WS_BYTES_PER_SECOND": "100000000",
+            "WS_BYTES_BURST": "100000000",
         },
     )
     server.start()

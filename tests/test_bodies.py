@@ -18,11 +18,11 @@ def test_a_body_over_the_limit_is_413_in_the_usual_shape(client):
 
 def test_a_ban_list_upload_may_be_larger(app, client):
     tournament = app.extensions["duel_table_tournament"]
-    tournament.create_account("boss", "correct horse battery", "organiser", 0)
+    tournament.create_account("uploader", "correct horse battery", "organiser", 0)
     headers = {"Origin": "http://localhost"}
     me = client.post(
         "/api/auth/login",
-        json={"username": "boss", "password": "correct horse battery"},
+        json={"username": "uploader", "password": "correct horse battery"},
         headers=headers,
     ).json
     headers["X-CSRF-Token"] = me["csrf"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import socket
 from typing import Any
 
 import segno
@@ -156,9 +157,20 @@ def server_time() -> Response:
 def handle_app_error(exc: AppError) -> Response:
     response = error_response(exc.status, exc.code, exc.message, exc.details)
     if exc.status == 413:
-        # The rest of the body is not read: the connection cannot be used again.
-        response.headers["Connection"] = "close"
+        stop_reading()
     return response
+
+
+def stop_reading() -> None:
+    """After a refused body: end the connection's reading side, so the server does not read
+    (and throw away) the rest of the body to reach a next request on the same connection, a
+    long loop that never yields while the client keeps sending. The answer is still sent."""
+    sock = request.environ.get("gunicorn.socket")
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
 
 
 def handle_rule_error(exc: RuleError) -> Response:
@@ -176,7 +188,7 @@ def handle_http_error(exc: HTTPException) -> BaseResponse:
     code = "not_found" if exc.code == 404 else (exc.name or "error").lower().replace(" ", "_")
     if exc.code == 413:  # a body without a length, cut off at the route's limit
         code = "too_large"
-        response.headers["Connection"] = "close"
+        stop_reading()
     response.set_data(json.dumps(error_body(code, exc.description or "")))
     response.mimetype = "application/json"
     return response

@@ -1,0 +1,502 @@
+"""The adversary suite: one attacker at a time while ordinary tables play.
+
+The ordinary tables are the bench's clients (`bench.load.Table`: two phones a table, a command
+every `interval` seconds, latency = send to the opponent's update). After a quiet window, each
+attack runs for `attack_seconds` in a process of its own (so its own loop does not slow the
+phones' clock), then the server gets a few seconds to settle. For each attack it prints the
+ordinary tables' p99 during the attack beside the quiet p99, the errors they saw, how long the
+attacker lasted before the server closed or refused it, worker restarts, and the worker's RSS
+before, at peak and after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import random
+import socket
+import threading
+import time
+import urllib.request
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from bench import procstat
+from bench.httpc import HttpClient
+from bench.load import SETUP_STEPS, Plan, Stats, Table
+from bench.servers import start_gunicorn, wait_ready
+
+PING = json.dumps({"type": "ping", "t": 1})
+ATTACKS = ("flood_anon", "flood_seat", "seat_entries", "never_read", "no_hello", "logins", "bodies")
+P99_TARGET_MS = 25.0
+HELLO_SECONDS = 10.0  # the server's default WS_HELLO_SECONDS
+
+
+class StampedList(list):
+    """A list that also keeps when each item was appended (time.monotonic)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stamps: list[float] = []
+
+    def append(self, value: Any) -> None:
+        super().append(value)
+        self.stamps.append(time.monotonic())
+
+    def between(self, start: float, end: float) -> list[float]:
+        return [v for v, t in zip(self, self.stamps, strict=False) if start <= t < end]
+
+
+def p99(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+
+
+@dataclass
+class AttackResult:
+    name: str
+    p99_ms: float | None = None
+    samples: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    lasted_s: float | None = None  # until the server closed or refused the attacker
+    cut_off: bool = False
+    detail: str = ""
+    rss_before: int = 0
+    rss_peak: int = 0
+    rss_after: int = 0
+    restarts: int = 0
+
+
+@dataclass
+class AdversaryReport:
+    tables: int = 0
+    quiet_p99_ms: float | None = None
+    quiet_samples: int = 0
+    attacks: list[AttackResult] = field(default_factory=list)
+    worker_restarts: int = 0
+    setup_errors: dict[str, int] = field(default_factory=dict)
+
+
+# -- the attackers (each in a process of its own) ---------------------------------------------
+
+
+def _http(base: str, method: str, path: str, body: Any = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(
+        base + path, data=data, method=method, headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(req, timeout=30) as response:
+        return json.load(response)
+
+
+def _seated_table(base: str) -> tuple[str, dict[str, str]]:
+    code = _http(base, "POST", "/api/tables", {})["code"]
+    tokens = {}
+    for seat in "AB":
+        tokens[seat] = _http(base, "POST", f"/api/tables/{code}/join", {"name": f"X{seat}"})[
+            "token"
+        ]
+    return code, tokens
+
+
+async def _flood(ws: Any, frames: list[str], seconds: float) -> tuple[float, bool]:
+    """Send without reading until closed or `seconds`; (lasted, closed by the server)."""
+    start = time.monotonic()
+    sent = 0
+    try:
+        while time.monotonic() - start < seconds:
+            for frame in frames:
+                await ws.send(frame)
+                sent += 1
+            if sent % 200 < len(frames):
+                await asyncio.sleep(0)
+        return time.monotonic() - start, False
+    except Exception:
+        return time.monotonic() - start, True
+
+
+async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dict[str, Any]:
+    from websockets.asyncio.client import connect
+
+    ws_base = "ws" + base[4:]
+    if name == "flood_anon":
+        async with connect(f"{ws_base}/ws/table/{codes[0]}", max_queue=None) as ws:
+            lasted, closed = await _flood(ws, [PING], seconds)
+        return {"lasted": lasted, "cut_off": closed, "detail": "pings without reading"}
+
+    if name == "flood_seat":
+        code, tokens = _seated_table(base)
+        async with connect(f"{ws_base}/ws/table/{code}", max_queue=None) as ws:
+            await ws.send(json.dumps({"type": "hello", "token": tokens["A"]}))
+            await ws.recv()
+            frame = json.dumps(
+                {"type": "command", "id": "x", "cmd": "coin.toss", "args": {"count": 1}}
+            )
+            lasted, closed = await _flood(ws, [frame, PING], seconds)
+        return {"lasted": lasted, "cut_off": closed, "detail": "a seat's commands, unread"}
+
+    if name == "seat_entries":
+        code, tokens = _seated_table(base)
+        url = f"{ws_base}/ws/table/{code}"
+        async with connect(url) as a, connect(url) as b:
+            for seat, ws in (("A", a), ("B", b)):
+                await ws.send(json.dumps({"type": "hello", "token": tokens[seat]}))
+                await ws.recv()
+            for n, (seat, cmd, args) in enumerate(SETUP_STEPS):
+                ws = a if seat == "A" else b
+                await ws.send(
+                    json.dumps({"type": "command", "id": f"s{n}", "cmd": cmd, "args": args})
+                )
+                while json.loads(await ws.recv()).get("type") != "reply":
+                    pass
+        start = time.monotonic()
+        counts: Counter[str] = Counter()
+        first_refusal: list[float] = []
+
+        async def phone(k: int) -> None:
+            try:
+                async with connect(url) as ws:
+                    await ws.send(json.dumps({"type": "hello", "token": tokens["A"]}))
+
+                    async def read() -> None:
+                        with contextlib.suppress(Exception):  # closed: the loop below sees it
+                            await read_all()
+
+                    async def read_all() -> None:
+                        async for raw in ws:
+                            m = json.loads(raw)
+                            if m.get("type") == "reply":
+                                if m.get("ok"):
+                                    counts["ok"] += 1
+                                else:
+                                    counts[m["error"]["code"]] += 1
+                                    if not first_refusal:
+                                        first_refusal.append(time.monotonic() - start)
+
+                    reader = asyncio.create_task(read())
+                    n = 0
+                    while time.monotonic() - start < seconds and not reader.done():
+                        n += 1
+                        await ws.send(
+                            json.dumps(
+                                {
+                                    "type": "command",
+                                    "id": f"p{k}-{n}",
+                                    "cmd": "lp.propose",
+                                    "args": {"seat": "B", "delta": -1, "note": "x" * 200},
+                                }
+                            )
+                        )
+                        await asyncio.sleep(0.02)
+                    counts["closed" if reader.done() else "open"] += 1
+                    reader.cancel()
+            except Exception:
+                counts["closed"] += 1
+
+        await asyncio.gather(*(phone(k) for k in range(6)))
+        lasted = first_refusal[0] if first_refusal else time.monotonic() - start
+        return {
+            "lasted": lasted,
+            "cut_off": bool(first_refusal),
+            "detail": f"6 sockets of one seat: {dict(counts)}",
+        }
+
+    if name == "never_read":
+        sockets = []
+        start = time.monotonic()
+        for n in range(200):
+            ws = await connect(
+                f"{ws_base}/ws/table/{codes[n % len(codes)]}", max_queue=1, ping_interval=None
+            )
+            await ws.send(json.dumps({"type": "hello"}))
+            sockets.append(ws)
+        await asyncio.sleep(max(0.0, seconds - (time.monotonic() - start)))
+        open_ = sum(ws.close_code is None for ws in sockets)
+        for ws in sockets:
+            ws.transport.abort()
+        return {
+            "lasted": time.monotonic() - start,
+            "cut_off": open_ == 0,
+            "detail": f"200 spectators never reading: {open_} still open at the end",
+        }
+
+    if name == "no_hello":
+        lifetimes: list[float] = []
+
+        async def silent(n: int) -> None:
+            ws = await connect(f"{ws_base}/ws/table/{codes[n % len(codes)]}", ping_interval=None)
+            opened = time.monotonic()
+            try:
+                await asyncio.wait_for(ws.wait_closed(), HELLO_SECONDS + 5)
+                lifetimes.append(time.monotonic() - opened)
+            except TimeoutError:
+                ws.transport.abort()
+
+        await asyncio.gather(*(silent(n) for n in range(300)), return_exceptions=True)
+        return {
+            "lasted": max(lifetimes) if lifetimes else None,
+            "cut_off": len(lifetimes) == 300,
+            "detail": f"300 sockets without hello: {len(lifetimes)} closed by the server, "
+            f"lifetimes {min(lifetimes, default=0):.1f}-{max(lifetimes, default=0):.1f} s",
+        }
+
+    if name == "logins":
+        parts = urlsplit(base)
+        statuses: Counter[int] = Counter()
+        first_429: list[float] = []
+        start = time.monotonic()
+
+        async def guesser(k: int) -> None:
+            client = HttpClient(parts.hostname or "", parts.port or 80)
+            try:
+                for n in range(50):
+                    status, _ = await client.request(
+                        "POST", "/api/auth/login", {"username": "admin", "password": f"g{k}-{n}"}
+                    )
+                    statuses[status] += 1
+                    if status == 429 and not first_429:
+                        first_429.append(time.monotonic() - start)
+            finally:
+                await client.close()
+
+        await asyncio.gather(*(guesser(k) for k in range(8)))
+        return {
+            "lasted": first_429[0] if first_429 else time.monotonic() - start,
+            "cut_off": bool(first_429),
+            "detail": f"400 guesses: {dict(statuses)}",
+        }
+
+    if name == "bodies":
+        parts = urlsplit(base)
+        answers: list[tuple[float, bytes]] = []
+
+        def body(k: int) -> None:
+            start = time.monotonic()
+            sock = socket.create_connection((parts.hostname, parts.port))
+            sock.settimeout(10)
+            sock.sendall(
+                b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"Content-Length: 100000000\r\n\r\n"
+            )
+            chunk = b"[" * 65536
+            try:
+                for _ in range(100_000_000 // len(chunk)):
+                    sock.sendall(chunk)
+            except OSError:
+                pass
+            try:
+                head = sock.recv(200)
+            except OSError:
+                head = b""
+            answers.append((time.monotonic() - start, head[:12]))
+            sock.close()
+
+        threads = [threading.Thread(target=body, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return {
+            "lasted": max(a[0] for a in answers),
+            "cut_off": all(a[1].startswith(b"HTTP/1.1 413") for a in answers),
+            "detail": f"4 x 100 MB: answers {[a[1].decode(errors='replace') for a in answers]}",
+        }
+    raise ValueError(name)
+
+
+def _attack_main(name: str, base: str, codes: list[str], seconds: float, out: Any) -> None:
+    try:
+        out.put(asyncio.run(_attack(name, base, codes, seconds)))
+    except Exception as exc:  # the suite reports it rather than hanging
+        out.put({"lasted": None, "cut_off": False, "detail": f"attacker failed: {exc!r}"})
+
+
+# -- the ordinary tables ------------------------------------------------------------------------
+
+
+class Hall(threading.Thread):
+    """The bench's ordinary tables, on an asyncio loop in a thread of their own."""
+
+    def __init__(self, base: str, tables: int, interval: float, seconds: float) -> None:
+        super().__init__(daemon=True)
+        self.plan = Plan(
+            mode="server",
+            urls=[base],
+            tables=list(range(tables)),
+            seconds=seconds,
+            interval=interval,
+            ramp=1e9,
+            ramp_base=time.monotonic(),
+            setup_slots=16,
+            setup_timeout=180,
+            clock_tables=0,
+        )
+        self.stats = Stats()
+        self.stats.latencies = StampedList()
+        self.ready = threading.Event()
+        self.tables: list[Table] = []
+        self.start_at = 0.0
+        self.end_at = 0.0
+
+    def run(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        plan, stats = self.plan, self.stats
+        rng = random.Random(7)
+        self.tables = [Table(n, plan, stats, random.Random(rng.random())) for n in plan.tables]
+        parts = urlsplit(plan.urls[0])
+        queue: asyncio.Queue[Table] = asyncio.Queue()
+        for t in self.tables:
+            queue.put_nowait(t)
+        ready: list[Table] = []
+
+        async def slot() -> None:
+            client = HttpClient(parts.hostname or "", parts.port or 80)
+            try:
+                while not queue.empty():
+                    t = queue.get_nowait()
+                    try:
+                        await asyncio.wait_for(t.setup({plan.urls[0]: client}), 60)
+                        ready.append(t)
+                    except Exception as exc:
+                        stats.setup_errors[type(exc).__name__] += 1
+            finally:
+                await client.close()
+
+        await asyncio.gather(*(slot() for _ in range(plan.setup_slots)))
+        self.tables = ready
+        self.start_at = time.monotonic() + 1
+        self.end_at = self.start_at + plan.seconds
+        self.ready.set()
+        await asyncio.gather(*(t.run(self.start_at, self.end_at) for t in ready))
+        await asyncio.gather(*(t.close() for t in ready), return_exceptions=True)
+
+
+class RssPeak(threading.Thread):
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.stop = pid, 0, threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            self.peak = max(self.peak, procstat.rss_bytes(self.pid))
+            time.sleep(0.1)
+
+
+def run(
+    workdir: Path,
+    tables: int = 500,
+    quiet_seconds: float = 10,
+    attack_seconds: float = 12,
+    settle_seconds: float = 4,
+    interval: float = 2.0,
+    only: list[str] | None = None,
+) -> AdversaryReport:
+    attacks = [a for a in ATTACKS if not only or a in only]
+    run_dir = workdir / "adversary"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    server = start_gunicorn("adversary", "server:create_app()", run_dir, {"LOG_LEVEL": "warning"})
+    report = AdversaryReport(tables=tables)
+    try:
+        wait_ready(server, "/api/time")
+        workers = set(server.worker_pids())
+        total = quiet_seconds + len(attacks) * (attack_seconds + settle_seconds) + 5
+        hall = Hall(server.url, tables, interval, total)
+        hall.start()
+        if not hall.ready.wait(240):
+            raise RuntimeError("the ordinary tables were not ready in 240 s")
+        report.tables = len(hall.tables)
+        report.setup_errors = dict(hall.stats.setup_errors)
+        codes = [t.code for t in hall.tables]
+        time.sleep(max(0.0, hall.start_at - time.monotonic()) + quiet_seconds)
+        quiet = hall.stats.latencies.between(hall.start_at, hall.start_at + quiet_seconds)
+        report.quiet_p99_ms, report.quiet_samples = p99(quiet), len(quiet)
+        ctx = multiprocessing.get_context("spawn")
+        for name in attacks:
+            pid = (server.worker_pids() or [0])[0]
+            result = AttackResult(name, rss_before=procstat.rss_bytes(pid))
+            errors_before = Counter(hall.stats.errors)
+            peak = RssPeak(pid)
+            peak.start()
+            out = ctx.Queue()
+            proc = ctx.Process(
+                target=_attack_main, args=(name, server.url, codes, attack_seconds, out)
+            )
+            began = time.monotonic()
+            proc.start()
+            try:
+                found = out.get(timeout=attack_seconds + 120)
+            except Exception:
+                found = {"lasted": None, "cut_off": False, "detail": "no answer from attacker"}
+            ended = time.monotonic()
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+            during = hall.stats.latencies.between(began, max(ended, began + 1))
+            result.p99_ms, result.samples = p99(during), len(during)
+            result.errors = dict(Counter(hall.stats.errors) - errors_before)
+            result.lasted_s, result.cut_off = found["lasted"], found["cut_off"]
+            result.detail = found["detail"]
+            time.sleep(settle_seconds)
+            peak.stop.set()
+            peak.join()
+            now_workers = set(server.worker_pids())
+            result.restarts = len(now_workers - workers)
+            workers |= now_workers
+            pid = (server.worker_pids() or [0])[0]
+            result.rss_peak = max(peak.peak, result.rss_before)
+            result.rss_after = procstat.rss_bytes(pid)
+            report.attacks.append(result)
+            print(line(result, report.quiet_p99_ms), flush=True)
+        report.worker_restarts = sum(a.restarts for a in report.attacks)
+        hall.join(total + 60)
+    finally:
+        server.stop()
+    return report
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} ms"
+
+
+def line(a: AttackResult, quiet: float | None) -> str:
+    mb = 1024 * 1024
+    lasted = "-" if a.lasted_s is None else f"{a.lasted_s:.2f} s"
+    return (
+        f"[adversary/{a.name}] ordinary p99 {_ms(a.p99_ms)} (quiet {_ms(quiet)}, "
+        f"{a.samples} commands), errors {sum(a.errors.values())} {a.errors or ''}, "
+        f"attacker {'cut off' if a.cut_off else 'NOT cut off'} after {lasted}, "
+        f"worker restarts {a.restarts}, RSS {a.rss_before / mb:.0f}/{a.rss_peak / mb:.0f}/"
+        f"{a.rss_after / mb:.0f} MB (before/peak/after); {a.detail}"
+    )
+
+
+def problems(report: AdversaryReport) -> list[str]:
+    """Each attack's misses of the targets (docs/reliability.md)."""
+    found = []
+    quiet = report.quiet_p99_ms
+    for a in report.attacks:
+        if a.p99_ms is None or quiet is None:
+            found.append(f"{a.name}: no latency measured")
+        elif a.p99_ms > max(2 * quiet, 1.0) or a.p99_ms > P99_TARGET_MS:
+            found.append(f"{a.name}: p99 {a.p99_ms:.1f} ms (quiet {quiet:.1f})")
+        if a.errors:
+            found.append(f"{a.name}: errors {a.errors}")
+        if a.restarts:
+            found.append(f"{a.name}: {a.restarts} worker restarts")
+        # Sockets without hello have WS_HELLO_SECONDS (10 s) by design; a spectator that does
+        # not read is closed by its write deadline or its unanswered ping (up to 2 x 20 s).
+        allowed = {"no_hello": HELLO_SECONDS + 2.0}.get(a.name, 2.0)
+        if a.name != "never_read" and (not a.cut_off or a.lasted_s is None or a.lasted_s > allowed):
+            found.append(f"{a.name}: attacker lasted {a.lasted_s} s (cut off: {a.cut_off})")
+        if a.rss_before and a.rss_after > 1.1 * a.rss_before:
+            found.append(f"{a.name}: RSS {a.rss_before} -> {a.rss_after}")
+    return found
