@@ -55,7 +55,18 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from werkzeug.middleware.proxy_fix import ProxyFix
 
     from server import config as settings
-    from server.api import access, decklists, floor_ws, http, openapi, sheets, staff, web, ws
+    from server.api import (
+        access,
+        decklists,
+        floor_ws,
+        http,
+        openapi,
+        seats,
+        sheets,
+        staff,
+        web,
+        ws,
+    )
     from server.api.keepalive import Pinger
     from server.api.ratelimit import KeyedLimiter
     from server.hub import make_hub
@@ -101,6 +112,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     decklists.init_app(app)
     floor_ws.init_app(app)
     sheets.init_app(app)
+    seats.init_app(app)
     openapi.init_app(app)
     web.init_app(app)
 

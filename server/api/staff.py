@@ -444,7 +444,14 @@ def table_event(code: str) -> Response:
     if info is None:
         raise AppError("not_event_table", "This table belongs to no event.", status=404)
     if not may_see_pairing(viewer(code)):
-        info = {**info, "pairing": None}  # names and player IDs: its seats and staff only
+        # Names and player IDs: its seats and staff only, and one seat's own pairing to the
+        # phone holding that seat's card claim (the QR's `claim`).
+        from .seats import claim_ok
+
+        seat, claim = request.args.get("seat"), request.args.get("claim", "")
+        pairing = info.get("pairing") or {}
+        own = {seat: pairing.get(seat)} if pairing and claim_ok(code.upper(), seat, claim) else None
+        info = {**info, "pairing": own}
     return jsonify(info)
 
 
@@ -454,7 +461,9 @@ def seat_link(slug: str, number: int, seat: str) -> Response:
     if seat not in ("A", "B"):
         raise AppError("unknown_seat", "The seat must be A or B.", status=404)
     code = tournament().seat_link(slug, number)
-    return redirect(f"/t/{code}?seat={seat}", code=302)  # type: ignore[return-value]
+    claim = request.args.get("c", "")[:64]  # the card's seat claim (`server.api.seats`)
+    query = f"seat={seat}" + (f"&claim={claim}" if claim.isalnum() else "")
+    return redirect(f"/t/{code}?{query}", code=302)  # type: ignore[return-value]
 
 
 def _qr_data_uri(url: str) -> str:
@@ -483,7 +492,10 @@ def cards(event_id: int) -> Response:
         parts.append(f"<h1>{escape(ev.name)}</h1><p class='no'>{table['number']}</p>")
         parts.append("<div class='seats'>")
         for seat in ("A", "B"):
-            url = f"{base}/s/{ev.slug}/{table['number']}/{seat}"
+            from .seats import claim_for
+
+            claim = claim_for(ev.slug, table["number"], seat)
+            url = f"{base}/s/{ev.slug}/{table['number']}/{seat}?c={claim}"
             parts.append(
                 f"<figure><img alt='QR seat {seat}' src='{_qr_data_uri(url)}'>"
                 f"<figcaption>Seat {seat} · 座位 {seat} · 席 {seat}</figcaption></figure>"
