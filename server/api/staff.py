@@ -215,6 +215,12 @@ def get_event(event_id: int) -> Response:
 
     loaded = of_event(event_id)
     detail["banlist"] = {"name": loaded[0], "size": len(loaded[1])} if loaded else None
+    if detail["my_role"] == "organiser":  # the seat links carry the table cards' claims
+        from .seats import claim_for
+
+        for table in detail["tables"]:
+            n = table["number"]
+            table["claims"] = {s: claim_for(detail["slug"], n, s) for s in ("A", "B")}
     return jsonify(detail)
 
 
