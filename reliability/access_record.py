@@ -178,6 +178,8 @@ def check_logout(server: ServerProcess, report: Any) -> None:
         f"{server.ws_base}/ws/table/{code}",
         additional_headers={"Origin": server.base, "Cookie": cookie},
         open_timeout=5,
+        compression=None,
+        legacy=True,
     )
     role = ws.hello().get("role")
     call("POST", "/api/auth/logout", {}, csrf)
