@@ -25,7 +25,7 @@ from e2e.steps import (
     seat_both,
     take_seat,
 )
-from tests.staff_actions import PASSWORD, Staff, create_organiser
+from tests.staff_actions import PASSWORD, Staff, create_organiser, seat_claim
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "server" / "banlists" / "example-2026-10.csv"
 FILLER = [f"3 Card {i}" for i in range(12)] + ["1 Card 12"]  # 37 cards
@@ -50,9 +50,10 @@ def test_paste_register_side_deck_and_judge_sees_the_deck(live_server, new_conte
     code = event["tables"][0]["code"]
 
     a, b = new_phone(), new_phone()
-    a.goto(f"/t/{code}")
+    # Each phone scans its seat's QR on the table card (the claim seats it at once).
+    a.goto(f"/s/{event['slug']}/1/A?c={seat_claim(live_server, event['slug'], 1, 'A')}")
     take_seat(a, "A", "Yugi")
-    b.goto(f"/t/{code}")
+    b.goto(f"/s/{event['slug']}/1/B?c={seat_claim(live_server, event['slug'], 1, 'B')}")
     take_seat(b, "B", "Kaiba")
     expect(a.get_by_test_id("deck-list-banlist")).to_contain_text(f"2026-10-{suffix}")
 

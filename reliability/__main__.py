@@ -119,12 +119,15 @@ def main(argv: list[str] | None = None) -> int:
         figures["access"] = {
             "checks": report.checks,
             "notes": report.notes,
+            "counts": report.counts,
             "tracebacks": report.tracebacks,
         }
         passed = sum(report.checks.values())
         print(
             f"[access] checks passed {passed}/{len(report.checks)}, tracebacks {report.tracebacks}"
         )
+        for name, count in report.counts.items():
+            print(f"  {name}: {count}")
         flood = report.notes.get("flood")
         if isinstance(flood, dict):
             print(f"  flood: {flood}")

@@ -42,6 +42,7 @@ REQUIRED_HEADERS = {
 class AccessReport:
     checks: dict[str, bool] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
     tracebacks: int = 0
 
     def record(self, name: str, ok: bool, note: Any = None) -> None:
@@ -392,13 +393,18 @@ def run(workdir: Path) -> AccessReport:
     """Run every access check. The code-guessing check gets a server of its own with the
     production HTTP limits; the others share one whose HTTP limits are lifted (opening a socket
     spends an HTTP token too) and whose websocket limits are the production ones."""
+    from . import access_record as rec
+
     report = AccessReport()
     plans = [
         (
             {"HTTP_RATE_PER_MINUTE": "100000", "HTTP_RATE_BURST": "10000"},
-            (check_tokens, check_spectators, check_origin, check_headers, check_flood),
+            (check_tokens, check_spectators, check_origin, check_headers, check_flood)
+            + (rec.check_routes, rec.check_salt, rec.check_seat_move, rec.check_logout)
+            + (rec.check_rechained_edit,),
         ),
         ({}, (check_codes,)),
+        ({}, (rec.check_lookup_cost,)),
     ]
     for extra_env, checks in plans:
         backend = Backend.make("sqlite", workdir)

@@ -25,6 +25,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         http,
         openapi,
         running,
+        seats,
         sheets,
         staff,
         swiss,
@@ -78,6 +79,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     floor_ws.init_app(app)
     running.init_app(app)
     sheets.init_app(app)
+    seats.init_app(app)
     openapi.init_app(app)
     web.init_app(app)
 

@@ -23,6 +23,7 @@ class World:
     tokens: dict[str, str] = field(default_factory=dict)
     clients: dict[str, FlaskClient] = field(default_factory=dict)
     csrf: dict[str, str] = field(default_factory=dict)
+    claims: dict[str, str] = field(default_factory=dict)
 
     def tournament(self) -> Any:
         return self.app.extensions["duel_table_tournament"]
@@ -67,8 +68,14 @@ def make_world(app: Flask, now_ms: int) -> World:
     w.login("other_judge", "judge2")
     w.login("organiser", "org")
     anon = app.test_client()
+    with app.app_context():
+        from server.api.seats import claim_for
+
+        claims = {"seat": claim_for(ev.slug, 1, "A"), "other_seat": claim_for(other.slug, 1, "A")}
+    w.claims = claims
     for role, code in (("seat", w.code), ("other_seat", w.other_code)):
-        answer = anon.post(f"/api/tables/{code}/join", json={"name": "Yugi", "player_id": "1"})
+        body = {"name": "Yugi", "player_id": "1", "seat": "A", "claim": claims[role]}
+        answer = anon.post(f"/api/tables/{code}/join", json=body)
         assert answer.status_code == 201, answer.get_json()
         w.tokens[role] = answer.get_json()["token"]
     return w

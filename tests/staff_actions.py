@@ -89,3 +89,18 @@ class Staff:
             "POST", f"/api/events/{event_id}/judges", {"username": username, "password": password}
         )
         assert status == 201, body
+
+
+def seat_claim(server: Any, slug: str, number: int, seat: str) -> str:
+    """The claim a table card's QR carries for one seat (from the live server's key file)."""
+    from cryptography.hazmat.primitives import serialization
+
+    from server.api.seats import claim_with
+    from server.store.signing import Signer
+
+    key = Signer.load(Path(server.data_dir) / "signing-key.pem").key
+    assert key is not None
+    raw = key.private_bytes(
+        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
+    )
+    return claim_with(raw, slug, number, seat)

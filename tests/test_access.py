@@ -39,6 +39,7 @@ def sample_url(rule: Any, w: World) -> str:
         "path": "no-such-file.txt",
         "filename": "x",
         "username": "nobody",
+        "ref": "nothing",
     }
     url = re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", lambda m: values[m.group(1)], rule.rule)
     return url + (f"?codes={w.code}" if rule.endpoint == "sheets.sheets_page" else "")

@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 from websockets.asyncio.client import connect
 
 from server.store import banlists
-from tests.staff_actions import ROOT, Staff, create_organiser
+from tests.staff_actions import ROOT, Staff, create_organiser, seat_claim
 from tests.ws_helpers import Phone, http
 
 EXAMPLE = ROOT / "server" / "banlists" / "example-2026-10.csv"
@@ -221,7 +221,9 @@ def test_r1_6_opponent_sees_counts_only_and_judges_see_the_lists(live_server):
     code = event["tables"][0]["code"]
     tokens = {}
     for seat, name in (("A", "Yugi"), ("B", "Kaiba")):
-        _, joined = http(live_server, "POST", f"/api/tables/{code}/join", {"name": name})
+        claim = seat_claim(live_server, event["slug"], 1, seat)
+        body = {"name": name, "seat": seat, "claim": claim}
+        _, joined = http(live_server, "POST", f"/api/tables/{code}/join", body)
         tokens[seat] = joined["token"]
     status, picked = http(live_server, "POST", f"/api/tables/{code}/banlist", {"name": ""})
     assert status == 401  # no token; with one, an event table refuses (its event's list)

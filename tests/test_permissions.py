@@ -16,7 +16,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from server.rules import COMMANDS
-from tests.staff_actions import Staff, create_organiser
+from tests.staff_actions import Staff, create_organiser, seat_claim
 from tests.test_ws import http
 
 WAIT = 5
@@ -99,8 +99,11 @@ class World:
         assert status == 200
         self.code = self.e1["tables"][0]["code"]
         self.code2 = self.e2["tables"][0]["code"]
-        _, a = http(server, "POST", f"/api/tables/{self.code}/join", {"name": "Yugi"})
-        _, b = http(server, "POST", f"/api/tables/{self.code}/join", {"name": "Kaiba"})
+        slug = self.e1["slug"]
+        claims = {s: seat_claim(server, slug, 1, s) for s in "AB"}
+        path = f"/api/tables/{self.code}/join"
+        _, a = http(server, "POST", path, {"name": "Yugi", "seat": "A", "claim": claims["A"]})
+        _, b = http(server, "POST", path, {"name": "Kaiba", "seat": "B", "claim": claims["B"]})
         self.tokens = {"seat_a": a["token"], "seat_b": b["token"]}
 
     def http_client(self, role: str) -> Staff:

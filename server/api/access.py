@@ -53,6 +53,10 @@ PUBLIC, TABLE, TABLES, SEAT, JOIN, STAFF, SOCKET = (
 
 POLICIES: dict[str, str] = {
     # tables, for phones
+    "seats.request_status": JOIN,  # the route checks the request's own token
+    "seats.confirm_request": SEAT,  # the other seat of a casual table
+    "seats.approve_request": STAFF,  # the route checks the role at the table's event
+    "seats.release_seat": STAFF,
     "api.create_table": PUBLIC,
     "api.get_table": TABLE,
     "api.join_table": JOIN,
@@ -273,7 +277,7 @@ class Grants:
         """Remember an open socket's `close`; returns the function that forgets it."""
         with self._lock:
             self._open.setdefault(grant, {})[id(close)] = close
-            if self._thread is None and grant[0] == "staff" and self.check is not None:
+            if self._thread is None and self.check is not None:
                 self._thread = threading.Thread(target=self._run, name="grants", daemon=True)
                 self._thread.start()
 
@@ -303,12 +307,13 @@ class Grants:
             return list(self._open)
 
     def sweep(self) -> int:
-        """Close the sockets of staff sessions that ended; how many."""
-        staff = [g for g in self.held() if g[0] == "staff"]
-        if not staff or self.check is None:
+        """Close the sockets of staff sessions and seat tokens that ended (in any process);
+        how many."""
+        held = self.held()
+        if not held or self.check is None:
             return 0
-        valid = self.check(staff)
-        return sum(self.revoke(g) for g in staff if g not in valid)
+        valid = self.check(held)
+        return sum(self.revoke(g) for g in held if g not in valid)
 
     def _run(self) -> None:
         while not self._stop.wait(SWEEP_SECONDS):
@@ -331,21 +336,29 @@ def session_grant(token: str | None) -> Grant | None:
     return ("staff", hashlib.sha256(token.encode("utf-8")).hexdigest())
 
 
-def seat_grant(code: str, seat: str) -> Grant:
-    return ("seat", code.upper(), seat)
+def seat_grant(token_hash: str) -> Grant:
+    """The grant of a seat token (by its stored hash)."""
+    return ("seat", token_hash)
 
 
-def request_grant(actor: Actor | None) -> Grant | None:
-    """What let this request's socket in: the staff cookie's session or the seat."""
+def request_grant(actor: Actor | None, token: str | None = None) -> Grant | None:
+    """What let this request's socket in: the staff cookie's session or the seat's token."""
     if actor is None:
         return None
     if actor.role in ("judge", "organiser"):
         from .staff import COOKIE
 
         return session_grant(request.cookies.get(COOKIE))
-    if actor.role == "seat" and actor.seat:
-        return seat_grant(getattr(request, "view_args", {}).get("code", ""), actor.seat)
+    if actor.role == "seat" and token:
+        from server.store.events import hash_token
+
+        return seat_grant(hash_token(token))
     return None
+
+
+def end_seat(token_hash: str | None) -> int:
+    """A seat's token stopped working (released, moved): close its sockets here."""
+    return GRANTS.revoke(seat_grant(token_hash)) if token_hash else 0
 
 
 def end_session(token: str | None) -> int:
@@ -356,16 +369,26 @@ def end_session(token: str | None) -> int:
 
 def _valid_sessions(app: Flask) -> Callable[[Iterable[Grant]], set[Grant]]:
     def check(grants: Iterable[Grant]) -> set[Grant]:
-        from server.store.models import db
+        from server.store.models import SeatRow, db
         from server.store.tournament import StaffSession
 
-        wanted = {g[1]: g for g in grants}
+        grants = list(grants)
+        staff = {g[1]: g for g in grants if g[0] == "staff"}
+        seats = {g[1]: g for g in grants if g[0] == "seat"}
         now = app.extensions["duel_table"].clock()
+        valid: set[Grant] = set()
         with db.connection_context():
-            rows = StaffSession.select(StaffSession.token_hash).where(
-                StaffSession.token_hash.in_(list(wanted)) & (StaffSession.expires_ms >= now)
-            )
-            return {wanted[r.token_hash] for r in rows}
+            if staff:
+                rows = StaffSession.select(StaffSession.token_hash).where(
+                    StaffSession.token_hash.in_(list(staff)) & (StaffSession.expires_ms >= now)
+                )
+                valid |= {staff[r.token_hash] for r in rows}
+            if seats:
+                found = SeatRow.select(SeatRow.token_hash).where(
+                    SeatRow.token_hash.in_(list(seats))
+                )
+                valid |= {seats[r.token_hash] for r in found}
+        return valid
 
     return check
 

@@ -117,12 +117,10 @@ def join_table(code: str) -> tuple[Response, int]:
     rate_limit()
     code = code.upper()
     body = load_body(JoinSchema())
-    found = services()
-    joined, _events = found.store.join(
-        code, body.get("seat"), body["name"], body["player_id"], found.clock()
-    )
-    found.hub.publish(code, joined.seq)
-    return jsonify({"seat": joined.seat, "token": joined.token, "seq": joined.seq}), 201
+    from .seats import join
+
+    answer, status = join(code, body)  # at once, or a request waiting for approval (202)
+    return jsonify(answer), status
 
 
 @bp.get("/tables/<code>/qr.svg")

@@ -130,6 +130,9 @@ class JoinSchema(Schema):
     seat = Seat(allow_none=True)
     name = Text(NAME_MAX, min_length=1, required=True)
     player_id = Text(NAME_MAX, load_default="")
+    # The table card's per-seat claim (its QR's `c`), and a request for a taken seat.
+    claim = fields.String(load_default="", validate=validate.Length(max=64))
+    takeover = Bool(load_default=False)
 
 
 # -- command arguments ---------------------------------------------------------------------

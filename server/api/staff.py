@@ -241,6 +241,12 @@ def get_event(event_id: int) -> Response:
 
     loaded = of_event(event_id)
     detail["banlist"] = {"name": loaded[0], "size": len(loaded[1])} if loaded else None
+    if detail["my_role"] == "organiser":  # the seat links carry the table cards' claims
+        from .seats import claim_for
+
+        for table in detail["tables"]:
+            n = table["number"]
+            table["claims"] = {s: claim_for(detail["slug"], n, s) for s in ("A", "B")}
     return jsonify(detail)
 
 
@@ -476,7 +482,14 @@ def table_event(code: str) -> Response:
     if info is None:
         raise AppError("not_event_table", "This table belongs to no event.", status=404)
     if not may_see_pairing(viewer(code)):
-        info = {**info, "pairing": None}  # names and player IDs: its seats and staff only
+        # Names and player IDs: its seats and staff only, and one seat's own pairing to the
+        # phone holding that seat's card claim (the QR's `claim`).
+        from .seats import claim_ok
+
+        seat, claim = request.args.get("seat"), request.args.get("claim", "")
+        pairing = info.get("pairing") or {}
+        own = {seat: pairing.get(seat)} if pairing and claim_ok(code.upper(), seat, claim) else None
+        info = {**info, "pairing": own}
     return jsonify(info)
 
 
@@ -486,7 +499,9 @@ def seat_link(slug: str, number: int, seat: str) -> Response:
     if seat not in ("A", "B"):
         raise AppError("unknown_seat", "The seat must be A or B.", status=404)
     code = tournament().seat_link(slug, number)
-    return redirect(f"/t/{code}?seat={seat}", code=302)  # type: ignore[return-value]
+    claim = request.args.get("c", "")[:64]  # the card's seat claim (`server.api.seats`)
+    query = f"seat={seat}" + (f"&claim={claim}" if claim.isalnum() else "")
+    return redirect(f"/t/{code}?{query}", code=302)  # type: ignore[return-value]
 
 
 def _qr_data_uri(url: str) -> str:
@@ -521,7 +536,10 @@ def cards(event_id: int) -> Response:
             "<div class='seats'>"
         )
         for seat in ("A", "B"):
-            url = f"{base}/s/{ev.slug}/{table['number']}/{seat}"
+            from .seats import claim_for
+
+            claim = claim_for(ev.slug, table["number"], seat)
+            url = f"{base}/s/{ev.slug}/{table['number']}/{seat}?c={claim}"
             name = table["pairing"][seat]["name"]
             player = f"<span class='player'>{escape(name)}</span>" if name else ""
             parts.append(

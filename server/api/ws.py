@@ -259,7 +259,7 @@ class Connection(Session):
         if self._forget_grant is None:
             from .access import GRANTS, request_grant
 
-            grant = request_grant(self.actor)  # a logout or a seat move closes this socket
+            grant = request_grant(self.actor, token)  # a logout or a seat move closes this socket
             if grant is not None:
                 self._forget_grant = GRANTS.add(grant, self.revoke)
         if not self.subscribed:

@@ -106,3 +106,38 @@ def _created(s: TableState, e: Event) -> TableState:
 def _joined(s: TableState, e: Event) -> TableState:
     info = SeatInfo(name=e.data["name"], player_id=e.data["player_id"], joined=True)
     return s.evolve(seats=put(s.seats, e.data["seat"], info))
+
+
+@command("seat.release", SYSTEM)
+def release(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge frees a seat: its phone's token stops working (the HTTP route revokes it)."""
+    seat = args.get("seat")
+    require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
+    require(tx.state.seats[str(seat)].joined, "seat_free", "That seat is free.")
+    tx.emit("seat.released", seat=seat, by=str(args.get("by") or ""))
+
+
+@command("seat.move", SYSTEM)
+def move(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A taken seat passes to a new phone (approved by a judge, or at a casual table by the
+    other seat): the old token stops working."""
+    seat = args.get("seat")
+    require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
+    require(tx.state.seats[str(seat)].joined, "seat_free", "That seat is free: join it.")
+    name = str(args.get("name") or "").strip()
+    require(0 < len(name) <= MAX_NAME, "invalid", f"A name has 1 to {MAX_NAME} characters.")
+    player_id = str(args.get("player_id") or "").strip()
+    require(len(player_id) <= MAX_NAME, "invalid", "The player ID is too long.")
+    by = str(args.get("by") or "")
+    tx.emit("seat.moved", seat=seat, name=name, player_id=player_id, by=by)
+
+
+@handler("seat.released")
+def _released(s: TableState, e: Event) -> TableState:
+    return s.evolve(seats=put(s.seats, e.data["seat"], SeatInfo()))
+
+
+@handler("seat.moved")
+def _moved(s: TableState, e: Event) -> TableState:
+    info = SeatInfo(name=e.data["name"], player_id=e.data["player_id"], joined=True)
+    return s.evolve(seats=put(s.seats, e.data["seat"], info))

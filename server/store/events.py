@@ -50,7 +50,7 @@ from server.rules import (
 from server.rules.base import SYSTEM_ACTOR
 
 from .group import GroupCommit
-from .models import EventRow, HeadSignature, SeatRow, TableRow, is_sqlite
+from .models import EventRow, HeadSignature, SeatRequest, SeatRow, TableRow, is_sqlite
 from .signing import SIGN_AT
 
 log = logging.getLogger(__name__)
@@ -958,6 +958,115 @@ class EventStore:
 
         pending, _ = self._decide(code, None, decide_on)
         return Joined(taken[0], token, pending.snap.seq), list(pending.written)
+
+    # -- seat requests, releases and moves ----------------------------------------------------
+
+    def request_seat(
+        self, code: str, seat: str, name: str, player_id: str, why: str, now_ms: int
+    ) -> tuple[str, str, int]:
+        """Ask for `seat` (it waits for approval): (request ref, token, seq). The request is
+        an event in the log, so the judges and the other seat see it."""
+        token, ref = secrets.token_urlsafe(32), secrets.token_hex(6)
+
+        def decide_on(snap: Snapshot) -> Decided:
+            data = {"request": ref, "seat": seat, "name": name, "player_id": player_id}
+            events = [Event("seat.requested", {**data, "why": why}, now_ms, SYSTEM_ACTOR)]
+            mark = self.db.param
+            insert = (
+                "INSERT INTO seat_request (table_id, ref, seat, token_hash, name, player_id, "
+                f"created_ms, status) VALUES ({', '.join([mark] * 8)})",
+                (snap.table_id, ref, seat, hash_token(token), name, player_id, now_ms, "waiting"),
+            )
+            return events, [insert]
+
+        pending, _ = self._decide(code, None, decide_on)
+        return ref, token, pending.snap.seq
+
+    def seat_request(self, code: str, ref: str) -> SeatRequest | None:
+        with self.db.connection_context():
+            found: SeatRequest | None = (
+                SeatRequest.select()
+                .join(TableRow)
+                .where((TableRow.code == code) & (SeatRequest.ref == ref))
+                .first()
+            )
+            return found
+
+    def grant_request(self, code: str, ref: str, by: str, now_ms: int) -> tuple[str, str | None]:
+        """Give a waiting request its seat (joining it, or moving it from the phone that had
+        it): (seat, the old token's hash or None)."""
+        request = self.seat_request(code, ref)
+        if request is None or request.status != "waiting":
+            raise AppError("no_such_request", "No waiting request has this id.", status=404)
+        old: list[str | None] = [None]
+
+        def decide_on(snap: Snapshot) -> Decided:
+            seat = request.seat
+            joined = snap.state.seats[seat].joined
+            args = {"seat": seat, "name": request.name, "player_id": request.player_id}
+            mark = self.db.param
+            if joined:
+                with self.db.connection_context():
+                    row = SeatRow.get_or_none(
+                        (SeatRow.table == snap.table_id) & (SeatRow.seat == seat)
+                    )
+                old[0] = row.token_hash if row else None
+                cmd, args = "seat.move", {**args, "by": by}
+                statements: list[Statement] = [
+                    (
+                        f"UPDATE seat SET token_hash = {mark}, name = {mark}, player_id = {mark} "
+                        f"WHERE table_id = {mark} AND seat = {mark}",
+                        (request.token_hash, request.name, request.player_id, snap.table_id, seat),
+                    )
+                ]
+            else:
+                cmd = "seat.join"
+                statements = [
+                    (
+                        "INSERT INTO seat (table_id, seat, token_hash, name, player_id) "
+                        f"VALUES ({', '.join([mark] * 5)})",
+                        (snap.table_id, seat, request.token_hash, request.name, request.player_id),
+                    )
+                ]
+            events = decide(snap.state, cmd, args, SYSTEM_ACTOR, now_ms, self.randbelow)
+            if cmd == "seat.join":
+                events = [replace(e, data={**e.data, "by": by}) for e in events]
+            statements.append(
+                (
+                    f"UPDATE seat_request SET status = {mark} WHERE id = {mark}",
+                    ("approved", request.id),
+                )
+            )
+            return events, statements
+
+        self._decide(code, None, decide_on)
+        return request.seat, old[0]
+
+    def release_seat(self, code: str, seat: str, by: str, now_ms: int) -> str | None:
+        """Free a taken seat; the old token's hash (its sockets are to be closed)."""
+        old: list[str | None] = [None]
+
+        def decide_on(snap: Snapshot) -> Decided:
+            events = decide(
+                snap.state,
+                "seat.release",
+                {"seat": seat, "by": by},
+                SYSTEM_ACTOR,
+                now_ms,
+                self.randbelow,
+            )
+            with self.db.connection_context():
+                row = SeatRow.get_or_none((SeatRow.table == snap.table_id) & (SeatRow.seat == seat))
+            old[0] = row.token_hash if row else None
+            mark = self.db.param
+            delete = (
+                f"DELETE FROM seat WHERE table_id = {mark} AND seat = {mark}",
+                (snap.table_id, seat),
+            )
+            return events, [delete]
+
+        self._decide(code, None, decide_on)
+        return old[0]
 
 
 # A decision: the events, and any statements to store with them.

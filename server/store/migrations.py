@@ -26,7 +26,7 @@ from playhouse.migrate import SchemaMigrator
 
 from .banlists import BanListRow
 from .hall import HallMessage
-from .models import MODELS, BaseModel, HeadSignature, db
+from .models import MODELS, BaseModel, HeadSignature, SeatRequest, db
 from .swiss import SWISS_MODELS
 from .tournament import TOURNAMENT_MODELS
 
@@ -168,3 +168,9 @@ def hall_messages(migrator: SchemaMigrator) -> None:
 def swiss_tournament(migrator: SchemaMigrator) -> None:
     """Version 4: the Swiss tournament's players and its log of rounds and results."""
     _create(migrator, list(SWISS_MODELS))
+
+
+@migration
+def seat_requests(migrator: SchemaMigrator) -> None:
+    """Version 5: phones waiting for a seat (a judge's or the other seat's approval)."""
+    _create(migrator, [SeatRequest])

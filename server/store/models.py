@@ -119,7 +119,25 @@ class HeadSignature(BaseModel):
         indexes = ((("table_id", "seq"), True),)
 
 
-MODELS = [TableRow, SeatRow, EventRow, CommandRow, HeadSignature]
+class SeatRequest(BaseModel):
+    """A phone asking for a seat without the table card's claim, or for a taken seat: it
+    waits for a judge (event table) or the other seat (casual table). Only its token's
+    SHA-256 is kept; the token works once the request is approved."""
+
+    table = ForeignKeyField(TableRow, backref="seat_requests", on_delete="CASCADE")
+    ref = CharField(max_length=16, unique=True)
+    seat = CharField(max_length=1)
+    token_hash = CharField(max_length=64)
+    name = CharField(max_length=64, default="")
+    player_id = CharField(max_length=64, default="")
+    created_ms = BigIntegerField(default=0)
+    status = CharField(max_length=10, default="waiting")
+
+    class Meta:
+        table_name = "seat_request"
+
+
+MODELS = [TableRow, SeatRow, EventRow, CommandRow, HeadSignature, SeatRequest]
 
 
 def open_database(url: str, data_dir: str, autocheckpoint: bool = True) -> Database:

@@ -30,5 +30,14 @@ export async function api(method, path, body, token) {
 export const createTable = (opts = {}) => api("POST", "/api/tables", opts);
 export const getTable = (code) => api("GET", `/api/tables/${encodeURIComponent(code)}`);
 export const joinTable = (code, body) => api("POST", `/api/tables/${encodeURIComponent(code)}/join`, body);
-export const getTableEvent = (code) => api("GET", `/api/tables/${encodeURIComponent(code)}/event`);
+/** The event table's info; a table card's seat and claim (?seat=&claim=) unlock that seat's pairing. */
+export const getTableEvent = (code, seat, claim) => {
+  const q = seat && claim ? `?seat=${encodeURIComponent(seat)}&claim=${encodeURIComponent(claim)}` : "";
+  return api("GET", `/api/tables/${encodeURIComponent(code)}/event${q}`);
+};
+/** How a seat request that waits for approval stands (its own token). */
+export const getSeatRequest = (code, ref, token) =>
+  api("GET", `/api/tables/${encodeURIComponent(code)}/seat-requests/${encodeURIComponent(ref)}`, undefined, token);
+/** The table's signed chain heads (receipts). */
+export const getHeads = (code) => api("GET", `/api/tables/${encodeURIComponent(code)}/heads`);
 export const qrUrl = (code) => `/api/tables/${encodeURIComponent(code)}/qr.svg`;

@@ -1,7 +1,7 @@
 // The router and the home and join screens. "/" is home; "/t/<CODE>" is a table: the join screen
 // when this phone holds no seat there (unless it chose to watch), else the table itself.
 
-import { createTable, getTable, getTableEvent, joinTable } from "./api.js";
+import { createTable, getSeatRequest, getTable, getTableEvent, joinTable } from "./api.js";
 import { h } from "./dom.js";
 import { initLang, onLangChange, t } from "./i18n.js";
 import { get } from "./state.js";
@@ -140,12 +140,41 @@ async function openTable(code, token) {
   if (token !== routeToken) return undefined;
   if (!res.ok) {
     if (res.status === 404 || res.body.code === "no_such_table") return showNotFound(code);
-    if (res.status !== 0) toastError(res.body);
+    // Spectators off: the join screen still opens (a card's claim, or a judge, seats the phone).
+    if (res.status !== 0 && res.body.code !== "spectators_off") toastError(res.body);
     // offline: the table screen still opens and waits for the connection
     return watching ? mountSeat(code, null) : showJoin(code, null);
   }
   if (watching) return mountSeat(code, null);
   return showJoin(code, res.body.state || {});
+}
+
+/** A seat request waits for a judge (event table) or the other seat (casual table): poll it. */
+function waitForSeat(code, request, name) {
+  const routeAt = routeToken;
+  const key = request.why === "takeover" ? "join.waiting_seat" : "join.waiting_judge";
+  root.replaceChildren(
+    h("main", { class: "loading", testid: "join-waiting" }, h("p", { role: "status", text: t(key, { seat: request.seat }) })),
+  );
+  const poll = async () => {
+    if (routeAt !== routeToken) return;
+    const res = await getSeatRequest(code, request.request, request.token);
+    if (routeAt !== routeToken) return;
+    const status = res.ok ? res.body.status : "";
+    if (status === "approved") {
+      saveSeat(code, { seat: request.seat, token: request.token, name });
+      toast(t("join.seated", { seat: request.seat }), "info", 3000);
+      mountSeat(code, request.token);
+      return;
+    }
+    if (res.ok && status !== "waiting") {
+      toast(t("join.refused"), "error", 5000);
+      route();
+      return;
+    }
+    setTimeout(poll, 3000);
+  };
+  setTimeout(poll, 3000);
 }
 
 function mountSeat(code, token) {
@@ -179,8 +208,9 @@ function showJoin(code, state) {
   }
   // A table card's QR code names the seat (?seat=A); an event table may know its pairing.
   const wanted = new URLSearchParams(location.search).get("seat");
+  const claim = new URLSearchParams(location.search).get("claim") || "";
   const eventLine = h("p", { class: "status-line", testid: "join-event", hidden: true });
-  getTableEvent(code).then((res) => {
+  getTableEvent(code, wanted, claim).then((res) => {
     if (!res.ok) return;
     const info = res.body;
     eventLine.textContent = t("join.event_table", {
@@ -212,8 +242,13 @@ function showJoin(code, state) {
     const player_id = pidInput.value.trim();
     const body = { seat, name };
     if (player_id) body.player_id = player_id;
+    if (claim && seat === wanted) body.claim = claim;
     const res = await joinTable(code, body);
     busy = false;
+    if (res.status === 202 && res.body.request) {
+      waitForSeat(code, res.body, name);
+      return;
+    }
     if (!res.ok || !res.body.token) {
       toastError(res.body);
       if (res.body.code === "seat_taken" || res.body.code === "table_full") route();

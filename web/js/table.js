@@ -2,6 +2,7 @@
 
 import { api, getTableEvent, qrUrl } from "./api.js";
 import { Connection } from "./conn.js";
+import { keepReceipts, signs } from "./receipts.js";
 import { buzz, formatDuration, formatTime, h, reducedMotion } from "./dom.js";
 import { LANGS, callReason, has, lang, onLangChange, setLang, t } from "./i18n.js";
 import { KINDS, afterPending, applyChanges, signed, signedDelta } from "./lp.js";
@@ -109,8 +110,14 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
   // --- wiring --------------------------------------------------------------------------------
 
   const offs = [
-    conn.on("welcome", (msg) => store.welcome(msg)),
-    conn.on("update", (msg) => store.take(msg)),
+    conn.on("welcome", (msg) => {
+      store.welcome(msg);
+      if (token) keepReceipts(code);
+    }),
+    conn.on("update", (msg) => {
+      store.take(msg);
+      if (token && signs(msg)) keepReceipts(code); // a phone keeps the heads it was shown
+    }),
     conn.on("status", (st) => {
       ui.status = st;
       render();

@@ -25,6 +25,9 @@ export default {
   "join.seat_taken": "Seat {seat}: {name}",
   "join.watch": "Watch as spectator",
   "join.full": "Both seats are taken. You can watch.",
+  "join.waiting_judge": "Waiting for a judge to confirm your seat {seat}…",
+  "join.waiting_seat": "Waiting for your opponent to confirm this phone at seat {seat}…",
+  "join.refused": "Your seat request was not approved.",
   "join.seated": "You sit at seat {seat}.",
 
   "notfound.title": "No such table",

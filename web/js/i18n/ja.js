@@ -25,6 +25,9 @@ export default {
   "join.seat_taken": "{seat}席：{name}",
   "join.watch": "観戦する",
   "join.full": "両方の席が埋まっています。観戦できます。",
+  "join.waiting_judge": "ジャッジが{seat}席を確認するのを待っています…",
+  "join.waiting_seat": "相手がこの端末の{seat}席を確認するのを待っています…",
+  "join.refused": "席のリクエストは承認されませんでした。",
   "join.seated": "{seat}席に着席しました。",
 
   "notfound.title": "テーブルが見つかりません",

@@ -25,6 +25,9 @@ export default {
   "join.seat_taken": "{seat} 位：{name}",
   "join.watch": "以觀眾身分觀看",
   "join.full": "兩個座位都有人了。你可以觀看。",
+  "join.waiting_judge": "正在等待裁判確認你的 {seat} 位…",
+  "join.waiting_seat": "正在等待對手確認這支手機坐 {seat} 位…",
+  "join.refused": "你的座位申請未獲批准。",
   "join.seated": "你已坐在 {seat} 位。",
 
   "notfound.title": "找不到這張桌子",

@@ -272,8 +272,8 @@ async function showEvent(id) {
       h("td", { text: String(tb.number) }),
       h("td", {}, h("a", { href: `/t/${tb.code}?watch`, text: tb.code, testid: `table-code-${tb.number}` })),
       h("td", { text: [tb.pairing.A.name, tb.pairing.B.name].filter(Boolean).join(` ${t("staff.vs")} `) }),
-      h("td", {}, h("a", { href: `/t/${tb.code}?seat=A`, text: "A", testid: `seat-link-${tb.number}-A` })),
-      h("td", {}, h("a", { href: `/t/${tb.code}?seat=B`, text: "B", testid: `seat-link-${tb.number}-B` }))))));
+      h("td", {}, h("a", { href: seatHref(tb, "A"), text: "A", testid: `seat-link-${tb.number}-A` })),
+      h("td", {}, h("a", { href: seatHref(tb, "B"), text: "B", testid: `seat-link-${tb.number}-B` }))))));
 
   root.replaceChildren(
     topBar(t("staff.organiser"), [link("/organiser", t("staff.events"), "to-events")]),
@@ -301,3 +301,9 @@ async function start() {
 }
 
 start();
+
+/** A seat's join link, with the table card's claim when the server gave it (organisers). */
+function seatHref(tb, seat) {
+  const claim = tb.claims && tb.claims[seat];
+  return `/t/${tb.code}?seat=${seat}` + (claim ? `&claim=${encodeURIComponent(claim)}` : "");
+}
