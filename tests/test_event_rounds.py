@@ -62,8 +62,19 @@ def event(org: Org, tables: int = 3) -> dict[str, Any]:
     return r.json
 
 
+def card_claim(client: FlaskClient, code: str, seat: str) -> str:
+    """The claim the table card's QR carries for `seat` (the organiser's event detail has it)."""
+    for ev in client.get("/api/events").json["events"]:
+        for table in client.get(f"/api/events/{ev['id']}").json["tables"]:
+            if table["code"] == code:
+                return str(table["claims"][seat])
+    raise AssertionError(f"no event table {code}")
+
+
 def join(client: FlaskClient, code: str, seat: str, name: str) -> str:
-    r = client.post(f"/api/tables/{code}/join", json={"seat": seat, "name": name})
+    """Take `seat` as a player scanning the table card (with the seat's claim)."""
+    claim = card_claim(client, code, seat)
+    r = client.post(f"/api/tables/{code}/join", json={"seat": seat, "name": name, "claim": claim})
     assert r.status_code == 201, r.json
     return r.json["token"]
 
