@@ -181,13 +181,12 @@ def alerts_of(
     if v["phase"] == "duel" and turn:
         think_ms = v["ruleset"].get("think_seconds", 180) * 1000
         label = f"turn {turn['no']}"
-        # This turn's flag: raised in this duel, for this turn's player, since the turn began
-        # (turns alternate, so the last turn's flag has the other seat or an earlier time).
+        # This turn's flag: raised in this duel after the turn began (R4.3: charged to nobody,
+        # so it names no seat; the last turn's flag has an earlier time).
         if any(
             f["kind"] == "turn_overtime"
             and f["duel"] == v["duel_no"]
-            and f["seat"] == turn["player"]
-            and f["at_ms"] >= turn["started_ms"]
+            and f["at_ms"] > turn["started_ms"]
             for f in v["flags"]
         ):
             found.append(

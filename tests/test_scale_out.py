@@ -13,7 +13,7 @@ from websockets.asyncio.client import connect
 from ws_helpers import DECK, WAIT, Phone, http
 
 from server.testing import isolated_database, start_server, stop_server
-from tests.staff_actions import Staff, create_organiser
+from tests.staff_actions import Staff, create_organiser, seat_claim
 
 # Two real server processes sharing Redis.
 pytestmark = pytest.mark.slow
@@ -42,8 +42,12 @@ def test_phones_and_floor_views_on_two_processes_stay_in_step(tmp_path, database
         staff = Staff(first).login(organiser)
         event = staff.create_event("Scale Cup", 2)
         code = event["tables"][0]["code"]
-        _, a = http(first, "POST", f"/api/tables/{code}/join", {"name": "Yugi"})
-        _, b = http(second, "POST", f"/api/tables/{code}/join", {"name": "Kaiba"})
+        # Each phone scans its seat's QR (with the seat's claim), one on each process.
+        claims = {s: seat_claim(first, event["slug"], 1, s) for s in "AB"}
+        body_a = {"name": "Yugi", "seat": "A", "claim": claims["A"]}
+        body_b = {"name": "Kaiba", "seat": "B", "claim": claims["B"]}
+        _, a = http(first, "POST", f"/api/tables/{code}/join", body_a)
+        _, b = http(second, "POST", f"/api/tables/{code}/join", body_b)
         # A login made on one process is good on the other (sessions live in the database).
         cookie = staff.cookie
         floor_url = f"/ws/floor/{event['id']}"
