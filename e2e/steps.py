@@ -163,3 +163,14 @@ def end_turn(pages: dict[str, Page]) -> None:
     pages[turn_player(any_page)].get_by_test_id("end-turn").click()
     for page in pages.values():
         expect(page.locator(f'[data-testid="turn-info"][data-turn="{turn + 1}"]')).to_have_count(1)
+
+
+def sit_at_event(page: Page, server: str, event: dict, code: str, seat: str, name: str) -> None:
+    """Take `seat` at an event table as a player scanning the table card (its seat's claim)."""
+    from tests.staff_actions import seat_claim
+
+    number = next(t["number"] for t in event["tables"] if t["code"] == code)
+    page.goto(f"/t/{code}?seat={seat}&claim={seat_claim(server, event['slug'], number, seat)}")
+    page.get_by_test_id("name-input").fill(name)
+    page.get_by_test_id(f"take-seat-{seat}").click()
+    expect(page.get_by_test_id("clock")).to_be_visible()

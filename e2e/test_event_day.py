@@ -8,6 +8,7 @@ import uuid
 
 from playwright.sync_api import Browser, Page, expect
 
+from e2e.steps import sit_at_event
 from tests.staff_actions import PASSWORD, Staff, create_organiser
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -36,13 +37,6 @@ def contrast_violations(page: Page, selector: str) -> list[str]:
     )
 
 
-def sit(page: Page, code: str, seat: str, name: str) -> None:
-    page.goto(f"/t/{code}?seat={seat}")
-    page.get_by_test_id("name-input").fill(name)
-    page.get_by_test_id(f"take-seat-{seat}").click()
-    expect(page.get_by_test_id("clock")).to_be_visible()
-
-
 def test_players_wait_for_the_round_and_end_round_confirms(live_server, browser: Browser):
     suffix = uuid.uuid4().hex[:6]
     organiser = f"org{suffix}"
@@ -53,8 +47,8 @@ def test_players_wait_for_the_round_and_end_round_confirms(live_server, browser:
     contexts += [browser.new_context(base_url=live_server, **PHONE) for _ in range(2)]
     org, phone_a, phone_b = (c.new_page() for c in contexts)
     try:
-        sit(phone_a, codes[0], "A", "Yugi")
-        sit(phone_b, codes[0], "B", "Kaiba")
+        sit_at_event(phone_a, live_server, ev, codes[0], "A", "Yugi")
+        sit_at_event(phone_b, live_server, ev, codes[0], "B", "Kaiba")
         # Players cannot start an event table's clock: they wait for the round.
         for phone in (phone_a, phone_b):
             expect(phone.get_by_test_id("clock-wait-round")).to_contain_text(
@@ -153,8 +147,8 @@ def test_a_call_rings_on_the_judges_page_and_a_dispute_is_one_alert(live_server,
         table1 = jdg.get_by_test_id("floor-table-1")
         expect(table1).to_be_visible()
         assert not jdg.title().startswith("(")
-        sit(phone_a, code, "A", "Yugi")
-        sit(phone_b, code, "B", "Kaiba")
+        sit_at_event(phone_a, live_server, ev, code, "A", "Yugi")
+        sit_at_event(phone_b, live_server, ev, code, "B", "Kaiba")
         start_duel(phone_a, phone_b)
         assert jdg.evaluate("window.__tones") == 0
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
-from e2e.steps import start_duel
+from e2e.steps import sit_at_event, start_duel
 from tests.staff_actions import Staff, create_organiser
 
 SHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
@@ -32,13 +32,6 @@ def in_step(hall: Page, phone: Page) -> float:
         gaps.append(abs(deadline_seen(hall, "hall-clock") - deadline_seen(phone, "clock")))
         hall.wait_for_timeout(300)
     return max(gaps)
-
-
-def sit(page: Page, code: str, seat: str, name: str) -> None:
-    page.goto(f"/t/{code}?seat={seat}")
-    page.get_by_test_id("name-input").fill(name)
-    page.get_by_test_id(f"take-seat-{seat}").click()
-    expect(page.get_by_test_id("clock")).to_be_visible()
 
 
 def fits(page: Page, width: int, height: int) -> None:
@@ -64,8 +57,8 @@ def test_the_hall_clock_through_a_round(live_server, browser: Browser):
     hall = hall_ctx.new_page()
     a, b = (c.new_page() for c in phones)
     try:
-        sit(a, code, "A", "Yugi")
-        sit(b, code, "B", "Kaiba")
+        sit_at_event(a, live_server, ev, code, "A", "Yugi")
+        sit_at_event(b, live_server, ev, code, "B", "Kaiba")
         hall.goto(f"/e/{ev['slug']}/hall")
         expect(hall.get_by_test_id("hall-title")).to_have_text("Hall Cup · Round 1")
         expect(hall.get_by_test_id("hall-note")).to_have_text("Starts soon")

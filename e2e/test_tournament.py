@@ -20,11 +20,13 @@ from tests.ws_helpers import Phone, http
 CHECKLIST = ["handshake", "side_shown", "shuffled", "cut"]
 
 
-async def _play(server: Any, code: str, winner: str) -> None:
-    """Both seats join, play a 2-0 match (the loser concedes each duel) and confirm it."""
+async def _play(server: Any, code: str, claims: dict[str, str], winner: str) -> None:
+    """Both seats join (with their table card's claims), play a 2-0 match (the loser concedes
+    each duel) and confirm it."""
     tokens = {}
     for seat in "AB":
-        status, joined = http(server, "POST", f"/api/tables/{code}/join", {"name": f"Seat {seat}"})
+        body = {"name": f"Seat {seat}", "seat": seat, "claim": claims[seat]}
+        status, joined = http(server, "POST", f"/api/tables/{code}/join", body)
         assert status in (200, 201), joined
         tokens[joined["seat"]] = joined["token"]
     url = f"{server.ws_url}/ws/table/{code}"
@@ -74,10 +76,16 @@ async def _state(server: Any, code: str) -> dict[str, Any]:
 def play_round(server: Any, staff: Staff, event_id: int, rng: random.Random) -> None:
     status, s = staff.request("GET", f"/api/events/{event_id}/swiss")
     assert status == 200, s
+    status, detail = staff.request("GET", f"/api/events/{event_id}")  # the cards' seat claims
+    assert status == 200, detail
+    claims = {t["code"]: t["claims"] for t in detail["tables"]}
 
     async def all_tables() -> None:
         await asyncio.gather(
-            *(_play(server, t["code"], rng.choice("AB")) for t in s["rounds"][-1]["tables"])
+            *(
+                _play(server, t["code"], claims[t["code"]], rng.choice("AB"))
+                for t in s["rounds"][-1]["tables"]
+            )
         )
 
     # Playwright's sync API holds this thread's event loop: the phones get a thread of their own.

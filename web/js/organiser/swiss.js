@@ -80,7 +80,7 @@ export function swissSection(eventId, slug, say) {
         onclick: () => act("POST", `${base}/pair`),
       }));
       if (current) buttons.append(h("button", { class: "btn", type: "button", testid: "swiss-repair", text: t("swiss.repair", { n: current.number }), onclick: () => act("POST", `${base}/repair`) }));
-      const size = h("select", { testid: "cut-size" });
+      const size = h("select", { testid: "cut-size", "aria-label": t("swiss.cut_size") });
       for (const n of [4, 8, 16, 32]) size.append(h("option", { value: String(n), text: t("swiss.top_n", { n }), selected: n === (s.cut_size || 8) }));
       buttons.append(size, h("button", {
         class: "btn", type: "button", testid: "cut-start", text: t("swiss.start_cut"),
