@@ -169,6 +169,19 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     }),
   );
 
+  // The deciding duel's confirmation also confirmed the match (its button said so): send it
+  // once the match result is there to confirm.
+  offs.push(
+    store.subscribe(() => {
+      const st = store.state;
+      if (!st || ui.matchConfirmAfter == null || !isSeat()) return;
+      if (st.phase === "match_result" && !get(st, `match.confirmed.${store.seat}`, false)) {
+        ui.matchConfirmAfter = null;
+        send("match.confirm");
+      } else if (st.phase !== "duel_result") ui.matchConfirmAfter = null;
+    }),
+  );
+
   const ticker = setInterval(tick, 250);
   const wake = wakeLock(() => store.state && phase() !== "match_over");
   conn.start();
@@ -459,13 +472,16 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       h("button", { class: ["key", cls], testid, "aria-label": label, text: label, onclick: () => { fn(); updateKeypad(); } });
     const digit = (d) => key(d, `keypad-digit-${d}`, () => typeDigits(d));
     kpRefs.amount = h("output", { class: "kp-amount", testid: "keypad-amount", "aria-live": "polite", "aria-label": t("kp.amount") });
-    kpRefs.preview = h("div", { class: "kp-preview", testid: "keypad-preview", "aria-live": "polite" });
-    kpRefs.propose = h("button", { class: "btn btn-primary btn-wide", testid: "propose", onclick: propose, text: t("kp.propose") });
+    // The resulting LP sit inside Propose: what the tap will send, where the thumb is.
+    kpRefs.preview = h("span", { class: "kp-preview", testid: "keypad-preview" });
+    kpRefs.propose = h("button", { class: "btn btn-primary key-propose", testid: "propose", onclick: propose },
+      h("span", { class: "kp-propose-label", text: t("kp.propose") }),
+      kpRefs.preview,
+    );
     kpRefs.keys = [];
     // One grid, four rows: digits on the left, the quick amounts beside them, Propose three rows
     // tall on the right under the thumb (the whole keypad fits one phone screen with the board).
     const quick = QUICK.map((q) => key(`+${q}`, `keypad-quick-${q}`, () => addAmount(q), "key-quick"));
-    kpRefs.propose.classList.add("key-propose");
     const grid = h(
       "div",
       { class: "keys" },
@@ -483,9 +499,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     return h(
       "section",
       { class: "card keypad", testid: "keypad", "aria-label": t("kp.title") },
-      seg("target", ["me", "opp", "both"], t("kp.target"), (v) => t(`kp.target_${v}`)),
+      h("div", { class: "kp-display" }, seg("target", ["me", "opp", "both"], t("kp.target"), (v) => t(`kp.target_${v}`)), kpRefs.amount),
       seg("kind", KINDS, t("kp.kind"), (v) => t(`kind.${v}`)),
-      h("div", { class: "kp-display" }, kpRefs.amount, kpRefs.preview),
       grid,
     );
   }
@@ -533,8 +548,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     kpRefs.preview.replaceChildren(
       ...["A", "B"].map((seat) =>
         h("span", { class: ["kp-prev", after[seat] !== start[seat] && "changed"], testid: `preview-${seat}` },
-          h("span", { class: "muted", text: `${name(seat)} ` }),
-          `${start[seat]} \u2192 `,
+          h("span", { class: "kp-prev-name", text: `${name(seat)} ` }),
+          "\u2192",
           h("b", { text: String(after[seat]) }),
         ),
       ),
@@ -608,6 +623,27 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     return h("label", { class: "field", for: id }, h("span", { text: label }), input);
   }
 
+  // Deck counts to start the form with: the declared (or registered list's) counts, else the
+  // last ones declared on this phone, else 40/15/15.
+  function deckDefaults(declared) {
+    let last = null;
+    try {
+      last = JSON.parse(localStorage.getItem("dt.deck.last") || "null");
+    } catch {
+      last = null;
+    }
+    const c = declared || (last && Number.isInteger(last.main) ? last : { main: 40, extra: 15, side: 15 });
+    return { main: String(c.main), extra: String(c.extra ?? 0), side: String(c.side ?? 0) };
+  }
+
+  function rememberDeck(counts) {
+    try {
+      localStorage.setItem("dt.deck.last", JSON.stringify(counts));
+    } catch {
+      /* storage full: the defaults next time */
+    }
+  }
+
   function countsText(c) {
     if (!c) return "\u2013";
     return t("deck.counts", { main: c.main ?? "?", extra: c.extra ?? "?", side: c.side ?? "?" });
@@ -621,7 +657,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     if (isSeat()) {
       const mine = get(decks, `${meSeat}.declared`, null);
       const form = (ui.forms.deck ||= {});
-      if (mine && form.main === undefined) Object.assign(form, { main: String(mine.main), extra: String(mine.extra), side: String(mine.side) });
+      const seen = JSON.stringify(mine);
+      if (form.main === undefined || (mine && form.seen !== seen)) Object.assign(form, deckDefaults(mine), { seen });
       const err = h("p", { class: "form-error", testid: "deck-error", role: "alert" });
       const declare = () => {
         const v = { main: Number(form.main), extra: Number(form.extra || 0), side: Number(form.side || 0) };
@@ -630,8 +667,14 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
         if (!Number.isInteger(v.extra) || v.extra < 0 || v.extra > 15) problems.push(t("deck.err_extra"));
         if (!Number.isInteger(v.side) || v.side < 0 || v.side > 15) problems.push(t("deck.err_side"));
         err.textContent = problems.join(" ");
-        if (!problems.length) send("deck.declare", v);
+        if (problems.length) return;
+        send("deck.declare", v);
+        rememberDeck(v);
+        // The opponent's counts, already on screen and named on this button, confirmed with it.
+        if (theirsOpen) send("deck.confirm", { seat: other(meSeat) });
       };
+      const theirs = get(decks, `${other(meSeat)}.declared`, null);
+      const theirsOpen = Boolean(theirs && !get(decks, `${other(meSeat)}.confirmed`, false));
       parts.push(
         h("p", { class: "muted", text: t("deck.hint") }),
         h("div", { class: "fields3" },
@@ -640,7 +683,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
           numberField("deck", "side", t("deck.side"), "deck-side", { max: 15 }),
         ),
         err,
-        h("button", { class: "btn btn-primary btn-wide", testid: "deck-declare", onclick: declare, text: mine ? t("deck.redeclare") : t("deck.declare") }),
+        h("button", { class: "btn btn-primary btn-wide", testid: "deck-declare", onclick: declare,
+          text: mine ? t("deck.redeclare") : theirsOpen ? t("deck.declare_and_confirm", { name: name(other(meSeat)), counts: countsText(theirs) }) : t("deck.declare") }),
         h("p", { class: "status-line", testid: "deck-mine", text: mine ? t("deck.mine", { counts: countsText(mine) }) + " \u00b7 " + (get(decks, `${meSeat}.confirmed`, false) ? t("deck.confirmed_by_opp") : t("deck.waiting_opp")) : t("deck.not_declared") }),
       );
       parts.push(deckListForm());
@@ -816,7 +860,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     if (isSeat()) {
       parts.push(list);
       if (!allDone)
-        parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "checks-all-done", onclick: () => send("pregame.check", { items: CHECK_ITEMS.filter((i) => !mineChecks.includes(i)) }), text: t("pre.all_done") }));
+        parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "checks-all-done", onclick: () => send("pregame.check", { items: CHECK_ITEMS.filter((i) => !mineChecks.includes(i)) }),
+          text: t("pre.all_done_items", { items: CHECK_ITEMS.map((i) => t(`pre.item_${i}`)).join(" \u00b7 ") }) }));
     }
     for (const seat of isSeat() ? [other(store.seat)] : ["A", "B"]) {
       const n = (checks[seat] || []).filter((i) => CHECK_ITEMS.includes(i)).length;
@@ -946,7 +991,19 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const confirmed = result.confirmed || {};
     const parts = [confirmedLine(confirmed, "result-confirmed")]; // the result itself is in the banner
     if (isSeat() && !confirmed[store.seat]) {
-      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "result-confirm", onclick: () => send("result.confirm", { duel }), text: t("result.confirm") }));
+      // The duel that decides the match (R3.1): one tap confirms the duel and, named on the
+      // button, the match result it makes (R7.4: each is still a confirmation of this seat).
+      const w = result.winner;
+      const wins = st.wins || {};
+      const needed = get(st, "ruleset.wins_needed", 2);
+      const decides = Boolean(w && !st.extra_duel && !get(st, "time.called", false) && (wins[w] || 0) + 1 >= needed);
+      const score = decides ? `${(wins[w] || 0) + 1}\u2013${wins[other(w)] || 0}` : "";
+      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "result-confirm",
+        onclick: () => {
+          ui.matchConfirmAfter = decides ? duel : null;
+          send("result.confirm", { duel });
+        },
+        text: decides ? t("result.confirm_match", { name: name(w), score }) : t("result.confirm") }));
       parts.push(disputeControl(duel));
     }
     return card(t("phase.duel_result"), "duel-result-panel", parts);
@@ -974,19 +1031,25 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const parts = [h("p", { class: "status-line", testid: "window-timer", role: "timer" })];
     if (isSeat()) {
       const mine = decks[store.seat] || {};
-      parts.push(h("h3", { text: t("between.deck_check") }));
-      if (mine.checked) parts.push(h("p", { class: "status-line ok", testid: "deck-checked", text: t("between.checked") }));
+      // The deck check (R7.5) and ready come after side decking: one tap once the deck is set.
+      const check = [h("h3", { text: t("between.deck_check") })];
+      if (mine.checked) check.push(h("p", { class: "status-line ok", testid: "deck-checked", text: t("between.checked") }));
       else
-        parts.push(h("div", { class: "row" },
-          h("button", { class: "btn btn-primary", testid: "deck-check-ok", onclick: () => send("deck.check", { ok: true, note: "" }), text: t("between.check_ok", { counts: countsText(mine.current || mine.declared) }) }),
+        check.push(h("div", { class: "row" },
+          h("button", { class: "btn btn-primary", testid: "deck-check-ok",
+            onclick: () => {
+              send("deck.check", { ok: true, note: "" });
+              if (!mine.ready) send("between.ready"); // one tap: the deck is complete and I am ready
+            },
+            text: t(mine.ready ? "between.check_ok" : "between.check_ok_ready", { counts: countsText(mine.current || mine.declared) }) }),
           h("button", { class: "btn btn-quiet", testid: "deck-check-problem", onclick: () => send("deck.check", { ok: false, note: "" }), text: t("between.check_problem") }),
         ));
       if (mine.list && mine.cards && mine.cards.current) {
-        parts.push(sideByCard(mine));
+        parts.push(sideByCard(mine), check);
         parts.push(
           mine.ready
             ? h("p", { class: "status-line ok", testid: "ready-me", text: t("between.ready_done") })
-            : h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }),
+            : mine.checked ? h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }) : null,
         );
         for (const seat of [other(store.seat)]) {
           const d = decks[seat] || {};
@@ -1021,10 +1084,11 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
         h("button", { class: "btn btn-wide", testid: "side-submit", onclick: submit, text: t("side.submit") }),
         mine.current ? h("p", { class: "muted", testid: "deck-current", text: t("side.current", { counts: countsText(mine.current) }) }) : null,
       );
+      parts.push(check);
       parts.push(
         mine.ready
           ? h("p", { class: "status-line ok", testid: "ready-me", text: t("between.ready_done") })
-          : h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }),
+          : mine.checked ? h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }) : null,
       );
     }
     for (const seat of isSeat() ? [other(store.seat)] : ["A", "B"]) {

@@ -159,6 +159,7 @@ export default {
   "deck.theirs": "{name} declares {counts}",
   "deck.theirs_none": "{name} has not declared yet.",
   "deck.confirm": "Confirm {name}'s counts",
+  "deck.declare_and_confirm": "Declare mine and confirm {name}'s ({counts})",
 
   "pre.checklist": "Checklist",
   "pre.item_handshake": "Shake hands",
@@ -166,6 +167,7 @@ export default {
   "pre.item_shuffled": "Deck shuffled",
   "pre.item_cut": "Opponent cut my deck",
   "pre.all_done": "All done",
+  "pre.all_done_items": "All done: {items}",
   "pre.progress": "{name}: {n} of {of} done",
   "pre.order": "Going first or second",
   "pre.you_choose": "You choose: go first or second?",
@@ -200,6 +202,7 @@ export default {
   "result.match_win": "{name} wins the match {score}",
   "result.match_draw": "The match is a draw {score}",
   "result.confirm": "Confirm the result",
+  "result.confirm_match": "Confirm: {name} wins the match {score}",
   "result.dispute": "Disagree: call a judge",
   "result.dispute_reason": "What is wrong? (optional)",
   "result.dispute_send": "Send to a judge",
@@ -213,6 +216,7 @@ export default {
 
   "between.deck_check": "Deck check",
   "between.check_ok": "My deck is complete ({counts})",
+  "between.check_ok_ready": "My deck is complete ({counts}), ready",
   "between.check_problem": "Something is wrong",
   "between.checked": "You checked your deck.",
   "between.checked_short": "deck checked",

@@ -159,6 +159,7 @@ export default {
   "deck.theirs": "{name} の申告：{counts}",
   "deck.theirs_none": "{name} はまだ申告していません。",
   "deck.confirm": "{name} の枚数を確認",
+  "deck.declare_and_confirm": "自分の枚数を申告し、{name} の枚数（{counts}）を確認",
 
   "pre.checklist": "チェックリスト",
   "pre.item_handshake": "握手",
@@ -166,6 +167,7 @@ export default {
   "pre.item_shuffled": "デッキをシャッフル",
   "pre.item_cut": "相手がカット済み",
   "pre.all_done": "すべて完了",
+  "pre.all_done_items": "すべて完了：{items}",
   "pre.progress": "{name}：{n} / {of} 完了",
   "pre.order": "先攻・後攻",
   "pre.you_choose": "あなたが選びます：先攻か後攻か？",
@@ -200,6 +202,7 @@ export default {
   "result.match_win": "{name} がマッチに勝利 {score}",
   "result.match_draw": "マッチは引き分け {score}",
   "result.confirm": "結果を確認",
+  "result.confirm_match": "確認：{name} がマッチに勝利 {score}",
   "result.dispute": "異議あり：ジャッジを呼ぶ",
   "result.dispute_reason": "何が問題ですか？（任意）",
   "result.dispute_send": "ジャッジに送る",
@@ -213,6 +216,7 @@ export default {
 
   "between.deck_check": "デッキ確認",
   "between.check_ok": "デッキは揃っています（{counts}）",
+  "between.check_ok_ready": "デッキは揃っています（{counts}）・準備完了",
   "between.check_problem": "問題あり",
   "between.checked": "デッキを確認しました。",
   "between.checked_short": "デッキ確認済み",

@@ -159,6 +159,7 @@ export default {
   "deck.theirs": "{name} 申報 {counts}",
   "deck.theirs_none": "{name} 還沒有申報。",
   "deck.confirm": "確認 {name} 的張數",
+  "deck.declare_and_confirm": "申報我的張數並確認 {name} 的（{counts}）",
 
   "pre.checklist": "決鬥前檢查",
   "pre.item_handshake": "握手",
@@ -166,6 +167,7 @@ export default {
   "pre.item_shuffled": "已洗牌",
   "pre.item_cut": "對手已切牌",
   "pre.all_done": "全部完成",
+  "pre.all_done_items": "全部完成：{items}",
   "pre.progress": "{name}：完成 {n} / {of}",
   "pre.order": "先攻或後攻",
   "pre.you_choose": "由你選擇：先攻還是後攻？",
@@ -200,6 +202,7 @@ export default {
   "result.match_win": "{name} 贏得比賽 {score}",
   "result.match_draw": "比賽平手 {score}",
   "result.confirm": "確認結果",
+  "result.confirm_match": "確認：{name} 贏得本場比賽 {score}",
   "result.dispute": "有異議：呼叫裁判",
   "result.dispute_reason": "有甚麼問題？（可不填）",
   "result.dispute_send": "交給裁判",
@@ -213,6 +216,7 @@ export default {
 
   "between.deck_check": "檢查牌組",
   "between.check_ok": "我的牌組完整（{counts}）",
+  "between.check_ok_ready": "我的牌組完整（{counts}），準備好了",
   "between.check_problem": "有問題",
   "between.checked": "你已檢查牌組。",
   "between.checked_short": "已檢查牌組",
