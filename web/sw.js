@@ -2,7 +2,7 @@
 // they live on the server and reach the page through the websocket and /api/.
 
 // Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
-const VERSION = "v4";
+const VERSION = "v5";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [
   "/",
@@ -10,6 +10,7 @@ const SHELL = [
   "/manifest.webmanifest",
   "/css/app.css",
   "/js/app.js",
+  "/js/alerts.js",
   "/js/api.js",
   "/js/conn.js",
   "/js/dom.js",

@@ -1,5 +1,6 @@
 // The table screen: players' and spectators' view of one table, rendered from the state alone.
 
+import { alertWatcher, muted, setMuted } from "./alerts.js";
 import { api, getTableEvent, qrUrl } from "./api.js";
 import { Connection } from "./conn.js";
 import { buzz, formatDuration, formatTime, h, reducedMotion } from "./dom.js";
@@ -182,6 +183,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     }),
   );
 
+  const alerts = alertWatcher();
   const ticker = setInterval(tick, 250);
   const wake = wakeLock(() => store.state && phase() !== "match_over");
   conn.start();
@@ -241,6 +243,18 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       ui.queued > 0
         ? h("span", { class: "queued", testid: "queue-count", dataset: { count: String(ui.queued) }, text: t("conn.queued", { n: ui.queued }) })
         : null,
+      h("button", {
+        class: "icon-btn",
+        testid: "mute",
+        "aria-pressed": String(muted()),
+        "aria-label": t("alerts.mute"),
+        text: muted() ? "\u{1f515}" : "\u{1f514}",
+        onclick: () => {
+          setMuted(!muted());
+          delete sigs.bar;
+          render();
+        },
+      }),
       langSelect(),
     );
   }
@@ -1408,6 +1422,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const st = store.state;
     if (!st) return;
     const now = conn.serverNow();
+    alerts(st, isSeat() ? store.seat : null, now);
     const clockEl = slots.board.querySelector('[data-testid="clock"]');
     if (clockEl) {
       const status = get(st, "clock.status", "idle");
@@ -1455,7 +1470,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     if (report && report.by && report.by !== store.seat) asks.push(`rps:${report.winner}`);
     const fresh = asks.filter((a) => !ui.seenAsks.has(a));
     ui.seenAsks = new Set(asks);
-    if (fresh.length) buzz();
+    if (fresh.length && !muted()) buzz();
   }
 
   function destroy() {
