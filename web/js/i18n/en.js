@@ -135,6 +135,8 @@ export default {
   "disputes.title": "Disputes and penalties",
   "dispute.open": "waiting for a judge",
   "dispute.settled": "settled",
+  "dispute.applied": "settled: applied",
+  "dispute.void": "settled: voided",
   "dispute.action_apply": "applied",
   "dispute.action_void": "voided",
   "penalty.caution": "caution",

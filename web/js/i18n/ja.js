@@ -135,6 +135,8 @@ export default {
   "disputes.title": "異議とペナルティ",
   "dispute.open": "ジャッジ待ち",
   "dispute.settled": "解決済み",
+  "dispute.applied": "裁定済み：適用",
+  "dispute.void": "裁定済み：無効",
   "dispute.action_apply": "適用",
   "dispute.action_void": "無効",
   "penalty.caution": "注意",

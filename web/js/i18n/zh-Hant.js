@@ -135,6 +135,8 @@ export default {
   "disputes.title": "爭議與懲罰",
   "dispute.open": "等待裁判",
   "dispute.settled": "已處理",
+  "dispute.applied": "已裁定：套用",
+  "dispute.void": "已裁定：作廢",
   "dispute.action_apply": "已套用",
   "dispute.action_void": "已作廢",
   "penalty.caution": "提醒",
