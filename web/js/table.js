@@ -244,11 +244,11 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
         ? h("span", { class: "queued", testid: "queue-count", dataset: { count: String(ui.queued) }, text: t("conn.queued", { n: ui.queued }) })
         : null,
       h("button", {
-        class: "icon-btn",
         testid: "mute",
         "aria-pressed": String(muted()),
         "aria-label": t("alerts.mute"),
-        text: muted() ? "\u{1f515}" : "\u{1f514}",
+        class: ["icon-btn", "mute", muted() && "muted"],
+        text: "\u266a",
         onclick: () => {
           setMuted(!muted());
           delete sigs.bar;
