@@ -83,6 +83,9 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     slots[name] = h("div", { class: `slot slot-${name}` });
     (name === "bar" || name === "banners" ? top : screen).append(slots[name]);
   }
+  // LP changes read out by screen readers: one region that stays, its text replaced.
+  const lpLive = h("div", { class: "sr-only", testid: "lp-live", role: "status", "aria-live": "polite" });
+  screen.append(lpLive);
   root.replaceChildren(screen);
 
   const s = () => store.s;
@@ -204,6 +207,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     }
     slot("banners", [view, st.time, st.phase, st.result, st.lp, st.turn, st.match, st.wins, st.seats], renderBanners);
     slot("board", [view, st.seats, st.lp, st.wins, st.phase, st.duel_no, st.turn, st.clock, st.tokens], renderBoard);
+    const lpText = st.lp ? t("lp.live", { a: name("A"), la: get(st, "lp.A", ""), b: name("B"), lb: get(st, "lp.B", "") }) : "";
+    if (lpLive.textContent !== lpText) lpLive.textContent = lpText;
     slot("share", [view, st.seats], renderShare);
     slot("pending", [view, st.pending, st.lp, st.seats], renderPending);
     slot("phase", [view, st.phase, st.decks, st.pregame, st.turn, st.result, st.match, st.window, st.duel_no, st.new_match_votes,

@@ -89,6 +89,7 @@ export default {
   "duel.both_zero": "Both players are at 0 LP: a draw.",
 
   "kp.title": "LP keypad",
+  "lp.live": "LP: {a} {la}, {b} {lb}",
   "alerts.mute": "Mute alert sounds and vibration",
   "kp.target": "Whose LP",
   "kp.target_me": "Me",

@@ -89,6 +89,7 @@ export default {
   "duel.both_zero": "両者のLPが0：引き分けです。",
 
   "kp.title": "LP電卓",
+  "lp.live": "LP：{a} {la}、{b} {lb}",
   "alerts.mute": "アラートの音と振動を消す",
   "kp.target": "誰のLP",
   "kp.target_me": "自分",

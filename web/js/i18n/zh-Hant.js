@@ -89,6 +89,7 @@ export default {
   "duel.both_zero": "雙方 LP 同時為 0：平手。",
 
   "kp.title": "LP 計算",
+  "lp.live": "LP：{a} {la}，{b} {lb}",
   "alerts.mute": "關閉提醒的聲音和震動",
   "kp.target": "誰的 LP",
   "kp.target_me": "自己",
