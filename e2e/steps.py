@@ -84,14 +84,16 @@ def expect_phase(page: Page, phase: str, timeout: float = 8000) -> None:
 
 
 def declare_decks(a: Page, b: Page, main: int = 40, extra: int = 15, side: int = 15) -> None:
-    """Both declare the same counts and confirm each other's (R6.2)."""
+    """Both declare the same counts and confirm each other's (R6.2): A declares, B's declaration
+    confirms A's counts with the same tap (the button names them), A confirms B's."""
     for page in (a, b):
         page.get_by_test_id("deck-main").fill(str(main))
         page.get_by_test_id("deck-extra").fill(str(extra))
         page.get_by_test_id("deck-side").fill(str(side))
+        if page is b:
+            expect(b.get_by_test_id("deck-declare")).to_contain_text(str(main))
         page.get_by_test_id("deck-declare").click()
-    for page in (a, b):
-        page.get_by_test_id("confirm-deck").click()
+    a.get_by_test_id("confirm-deck").click()
     expect_phase(a, "pregame")
     expect_phase(b, "pregame")
 

@@ -73,14 +73,14 @@ def test_paste_register_side_deck_and_judge_sees_the_deck(live_server, new_conte
     a.get_by_test_id("deck-list-register").click()
     expect(a.get_by_test_id("deck-list-mine")).to_be_visible()
 
-    # B sees counts only, declares counts, and both confirm each other (R6.2).
+    # B sees counts only, declares counts, and both confirm each other (R6.2): B's declaration
+    # names A's counts and confirms them with the same tap.
     expect(b.get_by_test_id("deck-A")).to_contain_text("40")
     assert "Kuriboh" not in b.get_by_test_id("registration").inner_text()
     b.get_by_test_id("deck-main").fill("40")
     b.get_by_test_id("deck-extra").fill("0")
     b.get_by_test_id("deck-side").fill("0")
-    b.get_by_test_id("deck-declare").click()
-    b.get_by_test_id("confirm-deck").click()
+    b.get_by_test_id("deck-declare").click()  # declares B's and confirms A's, as it says
     a.get_by_test_id("confirm-deck").click()
     expect_phase(a, "pregame")
     expect_phase(b, "pregame")
@@ -94,8 +94,8 @@ def test_paste_register_side_deck_and_judge_sees_the_deck(live_server, new_conte
     for page in (a, b):
         page.get_by_test_id("result-confirm").click()
     expect_phase(a, "between")
-    for page in (a, b):
-        page.get_by_test_id("deck-check-ok").click()
+    b.get_by_test_id("deck-check-ok").click()  # the deck check and ready in one tap
+    expect(b.get_by_test_id("ready-me")).to_be_visible()
 
     # Side decking for duel 2, card by card: 2 Mirror Force in, 2 Kuriboh out (R6.8).
     side = a.get_by_test_id("side-by-card")
@@ -105,8 +105,7 @@ def test_paste_register_side_deck_and_judge_sees_the_deck(live_server, new_conte
     expect(a.get_by_test_id("side-diff")).to_contain_text("Mirror Force")
     expect(a.get_by_test_id("side-diff")).to_contain_text("Kuriboh")
     expect(a.get_by_test_id("deck-current")).to_contain_text("40")
-    for page in (a, b):
-        page.get_by_test_id("between-ready").click()
+    a.get_by_test_id("deck-check-ok").click()
     expect_phase(a, "pregame")
 
     # The judge sees A's current deck against the registration.

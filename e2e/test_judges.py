@@ -86,9 +86,10 @@ def test_organiser_phones_and_judge(live_server, browser: Browser):
         expect(table2).to_contain_text("Yugi")
         expect(table2).to_contain_text("Kaiba")
         declare_deck(phone_a)
+        # B's declaration names A's counts and confirms them with the same tap.
+        expect(phone_b.get_by_test_id("deck-declare")).to_contain_text("40")
         declare_deck(phone_b)
         phone_a.get_by_test_id("confirm-deck").click()
-        phone_b.get_by_test_id("confirm-deck").click()
 
         # Seat A calls a judge; the floor shows it within a second.
         phone_a.get_by_test_id("call-judge").click()

@@ -36,13 +36,14 @@ def confirm_result(a: Page, b: Page, winner: str, duel: int) -> None:
 
 
 def between_duels(a: Page, b: Page) -> None:
-    """Deck checks (R7.5) and ready on both phones."""
+    """Deck checks (R7.5) and ready on both phones: one tap each."""
+    expect_phase(b, "between")
     for page in (a, b):
         expect_phase(page, "between")
         page.get_by_test_id("deck-check-ok").click()
-        expect(page.get_by_test_id("deck-checked")).to_be_visible()
-    for page in (a, b):
-        page.get_by_test_id("between-ready").click()
+        if page is a:
+            expect(page.get_by_test_id("deck-checked")).to_be_visible()
+            expect(page.get_by_test_id("ready-me")).to_be_visible()
     expect_phase(a, "pregame")
     expect_phase(b, "pregame")
 
@@ -120,18 +121,17 @@ def test_best_of_three_goes_to_duel_three(new_phone):
         expect(lp(page, "B")).to_have_text("8000")
     keypad(b, 0, kind="set", target="opp")
     confirm_entry(a)
-    confirm_result(a, b, "Kaiba", 3)
-
-    # The match: Kaiba 1-2; both confirm.
+    # Duel 3 decides the match: each phone's confirmation names the match result, winner first,
+    # and confirms it as well (R7.4: both seats confirm the duel and the match).
     for page in (a, b):
-        expect_phase(page, "match_result")
-        expect(page.get_by_test_id("match-result")).to_contain_text("Kaiba")
-        expect(page.get_by_test_id("match-result")).to_contain_text("1\u20132")
-    a.get_by_test_id("match-confirm").click()
-    expect(b.get_by_test_id("match-confirmed-A")).to_contain_text("confirmed")
-    expect(b.get_by_test_id("match-confirmed-B")).not_to_contain_text("confirmed")
-    b.get_by_test_id("match-confirm").click()
+        expect(page.get_by_test_id("result-confirm")).to_have_text(
+            "Confirm: Kaiba wins the match 2\u20131"
+        )
+    confirm_result(a, b, "Kaiba", 3)
     for page in (a, b):
         expect_phase(page, "match_over")
         expect(page.get_by_test_id("match-new")).to_be_visible()
         expect(page.get_by_test_id("match-result")).to_contain_text("Kaiba")
+        expect(page.get_by_test_id("match-result")).to_contain_text("1\u20132")
+    match = a.request.get(f"/api/tables/{code}").json()["state"]["match"]
+    assert match["confirmed"] == {"A": True, "B": True}

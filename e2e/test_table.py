@@ -48,6 +48,10 @@ def test_lp_confirmed_by_both_rejected_withdrawn_and_kept_over_a_reload(new_phon
         expect(page.get_by_test_id("pending-entry")).to_have_count(0)
         expect(page.get_by_test_id("ledger-row")).to_have_count(1)
     expect(a.get_by_test_id("ledger-lp-B").first).to_have_text("7000")
+    # The LP are read out by screen readers from one live region that stays on the page.
+    live = a.get_by_test_id("lp-live")
+    expect(live).to_have_attribute("aria-live", "polite")
+    expect(live).to_have_text("LP: Yugi 8000, Kaiba 7000")
 
     # A rejection: B proposes 500 damage to A, A rejects, the entry is a dispute for a judge.
     keypad(b, 500)

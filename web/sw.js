@@ -10,6 +10,7 @@ const SHELL = [
   "/manifest.webmanifest",
   "/css/app.css",
   "/js/app.js",
+  "/js/alerts.js",
   "/js/api.js",
   "/js/conn.js",
   "/js/dom.js",

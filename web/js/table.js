@@ -1,5 +1,6 @@
 // The table screen: players' and spectators' view of one table, rendered from the state alone.
 
+import { alertWatcher, muted, setMuted } from "./alerts.js";
 import { api, getTableEvent, qrUrl } from "./api.js";
 import { Connection } from "./conn.js";
 import { keepReceipts, signs } from "./receipts.js";
@@ -83,6 +84,9 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     slots[name] = h("div", { class: `slot slot-${name}` });
     (name === "bar" || name === "banners" ? top : screen).append(slots[name]);
   }
+  // LP changes read out by screen readers: one region that stays, its text replaced.
+  const lpLive = h("div", { class: "sr-only", testid: "lp-live", role: "status", "aria-live": "polite" });
+  screen.append(lpLive);
   root.replaceChildren(screen);
 
   const s = () => store.s;
@@ -176,6 +180,20 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     }),
   );
 
+  // The deciding duel's confirmation also confirmed the match (its button said so): send it
+  // once the match result is there to confirm.
+  offs.push(
+    store.subscribe(() => {
+      const st = store.state;
+      if (!st || ui.matchConfirmAfter == null || !isSeat()) return;
+      if (st.phase === "match_result" && !get(st, `match.confirmed.${store.seat}`, false)) {
+        ui.matchConfirmAfter = null;
+        send("match.confirm");
+      } else if (st.phase !== "duel_result") ui.matchConfirmAfter = null;
+    }),
+  );
+
+  const alerts = alertWatcher();
   const ticker = setInterval(tick, 250);
   const wake = wakeLock(() => store.state && phase() !== "match_over");
   conn.start();
@@ -196,6 +214,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     }
     slot("banners", [view, st.time, st.phase, st.result, st.lp, st.turn, st.match, st.wins, st.seats, st.flags], renderBanners);
     slot("board", [view, st.seats, st.lp, st.wins, st.phase, st.duel_no, st.turn, st.clock, st.tokens], renderBoard);
+    const lpText = st.lp ? t("lp.live", { a: name("A"), la: get(st, "lp.A", ""), b: name("B"), lb: get(st, "lp.B", "") }) : "";
+    if (lpLive.textContent !== lpText) lpLive.textContent = lpText;
     slot("share", [view, st.seats], renderShare);
     slot("pending", [view, st.pending, st.lp, st.seats], renderPending);
     slot("phase", [view, st.phase, st.decks, st.pregame, st.turn, st.result, st.match, st.window, st.duel_no, st.new_match_votes,
@@ -235,6 +255,18 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       ui.queued > 0
         ? h("span", { class: "queued", testid: "queue-count", dataset: { count: String(ui.queued) }, text: t("conn.queued", { n: ui.queued }) })
         : null,
+      h("button", {
+        testid: "mute",
+        "aria-pressed": String(muted()),
+        "aria-label": t("alerts.mute"),
+        class: ["icon-btn", "mute", muted() && "muted"],
+        text: "\u266a",
+        onclick: () => {
+          setMuted(!muted());
+          delete sigs.bar;
+          render();
+        },
+      }),
       langSelect(),
     );
   }
@@ -472,13 +504,16 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       h("button", { class: ["key", cls], testid, "aria-label": label, text: label, onclick: () => { fn(); updateKeypad(); } });
     const digit = (d) => key(d, `keypad-digit-${d}`, () => typeDigits(d));
     kpRefs.amount = h("output", { class: "kp-amount", testid: "keypad-amount", "aria-live": "polite", "aria-label": t("kp.amount") });
-    kpRefs.preview = h("div", { class: "kp-preview", testid: "keypad-preview", "aria-live": "polite" });
-    kpRefs.propose = h("button", { class: "btn btn-primary btn-wide", testid: "propose", onclick: propose, text: t("kp.propose") });
+    // The resulting LP sit inside Propose: what the tap will send, where the thumb is.
+    kpRefs.preview = h("span", { class: "kp-preview", testid: "keypad-preview" });
+    kpRefs.propose = h("button", { class: "btn btn-primary key-propose", testid: "propose", onclick: propose },
+      h("span", { class: "kp-propose-label", text: t("kp.propose") }),
+      kpRefs.preview,
+    );
     kpRefs.keys = [];
     // One grid, four rows: digits on the left, the quick amounts beside them, Propose three rows
     // tall on the right under the thumb (the whole keypad fits one phone screen with the board).
     const quick = QUICK.map((q) => key(`+${q}`, `keypad-quick-${q}`, () => addAmount(q), "key-quick"));
-    kpRefs.propose.classList.add("key-propose");
     const grid = h(
       "div",
       { class: "keys" },
@@ -496,9 +531,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     return h(
       "section",
       { class: "card keypad", testid: "keypad", "aria-label": t("kp.title") },
-      seg("target", ["me", "opp", "both"], t("kp.target"), (v) => t(`kp.target_${v}`)),
+      h("div", { class: "kp-display" }, seg("target", ["me", "opp", "both"], t("kp.target"), (v) => t(`kp.target_${v}`)), kpRefs.amount),
       seg("kind", KINDS, t("kp.kind"), (v) => t(`kind.${v}`)),
-      h("div", { class: "kp-display" }, kpRefs.amount, kpRefs.preview),
       grid,
     );
   }
@@ -546,8 +580,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     kpRefs.preview.replaceChildren(
       ...["A", "B"].map((seat) =>
         h("span", { class: ["kp-prev", after[seat] !== start[seat] && "changed"], testid: `preview-${seat}` },
-          h("span", { class: "muted", text: `${name(seat)} ` }),
-          `${start[seat]} \u2192 `,
+          h("span", { class: "kp-prev-name", text: `${name(seat)} ` }),
+          "\u2192",
           h("b", { text: String(after[seat]) }),
         ),
       ),
@@ -625,6 +659,27 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     return h("label", { class: "field", for: id }, h("span", { text: label }), input);
   }
 
+  // Deck counts to start the form with: the declared (or registered list's) counts, else the
+  // last ones declared on this phone, else 40/15/15.
+  function deckDefaults(declared) {
+    let last = null;
+    try {
+      last = JSON.parse(localStorage.getItem("dt.deck.last") || "null");
+    } catch {
+      last = null;
+    }
+    const c = declared || (last && Number.isInteger(last.main) ? last : { main: 40, extra: 15, side: 15 });
+    return { main: String(c.main), extra: String(c.extra ?? 0), side: String(c.side ?? 0) };
+  }
+
+  function rememberDeck(counts) {
+    try {
+      localStorage.setItem("dt.deck.last", JSON.stringify(counts));
+    } catch {
+      /* storage full: the defaults next time */
+    }
+  }
+
   function countsText(c) {
     if (!c) return "\u2013";
     return t("deck.counts", { main: c.main ?? "?", extra: c.extra ?? "?", side: c.side ?? "?" });
@@ -638,7 +693,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     if (isSeat()) {
       const mine = get(decks, `${meSeat}.declared`, null);
       const form = (ui.forms.deck ||= {});
-      if (mine && form.main === undefined) Object.assign(form, { main: String(mine.main), extra: String(mine.extra), side: String(mine.side) });
+      const seen = JSON.stringify(mine);
+      if (form.main === undefined || (mine && form.seen !== seen)) Object.assign(form, deckDefaults(mine), { seen });
       const err = h("p", { class: "form-error", testid: "deck-error", role: "alert" });
       const declare = () => {
         const v = { main: Number(form.main), extra: Number(form.extra || 0), side: Number(form.side || 0) };
@@ -647,8 +703,14 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
         if (!Number.isInteger(v.extra) || v.extra < 0 || v.extra > 15) problems.push(t("deck.err_extra"));
         if (!Number.isInteger(v.side) || v.side < 0 || v.side > 15) problems.push(t("deck.err_side"));
         err.textContent = problems.join(" ");
-        if (!problems.length) send("deck.declare", v);
+        if (problems.length) return;
+        send("deck.declare", v);
+        rememberDeck(v);
+        // The opponent's counts, already on screen and named on this button, confirmed with it.
+        if (theirsOpen) send("deck.confirm", { seat: other(meSeat) });
       };
+      const theirs = get(decks, `${other(meSeat)}.declared`, null);
+      const theirsOpen = Boolean(theirs && !get(decks, `${other(meSeat)}.confirmed`, false));
       parts.push(
         h("p", { class: "muted", text: t("deck.hint") }),
         h("div", { class: "fields3" },
@@ -657,7 +719,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
           numberField("deck", "side", t("deck.side"), "deck-side", { max: 15 }),
         ),
         err,
-        h("button", { class: "btn btn-primary btn-wide", testid: "deck-declare", onclick: declare, text: mine ? t("deck.redeclare") : t("deck.declare") }),
+        h("button", { class: "btn btn-primary btn-wide", testid: "deck-declare", onclick: declare,
+          text: mine ? t("deck.redeclare") : theirsOpen ? t("deck.declare_and_confirm", { name: name(other(meSeat)), counts: countsText(theirs) }) : t("deck.declare") }),
         h("p", { class: "status-line", testid: "deck-mine", text: mine ? t("deck.mine", { counts: countsText(mine) }) + " \u00b7 " + (get(decks, `${meSeat}.confirmed`, false) ? t("deck.confirmed_by_opp") : t("deck.waiting_opp")) : t("deck.not_declared") }),
       );
       parts.push(deckListForm());
@@ -833,7 +896,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     if (isSeat()) {
       parts.push(list);
       if (!allDone)
-        parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "checks-all-done", onclick: () => send("pregame.check", { items: CHECK_ITEMS.filter((i) => !mineChecks.includes(i)) }), text: t("pre.all_done") }));
+        parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "checks-all-done", onclick: () => send("pregame.check", { items: CHECK_ITEMS.filter((i) => !mineChecks.includes(i)) }),
+          text: t("pre.all_done_items", { items: CHECK_ITEMS.map((i) => t(`pre.item_${i}`)).join(" \u00b7 ") }) }));
     }
     for (const seat of isSeat() ? [other(store.seat)] : ["A", "B"]) {
       const n = (checks[seat] || []).filter((i) => CHECK_ITEMS.includes(i)).length;
@@ -968,7 +1032,19 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const confirmed = result.confirmed || {};
     const parts = [confirmedLine(confirmed, "result-confirmed")]; // the result itself is in the banner
     if (isSeat() && !confirmed[store.seat]) {
-      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "result-confirm", onclick: () => send("result.confirm", { duel }), text: t("result.confirm") }));
+      // The duel that decides the match (R3.1): one tap confirms the duel and, named on the
+      // button, the match result it makes (R7.4: each is still a confirmation of this seat).
+      const w = result.winner;
+      const wins = st.wins || {};
+      const needed = get(st, "ruleset.wins_needed", 2);
+      const decides = Boolean(w && !st.extra_duel && !get(st, "time.called", false) && (wins[w] || 0) + 1 >= needed);
+      const score = decides ? `${(wins[w] || 0) + 1}\u2013${wins[other(w)] || 0}` : "";
+      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "result-confirm",
+        onclick: () => {
+          ui.matchConfirmAfter = decides ? duel : null;
+          send("result.confirm", { duel });
+        },
+        text: decides ? t("result.confirm_match", { name: name(w), score }) : t("result.confirm") }));
       parts.push(disputeControl(duel));
     }
     return card(t("phase.duel_result"), "duel-result-panel", parts);
@@ -996,19 +1072,25 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const parts = [h("p", { class: "status-line", testid: "window-timer", role: "timer" })];
     if (isSeat()) {
       const mine = decks[store.seat] || {};
-      parts.push(h("h3", { text: t("between.deck_check") }));
-      if (mine.checked) parts.push(h("p", { class: "status-line ok", testid: "deck-checked", text: t("between.checked") }));
+      // The deck check (R7.5) and ready come after side decking: one tap once the deck is set.
+      const check = [h("h3", { text: t("between.deck_check") })];
+      if (mine.checked) check.push(h("p", { class: "status-line ok", testid: "deck-checked", text: t("between.checked") }));
       else
-        parts.push(h("div", { class: "row" },
-          h("button", { class: "btn btn-primary", testid: "deck-check-ok", onclick: () => send("deck.check", { ok: true, note: "" }), text: t("between.check_ok", { counts: countsText(mine.current || mine.declared) }) }),
+        check.push(h("div", { class: "row" },
+          h("button", { class: "btn btn-primary", testid: "deck-check-ok",
+            onclick: () => {
+              send("deck.check", { ok: true, note: "" });
+              if (!mine.ready) send("between.ready"); // one tap: the deck is complete and I am ready
+            },
+            text: t(mine.ready ? "between.check_ok" : "between.check_ok_ready", { counts: countsText(mine.current || mine.declared) }) }),
           h("button", { class: "btn btn-quiet", testid: "deck-check-problem", onclick: () => send("deck.check", { ok: false, note: "" }), text: t("between.check_problem") }),
         ));
       if (mine.list && mine.cards && mine.cards.current) {
-        parts.push(sideByCard(mine));
+        parts.push(sideByCard(mine), check);
         parts.push(
           mine.ready
             ? h("p", { class: "status-line ok", testid: "ready-me", text: t("between.ready_done") })
-            : h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }),
+            : mine.checked ? h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }) : null,
         );
         for (const seat of [other(store.seat)]) {
           const d = decks[seat] || {};
@@ -1043,10 +1125,11 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
         h("button", { class: "btn btn-wide", testid: "side-submit", onclick: submit, text: t("side.submit") }),
         mine.current ? h("p", { class: "muted", testid: "deck-current", text: t("side.current", { counts: countsText(mine.current) }) }) : null,
       );
+      parts.push(check);
       parts.push(
         mine.ready
           ? h("p", { class: "status-line ok", testid: "ready-me", text: t("between.ready_done") })
-          : h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }),
+          : mine.checked ? h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }) : null,
       );
     }
     for (const seat of isSeat() ? [other(store.seat)] : ["A", "B"]) {
@@ -1366,6 +1449,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     const st = store.state;
     if (!st) return;
     const now = conn.serverNow();
+    alerts(st, isSeat() ? store.seat : null, now);
     const clockEl = slots.board.querySelector('[data-testid="clock"]');
     if (clockEl) {
       const status = get(st, "clock.status", "idle");
@@ -1413,7 +1497,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     if (report && report.by && report.by !== store.seat) asks.push(`rps:${report.winner}`);
     const fresh = asks.filter((a) => !ui.seenAsks.has(a));
     ui.seenAsks = new Set(asks);
-    if (fresh.length) buzz();
+    if (fresh.length && !muted()) buzz();
   }
 
   function destroy() {

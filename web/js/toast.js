@@ -12,7 +12,7 @@ function ensureRegion() {
   return region;
 }
 
-/** Show a message for a few seconds; kind "error" | "info". Tapping it closes it. */
+/** Show a message for a few seconds, replacing any shown; kind "error" | "info". Tapping it closes it. */
 export function toast(message, kind = "info", ms = 5000) {
   const el = h("div", {
     class: ["toast", `toast-${kind}`],
@@ -24,8 +24,8 @@ export function toast(message, kind = "info", ms = 5000) {
   const close = () => el.remove();
   el.addEventListener("click", close);
   const box = ensureRegion();
-  box.append(el);
-  while (box.children.length > 3) box.firstElementChild.remove();
+  // One at a time: a new message replaces the last one (toasts never pile up over the table).
+  box.replaceChildren(el);
   setTimeout(close, ms);
   return el;
 }
