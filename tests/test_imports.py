@@ -55,17 +55,6 @@ KNOWN_CYCLES = [
     # The rules' duel-end code: match imports ledger and registration inside functions, and
     # both import match. To go when the duel's end moves to a small lower module.
     {"server.rules.match", "server.rules.ledger", "server.rules.registration"},
-    # The access module asks staff for the login (access -> staff, inside functions); staff
-    # ends sessions through access and takes `origin_allowed` from ws, which authorises through
-    # access. To go when the login look-up moves below access and the origin check below ws.
-    {
-        "server.api.access",
-        "server.api.decklists",
-        "server.api.http",
-        "server.api.seats",
-        "server.api.staff",
-        "server.api.ws",
-    },
 ]
 
 
