@@ -22,6 +22,7 @@ from marshmallow import Schema, fields, validate
 from server.context import services
 from server.errors import AppError, error_body
 from server.rules import RULESETS, Actor, view
+from server.sheet import csv_safe
 from server.store.tournament import Staff, Tournament, parse_pairings
 
 from .access import GRANTS, end_session, may_see_pairing, viewer
@@ -341,13 +342,6 @@ def result_row(
     }
 
 
-def _csv_safe(value: Any) -> Any:
-    # A cell starting with = + - @ is a formula to a spreadsheet: quote it as text.
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 @bp.get("/api/events/<int:event_id>/results.csv")
 def results_csv(event_id: int) -> Response:
     """Every table's result of a round (the current one, or ?round=n) as CSV."""
@@ -361,7 +355,7 @@ def results_csv(event_id: int) -> Response:
         snap = store.snapshot(table["code"])
         state = view(snap.state)
         row = result_row(table["number"], table["round"], table["code"], state, table["pairing"])
-        writer.writerow({k: _csv_safe(v) for k, v in row.items()})
+        writer.writerow({k: csv_safe(v) for k, v in row.items()})
     name = f"event-{event_id}-round-{round_no or 'current'}.csv"
     return Response(
         out.getvalue(),
