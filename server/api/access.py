@@ -26,7 +26,6 @@ Policies:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 from collections.abc import Callable, Iterable
@@ -38,6 +37,11 @@ from flask import Flask, current_app, g, request
 from server.context import services
 from server.errors import AppError
 from server.rules import Actor
+from server.store.events import hash_token
+
+from .identity import COOKIE, current_staff, spectators_allowed, staff_actor
+from .ratelimit import KeyedLimiter, charge
+from .sheets import parse_codes
 
 log = logging.getLogger(__name__)
 
@@ -150,8 +154,6 @@ def bearer() -> str | None:
 
 def viewer(code: str, token: str | None = None) -> Viewer:
     """Who this request is at table `code` (the request's bearer token unless `token`)."""
-    from .staff import staff_actor
-
     code = code.upper()
     token = token if token is not None else bearer()
     seat = services().store.seat_actor(code, token) if token else None
@@ -161,8 +163,6 @@ def viewer(code: str, token: str | None = None) -> Viewer:
 def may_read(v: Viewer) -> bool:
     """Whether `v` may read the table: its seats and staff always; others while spectators may
     watch (a casual table always lets them)."""
-    from .staff import spectators_allowed
-
     return v.seat is not None or v.is_staff or spectators_allowed(v.code)
 
 
@@ -195,15 +195,6 @@ def socket_actor(code: str, token: str | None) -> Actor | None:
     return v.staff
 
 
-def charge(cost: int) -> None:
-    """Spend `cost` of the client address's HTTP tokens (429 when it has not as many); the
-    route's own `rate_limit` then charges nothing more for this request."""
-    limiter = getattr(services(), "http_limiter", None)
-    if limiter is not None and not limiter.take(request.remote_addr or "?", max(1, cost)):
-        raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
-    g.rate_charged = True
-
-
 def look_up(code: str) -> bool:
     """Whether a table has this code; a code that finds none also spends one of the address's
     few "miss" tokens (`HTTP_MISS_PER_MINUTE`), so guessing codes is slow (docs/security.md)
@@ -232,8 +223,6 @@ def decide() -> None:
         if policy == TABLE:
             g.viewer = require_read(str(args.get("code", "")))
     elif policy == TABLES:
-        from server.api.sheets import parse_codes
-
         codes = parse_codes(request.args.get("codes", ""))
         charge(len(codes))  # one token per code looked up
         for code in codes:
@@ -247,8 +236,6 @@ def decide() -> None:
             )
         g.viewer = v
     elif policy == STAFF and endpoint != "staff.login":
-        from .staff import current_staff
-
         if current_staff() is None:
             raise AppError("not_logged_in", "Log in as a judge or organiser.", status=401)
 
@@ -333,7 +320,7 @@ def session_grant(token: str | None) -> Grant | None:
     """The grant of a staff login cookie's token."""
     if not token:
         return None
-    return ("staff", hashlib.sha256(token.encode("utf-8")).hexdigest())
+    return ("staff", hash_token(token))
 
 
 def seat_grant(token_hash: str) -> Grant:
@@ -346,12 +333,8 @@ def request_grant(actor: Actor | None, token: str | None = None) -> Grant | None
     if actor is None:
         return None
     if actor.role in ("judge", "organiser"):
-        from .staff import COOKIE
-
         return session_grant(request.cookies.get(COOKIE))
     if actor.role == "seat" and token:
-        from server.store.events import hash_token
-
         return seat_grant(hash_token(token))
     return None
 
@@ -395,8 +378,6 @@ def _valid_sessions(app: Flask) -> Callable[[Iterable[Grant]], set[Grant]]:
 
 def init_app(app: Flask) -> None:
     """Run `decide` before every request's view; sweep ended staff sessions' sockets."""
-    from .ratelimit import KeyedLimiter
-
     app.before_request(decide)
     per_minute = app.config.get("HTTP_MISS_PER_MINUTE", 30)
     app.extensions["duel_table_misses"] = KeyedLimiter(

@@ -27,7 +27,8 @@ from server.rules.registration import MAX_TEXT
 from server.store import banlists
 from server.store.models import TableRow, db
 
-from .http import load_body, rate_limit
+from .http import load_body
+from .ratelimit import rate_limit
 from .schemas import ListText, Text
 
 bp = Blueprint("decklists", __name__, url_prefix="/api")

@@ -24,9 +24,11 @@ from server.errors import error_body
 from server.floor import summarise
 from server.rules.view import calls_view, shared_view
 
+from .access import GRANTS, session_grant
+from .identity import COOKIE, current_staff, origin_allowed, tournament
 from .keepalive import CLOSE_POLICY
 from .session import GuardedServer, Session, websocket_route
-from .ws import encode, encode_with, origin_allowed
+from .ws import encode, encode_with
 
 log = logging.getLogger(__name__)
 
@@ -255,8 +257,6 @@ class FloorSession(Session):
         role: str,
     ) -> None:
         super().__init__(ws, config, found.pinger)
-        from .staff import tournament
-
         self.found = found
         self.role = role
         self.tournament = tournament()  # the writer runs outside the request's app context
@@ -325,8 +325,6 @@ def _send(ws: Any, message: dict[str, Any]) -> None:
 @websocket_route(bp, "/ws/floor/<int:event_id>")
 def floor_socket(ws: GuardedServer, event_id: int) -> None:
     """A judge's or organiser's floor view of one event."""
-    from .staff import current_staff, tournament
-
     found = services()
     config = current_app.config
     if not origin_allowed(request.headers.get("Origin"), request.host, config["ALLOWED_ORIGINS"]):
@@ -340,9 +338,6 @@ def floor_socket(ws: GuardedServer, event_id: int) -> None:
         _send(ws, {"type": "error", "error": error_body(code)})
         ws.close(reason=CLOSE_FORBIDDEN, message=code)
         return
-    from .access import GRANTS, session_grant
-    from .staff import COOKIE
-
     session = FloorSession(ws, found, config, event_id, staff, role)
     grant = session_grant(request.cookies.get(COOKIE))  # a logout or expiry closes the socket
     forget = GRANTS.add(grant, session.revoke) if grant else (lambda: None)

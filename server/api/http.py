@@ -9,7 +9,7 @@ import socket
 from typing import Any
 
 import segno
-from flask import Blueprint, Flask, Response, current_app, g, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
@@ -18,7 +18,9 @@ from server.context import services
 from server.errors import AppError, error_body
 from server.rules import RuleError, event_for, get_ruleset, view
 
+from .ratelimit import rate_limit
 from .schemas import CreateTableSchema, JoinSchema
+from .seats import join
 
 log = logging.getLogger(__name__)
 
@@ -56,14 +58,6 @@ def error_response(
     response = jsonify(error_body(code, message, jsonable(details)))
     response.status_code = status
     return response
-
-
-def rate_limit() -> None:
-    """Refuse a client address that opens or joins tables too fast (codes are not guessable)."""
-    if g.get("rate_charged"):
-        return  # charged by the access check (`server.api.access.charge`)
-    if not services().http_limiter.take(request.remote_addr or "?"):
-        raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
 
 
 def load_body(schema: Schema) -> dict[str, Any]:
@@ -117,8 +111,6 @@ def join_table(code: str) -> tuple[Response, int]:
     rate_limit()
     code = code.upper()
     body = load_body(JoinSchema())
-    from .seats import join
-
     answer, status = join(code, body)  # at once, or a request waiting for approval (202)
     return jsonify(answer), status
 

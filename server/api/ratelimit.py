@@ -1,4 +1,5 @@
-"""Token buckets: one per websocket, and a bounded map of them per client address."""
+"""Token buckets: one per websocket, and a bounded map of them per client address; and the
+HTTP routes' charge on the app's per-address limiter."""
 
 from __future__ import annotations
 
@@ -6,6 +7,11 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+
+from flask import g, request
+
+from server.context import services
+from server.errors import AppError
 
 
 class TokenBucket:
@@ -56,3 +62,25 @@ class KeyedLimiter:
             else:
                 self._buckets.move_to_end(key)
             return bucket.take(cost)
+
+
+def _take(cost: int) -> None:
+    limiter = getattr(services(), "http_limiter", None)
+    if limiter is not None and not limiter.take(request.remote_addr or "?", max(1, cost)):
+        raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
+
+
+def charge(cost: int = 1) -> None:
+    """Spend `cost` of the client address's HTTP tokens (429 when it has not as many); the
+    route's own `rate_limit` then charges nothing more for this request."""
+    _take(cost)
+    g.rate_charged = True
+
+
+def rate_limit(cost: int = 1) -> None:
+    """Refuse a client address that asks too fast (codes are not guessable): the HTTP limiter
+    shared by the table routes, when the app has one; a look-up of several tables costs one
+    token per table. Free when the access check has charged the request already."""
+    if g.get("rate_charged"):
+        return  # charged by the access check (`charge`)
+    _take(cost)

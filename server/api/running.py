@@ -15,12 +15,12 @@ from marshmallow import Schema
 from server.context import services
 from server.store import hall
 
-from . import staff
+from . import identity
 from .http import load_body
 from .schemas import Text
 
 bp = Blueprint("running", __name__)
-bp.before_request(staff.check_request)
+bp.before_request(identity.check_request)
 
 HALL_CACHE_SECONDS = 0.5  # many screens on one event cost one read of its tables per interval
 _hall_cache: dict[str, tuple[float, dict[str, Any]]] = {}
@@ -34,8 +34,8 @@ class HallMessageSchema(Schema):
 @bp.get("/api/events/<int:event_id>/round/unfinished")
 def unfinished(event_id: int) -> Response:
     """The current round's tables whose match is not over: "End round" names them."""
-    staff.require_role(event_id, "organiser", "judge")
-    t = staff.tournament()
+    identity.require_role(event_id, "organiser", "judge")
+    t = identity.tournament()
     return jsonify({"round": t.current_round(event_id).number, "tables": t.unfinished(event_id)})
 
 
@@ -49,7 +49,7 @@ def hall_clock(slug: str) -> Response:
         body = cached[1]
     else:
         ev = hall.event_by_slug(slug)
-        body = hall.hall_view(staff.tournament(), ev, now)
+        body = hall.hall_view(identity.tournament(), ev, now)
         with _hall_lock:
             _hall_cache[slug] = (time.monotonic(), body)
     response = jsonify({**body, "now_ms": now})
@@ -60,10 +60,10 @@ def hall_clock(slug: str) -> Response:
 @bp.post("/api/events/<int:event_id>/hall/message")
 def hall_message(event_id: int) -> Response:
     """Show a message on the event's hall clock (an empty text takes it down)."""
-    staff.require_role(event_id, "organiser")
+    identity.require_role(event_id, "organiser")
     body = load_body(HallMessageSchema())
     message = hall.set_message(event_id, body["text"], services().clock())
-    slug = staff.tournament().event(event_id).slug
+    slug = identity.tournament().event(event_id).slug
     with _hall_lock:
         _hall_cache.pop(slug, None)
     return jsonify({"message": message})

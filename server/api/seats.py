@@ -27,8 +27,10 @@ from server.errors import AppError
 from server.store.events import hash_token
 
 from .access import bearer, end_seat, viewer
+from .identity import check_request, require_staff, tournament
 
 bp = Blueprint("seats", __name__)
+bp.before_request(check_request)  # a same-site Origin, and staff's CSRF token
 
 
 class Empty(Schema):
@@ -59,8 +61,6 @@ def claim_with(secret: bytes, slug: str, number: int, seat: str) -> str:
 
 def claim_ok(code: str, seat: str | None, claim: str) -> bool:
     """Whether `claim` is the card's claim for `seat` of event table `code`."""
-    from .staff import tournament
-
     if not claim or seat not in ("A", "B"):
         return False
     info = tournament().table_info(code)
@@ -72,8 +72,6 @@ def claim_ok(code: str, seat: str | None, claim: str) -> bool:
 
 def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """The HTTP join's decision: a seat at once, or a request that waits (202)."""
-    from .staff import tournament
-
     found = services()
     seat, name, player_id = body.get("seat"), body["name"], body["player_id"]
     event_table = tournament().table_info(code) is not None
@@ -123,8 +121,6 @@ def request_status(code: str, ref: str) -> Response:
 @bp.post("/api/tables/<code>/seat-requests/<ref>/confirm")
 def confirm_request(code: str, ref: str) -> Response:
     """At a casual table, the other seat lets a new phone take the seat (two keys)."""
-    from .staff import tournament
-
     code = code.upper()
     v = viewer(code)
     request = services().store.seat_request(code, ref)
@@ -138,8 +134,6 @@ def confirm_request(code: str, ref: str) -> Response:
 
 
 def _require_judge(code: str) -> str:
-    from .staff import require_staff, tournament
-
     staff = require_staff()
     role = tournament().role(staff, tournament().table_event(code))
     if role is None:
@@ -166,14 +160,6 @@ def release_seat(code: str, seat: str) -> Response:
     end_seat(old)
     found.hub.publish(code, found.store.snapshot(code).seq)
     return jsonify({"seat": seat, "released": True})
-
-
-@bp.before_request
-def check_request() -> None:
-    """A same-site Origin, and a staff login's CSRF token, as on the staff routes."""
-    from .staff import check_request as staff_check
-
-    staff_check()
 
 
 def init_app(app: Flask) -> None:

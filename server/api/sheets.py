@@ -14,8 +14,9 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from flask import Blueprint, Flask, Response, g, jsonify, render_template, request
+from flask import Blueprint, Flask, Response, jsonify, render_template, request
 
+from server.api.ratelimit import rate_limit
 from server.context import services
 from server.errors import AppError
 from server.sheet import Chain, Sheet, build_sheet, iso_text, ledger_rows, public_log, time_text
@@ -24,16 +25,6 @@ bp = Blueprint("sheets", __name__)
 
 MAX_CODES = 100  # one round of a large event; a bigger print is split by the organiser
 CODE = re.compile(r"[0-9A-Z]{1,16}")
-
-
-def rate_limit(cost: int = 1) -> None:
-    """Share the HTTP limiter of the other table routes, when the app has one; a look-up of
-    several tables costs one token per table."""
-    if g.get("rate_charged"):
-        return  # charged by the access check (`server.api.access.charge`)
-    limiter = getattr(services(), "http_limiter", None)
-    if limiter is not None and not limiter.take(request.remote_addr or "?", max(1, cost)):
-        raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
 
 
 def request_tz() -> tzinfo:

@@ -11,30 +11,31 @@ from __future__ import annotations
 
 import base64
 import csv
-import hmac
 import io
 from typing import Any
 
 import segno
-from flask import Blueprint, Flask, Response, current_app, g, jsonify, redirect, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, request
 from markupsafe import escape
 from marshmallow import Schema, fields, validate
 
 from server.context import services
 from server.errors import AppError, error_body
 from server.rules import RULESETS, Actor, view
+from server.sheet import csv_safe
 from server.store.tournament import Staff, Tournament, parse_pairings
 
+from .access import GRANTS, end_session, may_see_pairing, viewer
+from .decklists import set_event_banlist
 from .http import load_body
+from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
 from .logins import LoginThrottle, retry_after
+from .ratelimit import rate_limit
 from .schemas import Bool, Int, Text
-from .ws import origin_allowed
-
-COOKIE = "dt_staff"
-CSRF_HEADER = "X-CSRF-Token"
-SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+from .seats import claim_for, claim_ok
 
 bp = Blueprint("staff", __name__)
+bp.before_request(check_request)
 
 
 # -- schemas ----------------------------------------------------------------------------------
@@ -64,71 +65,6 @@ class JudgeSchema(Schema):
 
 class PairingsSchema(Schema):
     csv = fields.String(required=True, validate=validate.Length(min=1, max=200_000))
-
-
-# -- the session --------------------------------------------------------------------------------
-
-
-def tournament() -> Tournament:
-    """The app's tournament service."""
-    return current_app.extensions["duel_table_tournament"]
-
-
-def current_staff() -> Staff | None:
-    """The logged-in judge or organiser of this request, or None."""
-    if "staff" not in g:
-        g.staff = tournament().session(request.cookies.get(COOKIE), services().clock())
-    return g.staff
-
-
-def staff_actor(code: str) -> Actor | None:
-    """The actor the request's login makes at a table (None: not staff of its event)."""
-    return tournament().table_actor(current_staff(), code)
-
-
-def spectators_allowed(code: str) -> bool:
-    """Whether a token-less, login-less viewer may watch this table."""
-    return tournament().spectators_allowed(code)
-
-
-def require_staff() -> Staff:
-    staff = current_staff()
-    if staff is None:
-        raise AppError("not_logged_in", "Log in as a judge or organiser.", status=401)
-    return staff
-
-
-def require_role(event_id: int, *roles: str) -> Staff:
-    """The logged-in account, if it has one of `roles` at the event; judges of other events
-    are told nothing about this one."""
-    staff = require_staff()
-    role = tournament().role(staff, event_id)
-    if role is None:
-        raise AppError("forbidden", "You are not staff of this event.", status=403)
-    if role not in roles:
-        raise AppError("forbidden", "Only the event's organiser can do that.", status=403)
-    return staff
-
-
-@bp.before_request
-def check_request() -> None:
-    """Before every state-changing staff request: a same-site Origin and the CSRF token."""
-    if request.method in SAFE_METHODS:
-        return
-    config = current_app.config
-    if not origin_allowed(request.headers.get("Origin"), request.host, config["ALLOWED_ORIGINS"]):
-        raise AppError("bad_origin", "Cross-site request refused.", status=403)
-    if request.endpoint == "staff.login":
-        # No session yet: a JSON body cannot be sent cross-site without a CORS preflight.
-        if not request.is_json:
-            raise AppError("bad_request", "Send JSON.", status=415)
-        return
-    staff = current_staff()
-    if staff is None:
-        return  # the view refuses with not_logged_in
-    sent = request.headers.get(CSRF_HEADER, "")
-    if not hmac.compare_digest(sent.encode(), staff.csrf.encode()):
-        raise AppError("bad_csrf", "Missing or wrong CSRF token; reload the page.", status=403)
 
 
 def _me(staff: Staff) -> dict[str, Any]:
@@ -188,8 +124,6 @@ def logout() -> Response:
     """Close the session."""
     require_staff()
     tournament().logout(request.cookies.get(COOKIE, ""))
-    from .access import end_session
-
     end_session(request.cookies.get(COOKIE, ""))  # its judge sockets close now
     response = jsonify({"ok": True})
     response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Lax")
@@ -242,8 +176,6 @@ def get_event(event_id: int) -> Response:
     loaded = of_event(event_id)
     detail["banlist"] = {"name": loaded[0], "size": len(loaded[1])} if loaded else None
     if detail["my_role"] == "organiser":  # the seat links carry the table cards' claims
-        from .seats import claim_for
-
         for table in detail["tables"]:
             n = table["number"]
             table["claims"] = {s: claim_for(detail["slug"], n, s) for s in ("A", "B")}
@@ -262,8 +194,6 @@ def upload_banlist(event_id: int) -> Response:
     (a table where a deck list is already registered keeps its own, R2.5)."""
     require_role(event_id, "organiser")
     from server.store import banlists
-
-    from .decklists import set_event_banlist
 
     body = load_body(BanListUploadSchema())
     entries = banlists.parse_file(body["text"], body["filename"])
@@ -301,7 +231,6 @@ def add_judge(event_id: int) -> tuple[Response, int]:
 def remove_judge(event_id: int, username: str) -> Response:
     """Take a judge off the event (organiser only); the judge's open sockets close."""
     require_role(event_id, "organiser")
-    from .access import GRANTS
 
     for token_hash in tournament().remove_judge(event_id, username):
         GRANTS.revoke(("staff", token_hash))
@@ -413,13 +342,6 @@ def result_row(
     }
 
 
-def _csv_safe(value: Any) -> Any:
-    # A cell starting with = + - @ is a formula to a spreadsheet: quote it as text.
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
-
-
 @bp.get("/api/events/<int:event_id>/results.csv")
 def results_csv(event_id: int) -> Response:
     """Every table's result of a round (the current one, or ?round=n) as CSV."""
@@ -433,7 +355,7 @@ def results_csv(event_id: int) -> Response:
         snap = store.snapshot(table["code"])
         state = view(snap.state)
         row = result_row(table["number"], table["round"], table["code"], state, table["pairing"])
-        writer.writerow({k: _csv_safe(v) for k, v in row.items()})
+        writer.writerow({k: csv_safe(v) for k, v in row.items()})
     name = f"event-{event_id}-round-{round_no or 'current'}.csv"
     return Response(
         out.getvalue(),
@@ -474,9 +396,6 @@ def staff_table(code: str) -> Response:
 @bp.get("/api/tables/<code>/event")
 def table_event(code: str) -> Response:
     """The event, round, table number and pairing of an event table (404 for a casual one)."""
-    from .access import may_see_pairing, viewer
-    from .http import rate_limit
-
     rate_limit()
     info = tournament().table_info(code.upper())
     if info is None:
@@ -484,8 +403,6 @@ def table_event(code: str) -> Response:
     if not may_see_pairing(viewer(code)):
         # Names and player IDs: its seats and staff only, and one seat's own pairing to the
         # phone holding that seat's card claim (the QR's `claim`).
-        from .seats import claim_ok
-
         seat, claim = request.args.get("seat"), request.args.get("claim", "")
         pairing = info.get("pairing") or {}
         own = {seat: pairing.get(seat)} if pairing and claim_ok(code.upper(), seat, claim) else None
@@ -536,8 +453,6 @@ def cards(event_id: int) -> Response:
             "<div class='seats'>"
         )
         for seat in ("A", "B"):
-            from .seats import claim_for
-
             claim = claim_for(ev.slug, table["number"], seat)
             url = f"{base}/s/{ev.slug}/{table['number']}/{seat}?c={claim}"
             name = table["pairing"][seat]["name"]

@@ -18,11 +18,13 @@ from marshmallow import Schema, fields, validate
 from server.context import services
 from server.errors import AppError
 from server.rules import swiss as core
+from server.sheet import csv_safe
 from server.store.swiss import SwissService
 
 from .http import load_body
+from .identity import check_request, require_role, tournament
 from .schemas import Bool, Int, Text
-from .staff import _csv_safe, _refresh_floor, check_request, require_role, tournament
+from .staff import _refresh_floor
 
 bp = Blueprint("swiss", __name__)
 bp.before_request(check_request)
@@ -165,7 +167,7 @@ def standings_csv(event_id: int) -> Response:
     writer.writeheader()
     for row in swiss().summary(event_id)["standings"]:
         line = {k: row[k] for k in STANDING_COLUMNS} | {"dropped": "yes" if row["dropped"] else ""}
-        writer.writerow({k: _csv_safe(v) for k, v in line.items()})
+        writer.writerow({k: csv_safe(v) for k, v in line.items()})
     return Response(
         out.getvalue(),
         mimetype="text/csv",

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, current_app, request
 from marshmallow import ValidationError
@@ -22,7 +21,10 @@ from server.jsontext import compact_encoder
 from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_view, seat_view, shared_view
 
+from .access import GRANTS, look_up, request_grant, socket_actor
+from .decklists import before_command
 from .http import jsonable
+from .identity import origin_allowed
 from .keepalive import CLOSE_POLICY
 from .ratelimit import TokenBucket
 from .schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS
@@ -46,15 +48,6 @@ encode.__doc__ = "A message as compact JSON text (non-ASCII kept as is)."
 def encode_with(message: dict[str, Any], name: str, text: str) -> str:
     """`message` encoded with one more field, `name`, whose value `text` is JSON already."""
     return f'{encode(message)[:-1]},"{name}":{text}}}'
-
-
-def origin_allowed(origin: str | None, host: str, allowed: list[str]) -> bool:
-    """Same host as the server, or listed; no Origin at all is a non-browser client."""
-    if not origin:
-        return True
-    if origin in allowed or "*" in allowed:
-        return True
-    return urlsplit(origin).netloc.lower() == host.lower()
 
 
 def _state_text(snap: Any, seat: str | None, privileged: bool) -> str:
@@ -225,8 +218,6 @@ class Connection(Session):
 
     def hello(self, token: str | None, since: int | None) -> bool:
         """Authenticate (a seat token, or none for a spectator), subscribe, queue a welcome."""
-        from .access import socket_actor
-
         try:
             # A seat by its token; a judge or organiser of the table's event by the login cookie.
             actor = socket_actor(self.code, token)
@@ -257,8 +248,6 @@ class Connection(Session):
                     return False
                 self.watching = True
         if self._forget_grant is None:
-            from .access import GRANTS, request_grant
-
             grant = request_grant(self.actor, token)  # a logout or a seat move closes this socket
             if grant is not None:
                 self._forget_grant = GRANTS.add(grant, self.revoke)
@@ -298,8 +287,6 @@ class Connection(Session):
             self._refuse(ref, "invalid", "Some arguments are not valid.", jsonable(exc.messages))
             return
         try:
-            from .decklists import before_command
-
             loaded = before_command(self.code, cmd, loaded, self.actor, self.clock())
             result = self.store.append(self.code, cmd, loaded, self.actor, ref, self.clock())
         except RuleError as exc:
@@ -336,8 +323,6 @@ def table_socket(ws: GuardedServer, code: str) -> None:
         ws.send(json.dumps({"type": "error", "error": error_body("rate_limited")}))
         ws.close(reason=CLOSE_POLICY, message="rate limited")
         return
-    from .access import look_up
-
     try:
         exists = look_up(code)  # an unknown code spends a "miss" token, as over HTTP
     except AppError:

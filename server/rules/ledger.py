@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from . import match
 from .base import JUDGES, SEAT, SEATS, Event, RuleError, Tx, command, handler, require
+from .duel_end import after_lp_change
 from .state import DUEL, Change, Dispute, LedgerEntry, Proposal, TableState
 
 KINDS = ("damage", "gain", "cost", "halve", "set")
@@ -202,7 +202,7 @@ def apply_entry(
         lp=lp,
         new=new,
     )
-    match.after_lp_change(tx, before)
+    after_lp_change(tx, before)
 
 
 def unsettled(state: TableState) -> tuple[list[int], list[int]]:
@@ -211,12 +211,6 @@ def unsettled(state: TableState) -> tuple[list[int], list[int]]:
     waiting = [p.entry for p in state.pending]
     disputed = [d.entry for d in state.disputes if d.status == "open" and d.duel == state.duel_no]
     return waiting, disputed
-
-
-def cancel_pending(tx: Tx, reason: str) -> None:
-    """Drop every pending entry (the duel ended before they were confirmed)."""
-    for p in tx.state.pending:
-        tx.emit("lp.cancelled", entry=p.entry, reason=reason)
 
 
 # --- handlers ----------------------------------------------------------------------------

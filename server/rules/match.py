@@ -23,6 +23,16 @@ from .base import (
     require,
     whole,
 )
+from .duel_end import EXTRA_DUEL_SUDDEN_DEATH, close_duel
+from .ledger import unsettled
+from .registration import (
+    after_exchange,
+    by_card,
+    decks_confirmed,
+    exchange_by_card,
+    open_registration,
+    revert,
+)
 from .ruleset import DRAW, EXTRA_DUEL, SUDDEN_DEATH
 from .state import (
     BETWEEN,
@@ -54,8 +64,6 @@ COUNT_RULES = {
     "side": (0, SIDE_MAX, "R2.3: the side deck holds 0 to 15 cards."),
 }
 HANDS = ("rock", "paper", "scissors")
-EXTRA_DUEL_SUDDEN_DEATH = "extra_duel_sudden_death"  # R5.2.2
-SUDDEN_DEATHS = ("sudden_death", EXTRA_DUEL_SUDDEN_DEATH)
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 
 
@@ -85,7 +93,7 @@ def _phase(tx: Tx, *phases: str, message: str) -> None:
 def declare(tx: Tx, args: Mapping[str, Any]) -> None:
     """Declare the seat's deck counts for the match."""
     seat = tx.seat
-    _open_registration(tx, "Deck counts are declared before the first duel (R2.8).")
+    open_registration(tx, "Deck counts are declared before the first duel (R2.8).")
     counts = validate_counts(args)
     tx.emit("deck.declared", seat=seat, counts=counts.to_dict())
 
@@ -94,27 +102,15 @@ def declare(tx: Tx, args: Mapping[str, Any]) -> None:
 def confirm_deck(tx: Tx, args: Mapping[str, Any]) -> None:
     """Confirm the opponent's declaration: their side deck was shown (R6.2)."""
     seat = tx.seat
-    _open_registration(tx, "Declarations are confirmed before the first duel.")
+    open_registration(tx, "Declarations are confirmed before the first duel.")
     target = args.get("seat", other(seat))
     require(target == other(seat), "own_entry", "The opponent confirms your declaration.")
     deck = tx.state.decks[target]
     require(deck.registered is not None, "not_declared", "The opponent has not declared yet.")
     require(not deck.confirmed, "already_confirmed", "Already confirmed.")
     tx.emit("deck.confirmed", seat=target, by=seat)
-    if tx.state.phase == REGISTRATION and _registered(tx.state):
+    if tx.state.phase == REGISTRATION and decks_confirmed(tx.state):
         tx.emit("pregame.opened", duel=tx.state.duel_no, chooser=None)
-
-
-def _registered(s: TableState) -> bool:
-    return all(d.registered and d.confirmed for d in s.decks.values())
-
-
-def _open_registration(tx: Tx, message: str) -> None:
-    """Declarations belong before the first duel (R2.8); a duel-loss penalty before it leaves
-    them still open between duels, until both are confirmed."""
-    s = tx.state
-    late = s.phase == BETWEEN and not _registered(s)
-    require(s.phase == REGISTRATION or late, "wrong_phase", message, phase=s.phase)
 
 
 # --- before each duel (R6.1-R6.7) ---------------------------------------------------------
@@ -249,8 +245,6 @@ def require_settled(tx: Tx) -> None:
     """R5.5 (reading): a turn cannot end while an LP entry waits for confirmation or for the
     judge, so the LP that decide a duel at the end of a turn are the settled LP. Refused in
     every turn, not only at the time-over decision points: one rule the players can learn."""
-    from .ledger import unsettled
-
     waiting, disputed = unsettled(tx.state)
     require(
         not waiting and not disputed,
@@ -294,19 +288,6 @@ def decide_on_lp(tx: Tx, extra_duel: bool = False) -> None:
         end_duel(tx, None, "time_draw")
 
 
-def after_lp_change(tx: Tx, before: Mapping[str, int]) -> None:
-    """A confirmed LP entry may end the duel: LP 0 (R3.3), or sudden death (R5.1.5)."""
-    if tx.state.phase != DUEL:
-        return
-    lp = tx.state.lp
-    if lp["A"] == 0 or lp["B"] == 0:
-        winner = None if lp["A"] == lp["B"] else ("A" if lp["A"] > 0 else "B")
-        end_duel(tx, winner, "lp_zero")
-    elif tx.state.time.stage in SUDDEN_DEATHS and dict(lp) != dict(before) and lp["A"] != lp["B"]:
-        # Reading: a change that leaves LP equal (simultaneous equal damage) decides nothing.
-        end_duel(tx, "A" if lp["A"] > lp["B"] else "B", "sudden_death")
-
-
 @command("duel.concede", SEAT)
 def concede(tx: Tx, args: Mapping[str, Any]) -> None:
     """The seat concedes the current duel."""
@@ -316,11 +297,8 @@ def concede(tx: Tx, args: Mapping[str, Any]) -> None:
 
 
 def end_duel(tx: Tx, winner: str | None, reason: str, final: bool = False) -> None:
-    """The duel is decided; both seats confirm the result unless a judge decided it."""
-    from .ledger import cancel_pending
-
-    cancel_pending(tx, "duel_over")
-    tx.emit("duel.ended", duel=tx.state.duel_no, winner=winner, reason=reason)
+    """The duel is decided (`duel_end.close_duel`); a judge's decision is final at once."""
+    close_duel(tx, winner, reason)
     if final:
         finalize_duel(tx)
 
@@ -507,8 +485,6 @@ def _require_no_failed_check(tx: Tx) -> None:
 def side_exchange(tx: Tx, args: Mapping[str, Any]) -> None:
     """Record a side-deck exchange; each deck's count must stay the same (R6.8). With a
     registered list the cards are named (R2.6); otherwise only their numbers are given."""
-    from .registration import by_card, exchange_by_card
-
     seat = tx.seat
     _phase(tx, BETWEEN, message="Side decking happens between duels (R6.8, R2.8).")
     deck = tx.state.decks[seat]
@@ -567,7 +543,9 @@ def ready(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     _phase(tx, BETWEEN, message="Nothing to get ready for now.")
     deck = tx.state.decks[seat]
-    require(_registered(tx.state), "not_declared", "Both decks are declared and confirmed first.")
+    require(
+        decks_confirmed(tx.state), "not_declared", "Both decks are declared and confirmed first."
+    )
     require(deck.checked, "deck_not_checked", "Check your deck's counts first (R7.5).")
     require(
         not deck.check_failed,
@@ -804,8 +782,6 @@ def _new_voted(s: TableState, e: Event) -> TableState:
 
 @handler("match.started")
 def _match_started(s: TableState, e: Event) -> TableState:
-    from .registration import revert
-
     decks = {k: revert(d) for k, d in s.decks.items()}  # R2.7: lists too
     registered = all(d.registered and d.confirmed for d in decks.values())
     fresh = type(s)()
@@ -846,8 +822,6 @@ def _deck_cleared(s: TableState, e: Event) -> TableState:
 
 @handler("side.exchanged")
 def _exchanged(s: TableState, e: Event) -> TableState:
-    from .registration import after_exchange
-
     # Counts are unchanged by construction (R6.8); a by-card exchange changes the current list.
     return after_exchange(s, e)
 

@@ -13,11 +13,25 @@ from typing import Any
 
 from .base import JUDGES, SEAT, SYSTEM, Event, RuleError, Tx, command, handler, require
 from .decklist import PARTS, BanList, DeckList, check, exchange, spelling
-from .match import _open_registration
-from .state import Counts, Deck, TableState, put
+from .state import BETWEEN, REGISTRATION, Counts, Deck, TableState, put
 
 MAX_TEXT = 8000
 MAX_BANLIST = 2000
+
+
+def decks_confirmed(s: TableState) -> bool:
+    """Both seats' decks declared (or registered) and confirmed by the opponent."""
+    return all(d.registered and d.confirmed for d in s.decks.values())
+
+
+def open_registration(tx: Tx, message: str) -> None:
+    """Declarations belong before the first duel (R2.8); a duel-loss penalty before it leaves
+    them still open between duels, until both are confirmed."""
+    s = tx.state
+    late = s.phase == BETWEEN and not decks_confirmed(s)
+    require(s.phase == REGISTRATION or late, "wrong_phase", message, phase=s.phase)
+
+
 MAX_LIST_NAME = 80
 MOVES = ("main_in", "main_out", "extra_in", "extra_out")
 
@@ -85,7 +99,7 @@ def register(tx: Tx, args: Mapping[str, Any]) -> None:
     """Register the seat's deck list: every problem is named with its rule id, or the list
     becomes the match's deck (its counts are what the opponent confirms, R6.2)."""
     seat = tx.seat
-    _open_registration(tx, "Deck lists are registered before the first duel (R2.8).")
+    open_registration(tx, "Deck lists are registered before the first duel (R2.8).")
     text = args.get("text")
     require(isinstance(text, str), "invalid", "Paste the deck list as text.")
     assert isinstance(text, str)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import functools
-import hashlib
 import io
 import re
 import secrets
@@ -33,7 +32,7 @@ from server.names import clean
 from server.offload import off_loop
 from server.rules import Actor, RuleError, get_ruleset
 
-from .events import EventStore
+from .events import EventStore, hash_token
 from .models import BaseModel, JSONField, TableRow, db
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
@@ -41,10 +40,6 @@ MIN_PASSWORD = 8
 SESSION_MS = 16 * 3600 * 1000  # a long tournament day
 MAX_TABLES = 1000
 ROLES = ("judge", "organiser")
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 class Account(BaseModel):
@@ -242,7 +237,7 @@ class Tournament:
             with db.atomic():
                 StaffSession.delete().where(StaffSession.expires_ms < now_ms).execute()
                 StaffSession.create(
-                    token_hash=_hash(token),
+                    token_hash=hash_token(token),
                     account=account.id,
                     csrf=csrf,
                     expires_ms=now_ms + SESSION_MS,
@@ -257,7 +252,7 @@ class Tournament:
             row = (
                 StaffSession.select(StaffSession, Account)
                 .join(Account)
-                .where(StaffSession.token_hash == _hash(token))
+                .where(StaffSession.token_hash == hash_token(token))
                 .first()
             )
             if row is None or row.expires_ms < now_ms:
@@ -266,7 +261,7 @@ class Tournament:
 
     def logout(self, token: str) -> None:
         with db.connection_context():
-            StaffSession.delete().where(StaffSession.token_hash == _hash(token)).execute()
+            StaffSession.delete().where(StaffSession.token_hash == hash_token(token)).execute()
 
     # -- roles ----------------------------------------------------------------------------------
 

@@ -1,0 +1,40 @@
+"""The duel's end (R3.3, R5.1.5): what a confirmed LP change may decide, and closing the duel.
+
+Below the match flow, the LP ledger and the deck lists, which all end duels: the ledger when an
+entry brings LP to 0 or decides sudden death, the match on a concession, a time-over decision
+or a judge's result (`match.end_duel`, which then finalises a judge's decision)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .base import Tx
+from .state import DUEL
+
+EXTRA_DUEL_SUDDEN_DEATH = "extra_duel_sudden_death"  # R5.2.2
+SUDDEN_DEATHS = ("sudden_death", EXTRA_DUEL_SUDDEN_DEATH)
+
+
+def cancel_pending(tx: Tx, reason: str) -> None:
+    """Drop every pending entry (the duel ended before they were confirmed)."""
+    for p in tx.state.pending:
+        tx.emit("lp.cancelled", entry=p.entry, reason=reason)
+
+
+def close_duel(tx: Tx, winner: str | None, reason: str) -> None:
+    """The duel is decided; both seats confirm the result unless a judge decided it."""
+    cancel_pending(tx, "duel_over")
+    tx.emit("duel.ended", duel=tx.state.duel_no, winner=winner, reason=reason)
+
+
+def after_lp_change(tx: Tx, before: Mapping[str, int]) -> None:
+    """A confirmed LP entry may end the duel: LP 0 (R3.3), or sudden death (R5.1.5)."""
+    if tx.state.phase != DUEL:
+        return
+    lp = tx.state.lp
+    if lp["A"] == 0 or lp["B"] == 0:
+        winner = None if lp["A"] == lp["B"] else ("A" if lp["A"] > 0 else "B")
+        close_duel(tx, winner, "lp_zero")
+    elif tx.state.time.stage in SUDDEN_DEATHS and dict(lp) != dict(before) and lp["A"] != lp["B"]:
+        # Reading: a change that leaves LP equal (simultaneous equal damage) decides nothing.
+        close_duel(tx, "A" if lp["A"] > lp["B"] else "B", "sudden_death")
