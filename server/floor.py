@@ -12,6 +12,7 @@ from typing import Any
 ALERT_ORDER = (
     "judge_call",
     "dispute",
+    "seat_request",
     "seat_mismatch",
     "no_show",
     "time_called",
@@ -147,6 +148,18 @@ def alerts_of(
                     "judge": (call["judge"] if call else "") or "",
                 }
             )
+    for r in v.get("seat_requests", []):
+        holder = v["seats"].get(r["seat"], {})
+        found.append(
+            {
+                "kind": "seat_request",
+                "since_ms": r["at_ms"],
+                "seat": r["seat"],
+                "detail": f"{r['name']} {r['player_id']}".strip(),
+                "request": r["request"],
+                "taken_by": holder.get("name", "") if holder.get("joined") else "",
+            }
+        )
     t = v["time"]
     if t["called"] and v["phase"] != "match_over":
         found.append(

@@ -56,3 +56,24 @@ def test_a_seat_under_another_name_is_a_mismatch() -> None:
     t2 = Table(staff_start=True)
     t2.do("system", "seat.join", seat="A", name=" yugi ", player_id="0001")
     assert alerts(t2, "seat_mismatch") == []  # case and spaces do not matter
+
+
+def test_a_waiting_seat_request_is_an_alert_until_it_is_answered() -> None:
+    from server.rules.base import SYSTEM_ACTOR, Event
+    from server.rules.table import apply
+
+    t = Table(staff_start=True)
+    t.do("system", "seat.join", seat="B", name="Kaiba", player_id="0002")
+    data = {"request": "r1", "seat": "B", "name": "Seto", "player_id": "0002", "why": "taken"}
+    t.state = apply(t.state, Event("seat.requested", data, T0 + MIN, SYSTEM_ACTOR))
+    (a,) = alerts(t, "seat_request")
+    assert (a["seat"], a["detail"], a["request"], a["taken_by"]) == (
+        "B",
+        "Seto 0002",
+        "r1",
+        "Kaiba",
+    )
+    assert a["since_ms"] == T0 + MIN
+    answer = {"request": "r1", "seat": "B", "by": "judge j"}
+    t.state = apply(t.state, Event("seat.refused", answer, T0 + 2 * MIN, SYSTEM_ACTOR))
+    assert alerts(t, "seat_request") == []

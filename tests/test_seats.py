@@ -166,3 +166,59 @@ def test_the_card_carries_the_claim_and_the_pairing_goes_to_its_holder(app: Flas
     mine = app.test_client().get(f"{url}?seat=B&claim={claim_b}").get_json()
     assert mine["pairing"] == {"B": {"name": "Seto Kaiba", "player_id": "0002"}}
     assert app.test_client().get(f"{url}?seat=A&claim={claim_b}").get_json()["pairing"] is None
+
+
+def test_a_waiting_request_is_in_the_state_until_it_is_answered(app: Flask):
+    client = app.test_client()
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    client.post(f"/api/tables/{code}/join", json={"name": "Yugi"})
+    client.post(f"/api/tables/{code}/join", json={"name": "Kaiba"})
+    new = client.post(
+        f"/api/tables/{code}/join",
+        json={"name": "Kaiba", "player_id": "0002", "seat": "B", "takeover": True},
+    ).get_json()
+    shown = client.get(f"/api/tables/{code}").get_json()["state"]["seat_requests"]
+    assert [(r["request"], r["seat"], r["name"], r["player_id"], r["why"]) for r in shown] == [
+        (new["request"], "B", "Kaiba", "0002", "takeover")
+    ]
+    [ask] = state(app, code).seat_requests
+    assert ask.request == new["request"]
+
+
+def test_at_a_casual_table_the_other_seat_refuses_a_new_phone(app: Flask):
+    client = app.test_client()
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    a = client.post(f"/api/tables/{code}/join", json={"name": "Yugi"}).get_json()["token"]
+    b = client.post(f"/api/tables/{code}/join", json={"name": "Kaiba"}).get_json()["token"]
+    new = client.post(
+        f"/api/tables/{code}/join", json={"name": "Thief", "seat": "B", "takeover": True}
+    ).get_json()
+    url = f"/api/tables/{code}/seat-requests/{new['request']}/refuse"
+    assert client.post(url).status_code in (401, 403)  # nobody's key
+    assert client.post(url, headers=bearer(b)).status_code == 403  # not the seat itself
+    assert state(app, code).seat_requests
+    refused = client.post(url, headers=bearer(a))
+    assert refused.status_code == 200 and refused.get_json()["status"] == "refused"
+    assert state(app, code).seat_requests == ()
+    assert seat_works(app, code, b) and not seat_works(app, code, new["token"])
+    status = client.get(
+        f"/api/tables/{code}/seat-requests/{new['request']}", headers=bearer(new["token"])
+    )
+    assert status.get_json()["status"] == "refused"
+    assert types(app, code)[-1] == "seat.refused"
+    # answered once: neither confirm nor refuse works again
+    again = client.post(
+        f"/api/tables/{code}/seat-requests/{new['request']}/confirm", headers=bearer(a)
+    )
+    assert again.status_code == 404
+    assert client.post(url, headers=bearer(a)).status_code == 404
+
+
+def test_an_approved_request_leaves_the_state(app: Flask, world: World):
+    client = app.test_client()
+    asked = client.post(f"/api/tables/{world.code}/join", json={"name": "Joey", "seat": "B"})
+    ref = asked.get_json()["request"]
+    assert [r.request for r in state(app, world.code).seat_requests] == [ref]
+    url = f"/api/staff/tables/{world.code}/seat-requests/{ref}/approve"
+    assert world.request("judge", "POST", url).status_code == 200
+    assert state(app, world.code).seat_requests == ()

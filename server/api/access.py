@@ -59,6 +59,8 @@ POLICIES: dict[str, str] = {
     # tables, for phones
     "seats.request_status": JOIN,  # the route checks the request's own token
     "seats.confirm_request": SEAT,  # the other seat of a casual table
+    "seats.refuse_request": SEAT,  # the other seat of a casual table
+    "seats.judge_refuse_request": STAFF,
     "seats.approve_request": STAFF,  # the route checks the role at the table's event
     "seats.release_seat": STAFF,
     "api.create_table": PUBLIC,

@@ -133,6 +133,30 @@ def confirm_request(code: str, ref: str) -> Response:
     return _grant(code, ref, f"seat {v.seat.seat}")
 
 
+@bp.post("/api/tables/<code>/seat-requests/<ref>/refuse")
+def refuse_request(code: str, ref: str) -> Response:
+    """At a casual table, the other seat refuses a new phone's request for a seat."""
+    from .staff import tournament
+
+    code = code.upper()
+    v = viewer(code)
+    request = services().store.seat_request(code, ref)
+    if request is None:
+        raise AppError("no_such_request", "No waiting request has this id.", status=404)
+    if tournament().table_info(code) is not None:
+        raise AppError("judge_needed", "At an event table a judge answers.", status=403)
+    if v.seat is None or v.seat.seat == request.seat:
+        raise AppError("forbidden", "Only the other seat refuses.", status=403)
+    return _refuse(code, ref, f"seat {v.seat.seat}")
+
+
+def _refuse(code: str, ref: str, by: str) -> Response:
+    found = services()
+    seat = found.store.refuse_request(code, ref, by, found.clock())
+    found.hub.publish(code, found.store.snapshot(code).seq)
+    return jsonify({"request": ref, "seat": seat, "status": "refused"})
+
+
 def _require_judge(code: str) -> str:
     staff = require_staff()
     role = tournament().role(staff, tournament().table_event(code))
@@ -146,6 +170,13 @@ def approve_request(code: str, ref: str) -> Response:
     """A judge gives a waiting phone its seat (moving it from the phone that had it)."""
     code = code.upper()
     return _grant(code, ref, _require_judge(code))
+
+
+@bp.post("/api/staff/tables/<code>/seat-requests/<ref>/refuse")
+def judge_refuse_request(code: str, ref: str) -> Response:
+    """A judge refuses a waiting request: its token never works."""
+    code = code.upper()
+    return _refuse(code, ref, _require_judge(code))
 
 
 @bp.post("/api/staff/tables/<code>/seats/<seat>/release")

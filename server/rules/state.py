@@ -42,6 +42,18 @@ class SeatInfo:
 
 
 @dataclass(frozen=True)
+class SeatAsk:
+    """A phone's request for a seat that waits for a judge or the other seat."""
+
+    request: str
+    seat: str
+    name: str
+    player_id: str
+    why: str
+    at_ms: int
+
+
+@dataclass(frozen=True)
 class Change:
     """One seat's part of an LP entry."""
 
@@ -287,6 +299,7 @@ class TableState:
     penalties: tuple[Penalty, ...] = ()
     flags: tuple[Flag, ...] = ()
     banlist: BanList | None = None  # the forbidden/limited list in force (R2.5)
+    seat_requests: tuple[SeatAsk, ...] = ()  # requests for a seat that wait for approval
 
     def evolve(self, **changes: Any) -> TableState:
         """A copy with ``changes``."""

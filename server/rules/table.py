@@ -31,7 +31,7 @@ from .base import (
     require,
 )
 from .ruleset import RuleSet
-from .state import EMPTY, SeatInfo, TableState, per_seat, put
+from .state import EMPTY, SeatAsk, SeatInfo, TableState, per_seat, put
 
 MAX_NAME = 40
 
@@ -105,7 +105,34 @@ def _created(s: TableState, e: Event) -> TableState:
 @handler("seat.joined")
 def _joined(s: TableState, e: Event) -> TableState:
     info = SeatInfo(name=e.data["name"], player_id=e.data["player_id"], joined=True)
-    return s.evolve(seats=put(s.seats, e.data["seat"], info))
+    return _answered(s.evolve(seats=put(s.seats, e.data["seat"], info)), e)
+
+
+def _answered(s: TableState, e: Event) -> TableState:
+    """The seat request an approval or a refusal answers stops waiting."""
+    ref = e.data.get("request")
+    if not ref:
+        return s
+    return s.evolve(seat_requests=tuple(r for r in s.seat_requests if r.request != ref))
+
+
+@handler("seat.requested")
+def _requested(s: TableState, e: Event) -> TableState:
+    d = e.data
+    ask = SeatAsk(
+        request=str(d["request"]),
+        seat=str(d["seat"]),
+        name=str(d.get("name") or ""),
+        player_id=str(d.get("player_id") or ""),
+        why=str(d.get("why") or ""),
+        at_ms=e.at_ms,
+    )
+    return s.evolve(seat_requests=(*s.seat_requests, ask))
+
+
+@handler("seat.refused")
+def _refused(s: TableState, e: Event) -> TableState:
+    return _answered(s, e)
 
 
 @command("seat.release", SYSTEM)
@@ -140,4 +167,4 @@ def _released(s: TableState, e: Event) -> TableState:
 @handler("seat.moved")
 def _moved(s: TableState, e: Event) -> TableState:
     info = SeatInfo(name=e.data["name"], player_id=e.data["player_id"], joined=True)
-    return s.evolve(seats=put(s.seats, e.data["seat"], info))
+    return _answered(s.evolve(seats=put(s.seats, e.data["seat"], info)), e)

@@ -226,6 +226,17 @@ def shared_view(s: TableState) -> dict[str, Any]:
             for f in s.flags
         ],
         "next_due_ms": next_due_ms(s),
+        "seat_requests": [
+            {
+                "request": r.request,
+                "seat": r.seat,
+                "name": r.name,
+                "player_id": r.player_id,
+                "why": r.why,
+                "at_ms": r.at_ms,
+            }
+            for r in s.seat_requests
+        ],
     }
 
 

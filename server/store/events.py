@@ -1029,8 +1029,8 @@ class EventStore:
                     )
                 ]
             events = decide(snap.state, cmd, args, SYSTEM_ACTOR, now_ms, self.randbelow)
-            if cmd == "seat.join":
-                events = [replace(e, data={**e.data, "by": by}) for e in events]
+            extra = {"by": by, "request": ref} if cmd == "seat.join" else {"request": ref}
+            events = [replace(e, data={**e.data, **extra}) for e in events]
             statements.append(
                 (
                     f"UPDATE seat_request SET status = {mark} WHERE id = {mark}",
@@ -1041,6 +1041,24 @@ class EventStore:
 
         self._decide(code, None, decide_on)
         return request.seat, old[0]
+
+    def refuse_request(self, code: str, ref: str, by: str, now_ms: int) -> str:
+        """Refuse a waiting request: its token never works. The request's seat."""
+        request = self.seat_request(code, ref)
+        if request is None or request.status != "waiting":
+            raise AppError("no_such_request", "No waiting request has this id.", status=404)
+
+        def decide_on(snap: Snapshot) -> Decided:
+            data = {"request": ref, "seat": request.seat, "by": by}
+            mark = self.db.param
+            update = (
+                f"UPDATE seat_request SET status = {mark} WHERE id = {mark}",
+                ("refused", request.id),
+            )
+            return [Event("seat.refused", data, now_ms, SYSTEM_ACTOR)], [update]
+
+        self._decide(code, None, decide_on)
+        return str(request.seat)
 
     def release_seat(self, code: str, seat: str, by: str, now_ms: int) -> str | None:
         """Free a taken seat; the old token's hash (its sockets are to be closed)."""

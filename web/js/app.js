@@ -5,6 +5,7 @@ import { createTable, getSeatRequest, getTable, getTableEvent, joinTable } from 
 import { h } from "./dom.js";
 import { initLang, onLangChange, t } from "./i18n.js";
 import { get } from "./state.js";
+import { showSeatLost } from "./seat_asks.js";
 import { forgetSeat, getSeat, listSeats, normaliseCode, saveSeat } from "./seats.js";
 import { langSelect, mountTable } from "./table.js";
 import { toast, toastError } from "./toast.js";
@@ -183,8 +184,15 @@ function mountSeat(code, token) {
     code,
     token,
     onLeave: () => navigate("/"),
-    onBadToken: () => {
+    onBadToken: (err) => {
+      const held = getSeat(code);
       forgetSeat(code);
+      // The seat went to another phone or a judge released it: say so, offer to join again.
+      if (err && err.code === "revoked") {
+        unmount();
+        showSeatLost(root, code, held && held.seat, () => navigate(`/t/${code}`, { replace: true }));
+        return;
+      }
       navigate(`/t/${code}`, { replace: true });
     },
   });
@@ -226,7 +234,7 @@ function showJoin(code, state) {
     }
   });
   let busy = false;
-  const take = async (seat) => {
+  const take = async (seat, takeover = false) => {
     const name = nameInput.value.trim();
     if (!name) {
       err.textContent = t("join.name_required");
@@ -243,6 +251,7 @@ function showJoin(code, state) {
     const body = { seat, name };
     if (player_id) body.player_id = player_id;
     if (claim && seat === wanted) body.claim = claim;
+    if (takeover) body.takeover = true;
     const res = await joinTable(code, body);
     busy = false;
     if (res.status === 202 && res.body.request) {
@@ -275,9 +284,8 @@ function showJoin(code, state) {
     ),
     h("h1", { text: t("join.title", { code }) }),
     eventLine,
-    full
-      ? h("p", { class: "status-line attention", testid: "table-full", text: t("join.full") })
-      : h(
+    full ? h("p", { class: "status-line attention", testid: "table-full", text: t("join.full") }) : null,
+    h(
           "section",
           { class: "card", "aria-label": t("join.take_title") },
           h("label", { class: "field", for: "f-name" }, h("span", { text: t("join.name") }), nameInput),
@@ -288,9 +296,9 @@ function showJoin(code, state) {
               h("button", {
                 class: ["btn", "btn-big", !s.taken && (!wanted || wanted === s.seat) && "btn-primary"],
                 testid: `take-seat-${s.seat}`,
-                disabled: s.taken,
-                onclick: () => take(s.seat),
-                text: s.taken ? t("join.seat_taken", { seat: s.seat, name: s.name || "?" }) : t("join.take_seat", { seat: s.seat }),
+                // A taken seat can be asked for (a new phone): the other seat or a judge confirms.
+                onclick: () => take(s.seat, s.taken),
+                text: s.taken ? t("join.seat_taken_ask", { seat: s.seat, name: s.name || "?" }) : t("join.take_seat", { seat: s.seat }),
               }),
             ),
           ),

@@ -4,6 +4,7 @@ import { alertWatcher, muted, setMuted } from "./alerts.js";
 import { api, getTableEvent, qrUrl } from "./api.js";
 import { Connection } from "./conn.js";
 import { keepReceipts, signs } from "./receipts.js";
+import { watchSeatAsks } from "./seat_asks.js";
 import { buzz, formatDuration, formatTime, h, reducedMotion } from "./dom.js";
 import { LANGS, callReason, has, lang, onLangChange, setLang, t } from "./i18n.js";
 import { KINDS, afterPending, applyChanges, signed, signedDelta } from "./lp.js";
@@ -141,6 +142,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       }
     }),
     conn.on("error", (err) => {
+      if (err && err.code === "revoked" && token) return onBadToken?.(err); // the seat went away
       if (err && err.code !== "bad_token") toastError(err);
     }),
     conn.on("fatal", (err) => {
@@ -153,6 +155,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
       notice();
     }),
     onLangChange(() => forceRender()),
+    token ? watchSeatAsks(screen, { code, token, store }) : () => {},
   ];
 
   // The last state seen, shown while offline after a reload (marked by the offline badge).

@@ -9,6 +9,7 @@ import { callReason, t } from "../i18n.js";
 import { age, call, refusal, topBar } from "../staff/common.js";
 import { clockText, phaseText } from "./floor.js";
 import { disputeLine } from "./lines.js";
+import { seatsCard } from "./seats.js";
 
 const LEVELS = ["caution", "warning", "duel_loss", "match_loss", "disqualification", "disqualification_total"];
 const INFRACTIONS = [
@@ -53,6 +54,10 @@ export function mountTable(root, eventId, code, navigate) {
   const decksBox = h("section", { class: "card", testid: "judge-decks" });
   const logBox = h("ol", { class: "jt-log", testid: "judge-log", reversed: true });
   const clockLine = h("p", { class: "jt-clock num", testid: "judge-clock" });
+  const seats = seatsCard(code, (text, ok) => {
+    toast.textContent = text;
+    toast.className = ok ? "staff-toast ok" : "staff-toast bad";
+  });
 
   const send = (cmd, args) => {
     conn.send(cmd, args);
@@ -293,6 +298,7 @@ export function mountTable(root, eventId, code, navigate) {
     }
     renderHead();
     renderCalls();
+    seats.render(state, conn.serverNow());
     renderDisputes();
     renderPenalties();
     renderDecks();
@@ -308,7 +314,7 @@ export function mountTable(root, eventId, code, navigate) {
   root.replaceChildren(
     topBar(t("staff.judges"), [back]),
     h("main", { class: "staff-main jt" },
-      h("div", { class: "jt-col" }, head, toast, calls, disputes, decksBox, clockTools, correction, penaltyForm, resultForm, penalties),
+      h("div", { class: "jt-col" }, head, toast, calls, seats.box, disputes, decksBox, clockTools, correction, penaltyForm, resultForm, penalties),
       h("div", { class: "jt-col" }, h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
   );
   loadLog();
