@@ -136,8 +136,6 @@ def confirm_request(code: str, ref: str) -> Response:
 @bp.post("/api/tables/<code>/seat-requests/<ref>/refuse")
 def refuse_request(code: str, ref: str) -> Response:
     """At a casual table, the other seat refuses a new phone's request for a seat."""
-    from .staff import tournament
-
     code = code.upper()
     v = viewer(code)
     request = services().store.seat_request(code, ref)
