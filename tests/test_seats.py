@@ -222,3 +222,21 @@ def test_an_approved_request_leaves_the_state(app: Flask, world: World):
     url = f"/api/staff/tables/{world.code}/seat-requests/{ref}/approve"
     assert world.request("judge", "POST", url).status_code == 200
     assert state(app, world.code).seat_requests == ()
+
+
+def test_a_judge_refuses_a_waiting_phone(app: Flask, world: World):
+    client = app.test_client()
+    asked = client.post(f"/api/tables/{world.code}/join", json={"name": "Bandit", "seat": "B"})
+    ref, token = asked.get_json()["request"], asked.get_json()["token"]
+    url = f"/api/staff/tables/{world.code}/seat-requests/{ref}/refuse"
+    for role in ("spectator", "seat", "other_seat", "other_judge"):
+        assert world.request(role, "POST", url).status_code in (401, 403), role
+    assert state(app, world.code).seat_requests
+    assert world.request("judge", "POST", url).status_code == 200
+    assert state(app, world.code).seat_requests == ()
+    assert not seat_works(app, world.code, token)
+    with app.app_context():
+        refused = services().store.log(world.code)[-1]
+    assert refused["type"] == "seat.refused" and refused["data"]["by"] == "judge judge1"
+    approve = f"/api/staff/tables/{world.code}/seat-requests/{ref}/approve"
+    assert world.request("judge", "POST", approve).status_code == 404

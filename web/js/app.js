@@ -173,9 +173,9 @@ function waitForSeat(code, request, name) {
       route();
       return;
     }
-    setTimeout(poll, 3000);
+    setTimeout(poll, 2000);
   };
-  setTimeout(poll, 3000);
+  setTimeout(poll, 2000);
 }
 
 function mountSeat(code, token) {

@@ -10,7 +10,7 @@ import { toast, toastError } from "./toast.js";
 /** Show the other seat's requests on this seat's phone (`screen` gets the prompt). Returns the
  * function that stops it. */
 export function watchSeatAsks(screen, { code, token, store }) {
-  const box = h("div", { class: "seat-asks", testid: "seat-asks" });
+  const box = h("div", { class: "seat-asks", testid: "seat-asks", hidden: true });
   screen.prepend(box);
   const busy = new Set();
   let shown = "";
@@ -30,6 +30,7 @@ export function watchSeatAsks(screen, { code, token, store }) {
     const sig = JSON.stringify(open.map((r) => [r.request, r.name])) + t("seatask.confirm");
     if (sig === shown) return;
     shown = sig;
+    box.hidden = open.length === 0; // no gap in the table screen's layout when nothing is asked
     box.replaceChildren(
       ...open.map((r) =>
         h("section", { class: "card attention", role: "alertdialog", "aria-labelledby": `ask-${r.request}`, testid: "seat-ask" },
