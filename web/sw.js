@@ -2,7 +2,7 @@
 // they live on the server and reach the page through the websocket and /api/.
 
 // Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
-const VERSION = "v5";
+const VERSION = "v6";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [
   "/",
@@ -19,6 +19,7 @@ const SHELL = [
   "/js/i18n/ja.js",
   "/js/i18n/zh-Hant.js",
   "/js/lp.js",
+  "/js/seat_asks.js",
   "/js/seats.js",
   "/js/receipts.js",
   "/js/state.js",
