@@ -44,7 +44,7 @@ def play(store: EventStore, per_duel: int, sockets: list[Connection]) -> str:
 
     def do(who: str, cmd: str, **args: Any) -> list[dict[str, Any]]:
         now[0] += 1_000
-        if not sockets[0].welcomed:
+        if sockets and not sockets[0].welcomed:
             for conn in sockets:
                 conn.write("welcome", None)
                 conn.ws.sizes.clear()
