@@ -73,7 +73,8 @@ def play(store: EventStore, per_duel: int, sockets: list[Connection]) -> str:
         for n in range(per_duel):
             by = "AB"[n % 2]
             last = n == per_duel - 1
-            change = {"seat": loser if last else by, "kind": "damage" if last else "gain"}
+            change: dict[str, Any] = {"seat": loser if last else by}
+            change["kind"] = "damage" if last else "gain"
             change["amount"] = 8000 if last else 0
             note = "" if last else f"Upstart Goblin {n}"
             entry = do(by, "lp.propose", changes=[change], note=note)[0]["data"]["entry"]
