@@ -20,7 +20,7 @@ from server.context import Services, services
 from server.errors import AppError, error_body
 from server.jsontext import compact_encoder
 from server.rules import COMMANDS, Actor, RuleError, event_for
-from server.rules.view import ledger_view, seat_view, shared_view
+from server.rules.view import ledger_row, seat_view, shared_view
 
 from .http import jsonable
 from .keepalive import CLOSE_POLICY
@@ -63,18 +63,13 @@ def _ledger_rows(snap: Any) -> list[str]:
     ledger = snap.state.ledger
     memo = snap.memo.get("ledger_rows")
     if memo is not None and memo[0] is ledger:
-        return memo[2]
-    old_rows, old_texts = (memo[1], memo[2]) if memo is not None else ((), [])
-    fresh: list[str] | None = None
-    texts: list[str] = []
-    for i, row in enumerate(ledger):
-        if i < len(old_rows) and old_rows[i] is row:
-            texts.append(old_texts[i])
-        else:
-            if fresh is None:
-                fresh = [encode(r) for r in ledger_view(snap.state)]
-            texts.append(fresh[i])
-    snap.memo["ledger_rows"] = (ledger, ledger, texts)
+        return memo[1]
+    old_rows, old_texts = (memo[0], memo[1]) if memo is not None else ((), [])
+    texts = [
+        old_texts[i] if i < len(old_rows) and old_rows[i] is row else encode(ledger_row(row))
+        for i, row in enumerate(ledger)
+    ]
+    snap.memo["ledger_rows"] = (ledger, texts)
     return texts
 
 
