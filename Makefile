@@ -6,7 +6,7 @@ PORT ?= 8000
 STAMP := $(VENV)/.installed
 
 .PHONY: install lock chromium run test test-fast test-postgres e2e lint bench bench-pairing \
-	reliability bench-firstload
+	reliability bench-firstload bench-updates
 
 install: $(STAMP)
 
@@ -79,6 +79,11 @@ bench-pairing: install
 # Prints kills survived, commands acknowledged, lost, duplicated, fuzz messages, unhandled errors.
 reliability: install
 	$(BIN)/python -m reliability $(RELIABILITY_ARGS)
+
+# Bytes per table-socket update over a scripted 3-duel match with 90 entries, protocol 1 and 2
+# (first / median / p95 / last); a couple of seconds, no server.
+bench-updates: install
+	$(BIN)/python -m bench.updates $(UPDATES_ARGS)
 
 # First load of a seated table page on slow 4G: bytes (budget 150 KB) and time to the keypad.
 bench-firstload: install chromium

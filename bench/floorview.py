@@ -147,7 +147,8 @@ async def drive_table(
         connect(url, ping_interval=None, max_size=2**22) as b,
     ):
         for ws, token in ((a, tokens[0]), (b, tokens[1])):
-            await ws.send(json.dumps({"type": "hello", "token": token}))
+            # Protocol 2: small updates; this load reads no state from them (drained).
+            await ws.send(json.dumps({"type": "hello", "token": token, "v": 2}))
 
         async def drain(ws: Any) -> None:
             async for _ in ws:

@@ -27,6 +27,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
 from server import gctune
+from server.wire import PROTOCOL, apply_update
 
 from .httpc import HttpClient
 
@@ -178,7 +179,9 @@ class Table:
 
     async def hello(self, seat: str, token: str) -> None:
         self.welcome[seat] = asyncio.get_running_loop().create_future()
-        await self.ws[seat].send(json.dumps({"type": "hello", "token": token}))
+        # Protocol 2: updates as deltas, merged into the state held (`server.wire`).
+        hello = {"type": "hello", "token": token, "v": PROTOCOL}
+        await self.ws[seat].send(json.dumps(hello))
         await asyncio.wait_for(self.welcome[seat], 30)
 
     async def close(self) -> None:
@@ -212,13 +215,13 @@ class Table:
                     if future is not None and not future.done():
                         future.set_result((message, at))
                 elif kind == "update":
-                    self.state[seat] = message.get("state") or {}
+                    self.state[seat] = apply_update(self.state.get(seat), message)
                     for event in message.get("events") or ():
                         if event.get("type") == "lp.proposed":
                             self.entry = event["data"]["entry"]
                     self._arrived(seat, int(message["seq"]), at)
                 elif kind == "welcome":
-                    self.state[seat] = message.get("state") or {}
+                    self.state[seat] = apply_update(None, message)
                     future = self.welcome.get(seat)
                     if future is not None and not future.done():
                         future.set_result(message)

@@ -77,6 +77,7 @@ class Ws:
         self.token = token
 
     def hello(self) -> dict[str, Any]:
+        # Protocol 1 (no "v"): whole states; this client reads no state from updates.
         self.ws.send(json.dumps({"type": "hello", "token": self.token}))
         return self.answer()
 

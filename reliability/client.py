@@ -19,6 +19,8 @@ from typing import Any
 
 import websockets
 
+from server.wire import PROTOCOL, apply_update
+
 RETRYABLE = {"rate_limited"}
 # Like the phone (web/js/conn.js RESEND_MS): no answer this long on an open socket, send again.
 STALE_SECONDS = 5.0
@@ -103,7 +105,7 @@ class SeatClient:
                 ) as ws:
                     self._ws = ws
                     self.connects += 1
-                    hello: dict[str, Any] = {"type": "hello"}
+                    hello: dict[str, Any] = {"type": "hello", "v": PROTOCOL}
                     if self.token:
                         hello["token"] = self.token
                     if self.seq:
@@ -179,11 +181,12 @@ class SeatClient:
             events = msg.get("events") or []
             if events and events[0]["seq"] > self.seq + 1:
                 self.gaps += 1
-                await ws.send(json.dumps({"type": "hello", "token": self.token, "since": self.seq}))
+                resync = {"type": "hello", "token": self.token, "since": self.seq, "v": PROTOCOL}
+                await ws.send(json.dumps(resync))
                 return
             if msg["seq"] > self.seq:
                 self.seq = msg["seq"]
-                await self._set_state(msg["state"])
+                await self._set_state(apply_update(self.state, msg))
         elif kind == "reply":
             self._on_reply(msg)
         elif kind == "error":

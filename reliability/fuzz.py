@@ -219,6 +219,7 @@ class Socket:
             self.ws = connect(
                 self.url, open_timeout=5, max_size=2**22, compression=None, legacy=True
             )
+            # Protocol 1 (no "v"): whole states; updates are skipped here.
             self.ws.send(json.dumps({"type": "hello", "token": self.token}))
             self.next_answer(5)
         return self.ws

@@ -47,3 +47,29 @@ def test_the_periodic_full_collection_frees_old_cycles(restore_gc: None) -> None
         assert probe() is None
     finally:
         stop.set()
+
+
+def test_the_periodic_collection_freezes_survivors_and_thaws_every_few_rounds(
+    restore_gc: None,
+) -> None:
+    """Survivors of a periodic round are frozen (the next round does not walk them again); a
+    cycle that dies while frozen is freed by a later round that thaws first."""
+    stop = gctune.tune(0.05, thaw_every=3)
+    assert stop is not None
+    try:
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        probe = weakref.ref(a)
+        frozen_before = gc.get_freeze_count()
+        deadline = time.monotonic() + 5
+        while gc.get_freeze_count() <= frozen_before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert gc.get_freeze_count() > frozen_before  # frozen by a periodic round
+        assert a not in gc.get_objects()  # frozen objects are not walked
+        del a, b
+        deadline = time.monotonic() + 5
+        while probe() is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert probe() is None  # a thawing round freed it
+    finally:
+        stop.set()

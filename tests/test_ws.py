@@ -407,13 +407,13 @@ def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(st
     send("A", "coin.toss", {"count": 1}, "t", 5_000)
     after = store.snapshot(code)
     assert after.state.ledger is before.state.ledger and after.memo is before.memo
-    kept = after.memo["ledger"]
+    kept = after.memo["ledger_rows"]
     for (s, p), text in texts.items():
         assert json.loads(text) == {**view(before.state, s, privileged=p), "seq": before.seq}
         again = json.loads(_state_text(after, s, p))
         assert again == {**view(after.state, s, privileged=p), "seq": after.seq}
         assert len(again["ledger"]) == 1 and len(again["rolls"]) == 1
-    assert after.memo["ledger"] is kept  # not encoded again
+    assert after.memo["ledger_rows"] is kept  # not encoded again
 
 
 def test_encode_is_compact_json_with_non_ascii_kept():

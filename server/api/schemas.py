@@ -96,6 +96,12 @@ class HelloSchema(Schema):
     type = fields.Constant("hello")
     token = Text(ID_MAX, allow_none=True)
     since = Int(0, 2**53, allow_none=True)
+    # The protocol version the client speaks: 2 takes updates as deltas; absent means 1.
+    v = Int(1, 1000, allow_none=True)
+
+
+class ResyncSchema(Schema):
+    type = fields.Constant("resync")
 
 
 class CommandSchema(Schema):
@@ -115,6 +121,7 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
     "hello": HelloSchema(),
     "command": CommandSchema(),
     "ping": PingSchema(),
+    "resync": ResyncSchema(),
 }
 
 

@@ -19,7 +19,7 @@ from server.context import Services, services
 from server.errors import AppError, error_body
 from server.jsontext import compact_encoder
 from server.rules import COMMANDS, Actor, RuleError, event_for
-from server.rules.view import ledger_view, seat_view, shared_view
+from server.rules.view import ledger_row, seat_view, shared_view
 
 from .access import GRANTS, look_up, request_grant, socket_actor
 from .decklists import before_command
@@ -50,17 +50,49 @@ def encode_with(message: dict[str, Any], name: str, text: str) -> str:
     return f'{encode(message)[:-1]},"{name}":{text}}}'
 
 
+def _ledger_rows(snap: Any) -> list[str]:
+    """The ledger of `snap`, one encoded text per row: a row is encoded once, when it first
+    appears (or changes), and its text handed on to the table's later snapshots."""
+    ledger = snap.state.ledger
+    memo = snap.memo.get("ledger_rows")
+    if memo is not None and memo[0] is ledger:
+        return memo[1]
+    old_rows, old_texts = (memo[0], memo[1]) if memo is not None else ((), [])
+    texts = [
+        old_texts[i] if i < len(old_rows) and old_rows[i] is row else encode(ledger_row(row))
+        for i, row in enumerate(ledger)
+    ]
+    snap.memo["ledger_rows"] = (ledger, texts)
+    return texts
+
+
 def _state_text(snap: Any, seat: str | None, privileged: bool) -> str:
     """`view(...)` of `snap` plus its "seq", encoded: the viewer-independent part once per
-    snapshot, the ledger once per change of it (most commands leave it as it was)."""
+    snapshot, the ledger's rows once per change of them (most commands leave it as it was)."""
     shared = snap.encoded.get("shared")
     if shared is None:
-        ledger = snap.memo.get("ledger")
-        if ledger is None or ledger[0] is not snap.state.ledger:
-            ledger = snap.memo["ledger"] = (snap.state.ledger, encode(ledger_view(snap.state)))
-        shared = encode_with({**shared_view(snap.state), "seq": snap.seq}, "ledger", ledger[1])
+        ledger = "[" + ",".join(_ledger_rows(snap)) + "]"
+        shared = encode_with({**shared_view(snap.state), "seq": snap.seq}, "ledger", ledger)
         snap.encoded["shared"] = shared
     return f"{shared[:-1]},{encode(seat_view(snap.state, seat, privileged))[1:]}"
+
+
+def _parts(snap: Any, seat: str | None, privileged: bool) -> dict[str, str]:
+    """The viewer's state of `snap` but the ledger, as top-level key -> encoded `"key":value`
+    text: the shared keys encoded once per snapshot, the viewer's once per audience."""
+    key = ("parts", seat, privileged)
+    parts = snap.encoded.get(key)
+    if parts is None:
+        shared = snap.encoded.get("parts")
+        if shared is None:
+            view = {**shared_view(snap.state), "seq": snap.seq}
+            shared = snap.encoded["parts"] = {
+                k: f"{encode(k)}:{encode(v)}" for k, v in view.items()
+            }
+        own = seat_view(snap.state, seat, privileged)
+        parts = {**shared, **{k: f"{encode(k)}:{encode(v)}" for k, v in own.items()}}
+        snap.encoded[key] = parts
+    return parts
 
 
 class Connection(Session):
@@ -81,6 +113,11 @@ class Connection(Session):
         self.welcomed = False
         self.subscribed = False
         self.last_seq = 0  # owned by the writer
+        # Protocol 2: updates carry what changed since what this socket was last sent (the
+        # writer's: each top-level key's text, and the ledger's row texts); 1: whole states.
+        self.version = 1
+        self.sent_parts: dict[str, str] = {}
+        self.sent_rows: list[str] = []
         self.sessions = sessions()
         # A spectator's own budget; a seat's is shared by all of its sockets (after hello).
         # Refusals allowed: a phone a little over the limit is told so; a flood is closed.
@@ -96,7 +133,7 @@ class Connection(Session):
         self.queue("sync", seq)
 
     def write(self, kind: str, payload: Any) -> None:
-        if kind == "welcome":
+        if kind == "welcome" or kind == "resync":
             self._welcome(payload)
         elif kind == "sync" and self.welcomed and payload > self.last_seq:
             self._update(payload)
@@ -111,7 +148,30 @@ class Connection(Session):
         text = snap.encoded.get(key)
         if text is None:
             text = snap.encoded[key] = _state_text(snap, self.actor.seat, self.privileged)
+        if self.version >= 2:
+            self.sent_parts = _parts(snap, self.actor.seat, self.privileged)
+            self.sent_rows = _ledger_rows(snap)
         self.ws.send(encode_with(message, "state", text))
+
+    def _send_with_delta(self, message: dict[str, Any], snap: Any) -> None:
+        """Send `message` with what changed in the viewer's state since this socket's last
+        message: "delta", the top-level keys whose value changed (the ledger aside), and
+        "ledger", `{"from": i, "rows": [...]}` the rows from index i on (the ledger is cut to
+        i + len(rows)), when the ledger changed."""
+        parts = _parts(snap, self.actor.seat, self.privileged)
+        sent = self.sent_parts
+        changed = [t for k, t in parts.items() if sent.get(k) is not t and sent.get(k) != t]
+        text = encode_with(message, "delta", "{" + ",".join(changed) + "}")
+        rows, old = _ledger_rows(snap), self.sent_rows
+        if rows is not old:
+            start, end = 0, min(len(rows), len(old))
+            while start < end and (rows[start] is old[start] or rows[start] == old[start]):
+                start += 1
+            if start < len(rows) or len(rows) != len(old):
+                ledger = f'{{"from":{start},"rows":[{",".join(rows[start:])}]}}'
+                text = f'{text[:-1]},"ledger":{ledger}}}'
+        self.sent_parts, self.sent_rows = parts, rows
+        self.ws.send(text)
 
     @property
     def privileged(self) -> bool:
@@ -149,7 +209,11 @@ class Connection(Session):
             return
         events = self._events(rows)
         self.last_seq = snap.seq
-        self._send_with_state({"type": "update", "seq": snap.seq, "events": events}, snap)
+        message = {"type": "update", "seq": snap.seq, "events": events}
+        if self.version >= 2:
+            self._send_with_delta(message, snap)
+        else:
+            self._send_with_state(message, snap)
 
     # -- the reader ----------------------------------------------------------------------------
 
@@ -203,7 +267,14 @@ class Connection(Session):
             self.send({"type": "pong", "t": body["t"], "now_ms": self.clock()})
             return True
         if kind == "hello":
+            self.version = 2 if (body.get("v") or 1) >= 2 else 1
             return self.hello(body.get("token"), body.get("since"))
+        if kind == "resync":
+            if not self.subscribed:
+                self._refuse(None, "hello_first", "Send hello before a resync.")
+            else:
+                self.queue("resync", None)  # a welcome with the whole state
+            return True
         self.command(body["id"], body["cmd"], body["args"])
         return True
 

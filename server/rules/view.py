@@ -10,7 +10,7 @@ from typing import Any
 from .base import SEATS
 from .clock import next_due_ms
 from .registration import list_view
-from .state import Change, TableState
+from .state import Change, LedgerEntry, TableState
 
 
 def _changes(changes: tuple[Change, ...]) -> list[dict[str, Any]]:
@@ -25,20 +25,22 @@ def view(s: TableState, seat: str | None = None, privileged: bool = False) -> di
 
 def ledger_view(s: TableState) -> list[dict[str, Any]]:
     """The confirmed LP ledger (the score sheet): the same for every viewer."""
-    return [
-        {
-            "entry": r.entry,
-            "duel": r.duel,
-            "turn": r.turn,
-            "by": r.by,
-            "confirmed_by": r.confirmed_by,
-            "changes": _changes(r.changes),
-            "note": r.note,
-            "lp": dict(r.lp),
-            "at_ms": r.at_ms,
-        }
-        for r in s.ledger
-    ]
+    return [ledger_row(r) for r in s.ledger]
+
+
+def ledger_row(r: LedgerEntry) -> dict[str, Any]:
+    """One row of `ledger_view`."""
+    return {
+        "entry": r.entry,
+        "duel": r.duel,
+        "turn": r.turn,
+        "by": r.by,
+        "confirmed_by": r.confirmed_by,
+        "changes": _changes(r.changes),
+        "note": r.note,
+        "lp": dict(r.lp),
+        "at_ms": r.at_ms,
+    }
 
 
 def calls_view(s: TableState, seat: str | None, privileged: bool) -> list[dict[str, Any]]:

@@ -152,7 +152,7 @@ class Snapshot:
     recent: tuple[dict[str, Any], ...] = ()
     # Encoded views of this state by audience, so every phone watching the table as the same
     # viewer is sent the same text, encoded once (`server.api.ws`).
-    encoded: dict[Any, str] = field(default_factory=dict, compare=False, repr=False)
+    encoded: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
     # The table's row id, so a command on a cached table needs no read to find it.
     table_id: int = 0
     # One dict handed from each snapshot of a table to the next: what the edge derives from a

@@ -8,6 +8,25 @@
 //
 // Listeners: conn.on("welcome" | "update" | "reply" | "status" | "queue" | "offset" | "fatal" |
 // "error", fn). "state" is emitted for both welcome and update with the message itself.
+//
+// It speaks protocol 2 (docs/protocol.md): an update carries only what changed ("delta", and the
+// new "ledger" rows); the connection merges it into the state it holds and puts the complete
+// state back on the message as `msg.state`, so listeners see whole states as before.
+
+/** The protocol version this client speaks (sent in hello). */
+export const PROTOCOL = 2;
+
+/** `state` after a protocol-2 update: changed top-level keys replaced, the ledger's rows from
+ * `ledger.from` on replaced by `ledger.rows`. A new object; `state` is left as it was. */
+export function applyDelta(state, msg) {
+  const next = { ...state, ...(msg.delta || {}) };
+  const part = msg.ledger;
+  if (part && typeof part.from === "number" && Array.isArray(part.rows)) {
+    const held = Array.isArray(state.ledger) ? state.ledger : [];
+    next.ledger = held.slice(0, part.from).concat(part.rows);
+  }
+  return next;
+}
 
 export const PING_MS = 5000;
 export const DEAD_MS = 12000;
@@ -105,6 +124,7 @@ export class Connection {
     this.welcomed = false;
     this.stopped = true;
     this.seq = 0;
+    this.state = null; // the complete state as of this.seq (merged from the deltas)
     this.attempt = 0;
     this.lastMessageAt = 0;
     this.offset = new ClockOffset();
@@ -319,7 +339,7 @@ export class Connection {
   }
 
   sendHello() {
-    const hello = { type: "hello" };
+    const hello = { type: "hello", v: PROTOCOL };
     if (this.token) hello.token = this.token;
     if (this.seq > 0) hello.since = this.seq;
     this.rawSend(hello);
@@ -359,6 +379,7 @@ export class Connection {
       this.emit("offset", this.offset.value);
     }
     if (typeof msg.seq === "number") this.seq = msg.seq;
+    if (msg.state && typeof msg.state === "object") this.state = msg.state;
     this.emit("welcome", msg);
     this.emit("state", msg);
     if (first) {
@@ -376,6 +397,16 @@ export class Connection {
     if (this.seq > 0 && firstSeq > this.seq + 1) {
       this.resync();
       return;
+    }
+    if (msg.delta && typeof msg.delta === "object") {
+      if (!this.state) {
+        this.resync(); // a delta with nothing to apply it to: ask for the whole state
+        return;
+      }
+      this.state = applyDelta(this.state, msg);
+      msg.state = this.state;
+    } else if (msg.state && typeof msg.state === "object") {
+      this.state = msg.state;
     }
     this.seq = msg.seq;
     this.emit("update", msg);
