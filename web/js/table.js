@@ -465,7 +465,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     return h(
       "div",
       { class: "ask", testid: "confirm-banner", role: "alertdialog", "aria-live": "assertive", "aria-label": t("ask.title"), dataset: { entry: String(p.entry) } },
-      h("div", { class: "ask-title", text: t("ask.title_by", { name: name(p.by), n: p.entry }) }),
+      h("div", { class: "ask-title", id: "confirm-banner-title", text: t("ask.title_by", { name: name(p.by), n: p.entry }) }),
       h("div", { class: "ask-text", text: changesText(p.changes, before) }),
       h("div", { class: "ask-after", text: `${name("A")} ${after.A} \u00b7 ${name("B")} ${after.B}` }),
       mineFirst ? h("div", { class: "muted", text: t("ask.after_yours") }) : null,
@@ -1004,9 +1004,14 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     if (!isSeat()) return card(t("phase.duel"), "duel", parts);
     if (myTurn) {
       // R5.5: a turn cannot end while an LP entry of this duel waits for a yes or a judge.
-      const waiting = (st.pending || []).length + (st.disputes || []).filter((d) => d.status === "open" && d.duel === st.duel_no).length;
-      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "end-turn", disabled: waiting > 0, "aria-describedby": waiting ? "end-turn-why" : null, onclick: () => send("turn.end", { turn: turn.no }), text: t("duel.end_turn", { n: turn.no }) }));
-      if (waiting) parts.push(h("p", { class: "muted", id: "end-turn-why", testid: "end-turn-blocked", text: t("duel.end_turn_pending", { n: waiting }) }));
+      const disputed = (st.disputes || []).filter((d) => d.status === "open" && d.duel === st.duel_no).length;
+      const waiting = (st.pending || []).length + disputed;
+      // Entries waiting for this phone's yes already have the banner at the bottom saying so;
+      // the line explains the rest (the opponent's yes, a judge) without taking the keypad's room.
+      const elsewhere = (st.pending || []).filter((p) => !p.by || p.by === store.seat).length + disputed;
+      const why = elsewhere ? "end-turn-why" : waiting ? "confirm-banner-title" : null;
+      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "end-turn", disabled: waiting > 0, "aria-describedby": why, onclick: () => send("turn.end", { turn: turn.no }), text: t("duel.end_turn", { n: turn.no }) }));
+      if (elsewhere) parts.push(h("p", { class: "muted", id: "end-turn-why", testid: "end-turn-blocked", text: t("duel.end_turn_pending", { n: waiting }) }));
     }
     if (!ui.concedeArmed) {
       parts.push(h("button", { class: "btn btn-quiet", testid: "concede", onclick: () => { ui.concedeArmed = true; render(); }, text: t("duel.concede") }));
