@@ -176,3 +176,19 @@ def sit_at_event(page: Page, server: str, event: dict, code: str, seat: str, nam
     page.get_by_test_id("name-input").fill(name)
     page.get_by_test_id(f"take-seat-{seat}").click()
     expect(page.get_by_test_id("clock")).to_be_visible()
+
+
+AXE = "/vendor/axe-core/axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def axe_violations(page: Page) -> list[str]:
+    """axe-core's serious and critical violations on the page, one line each."""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.add_script_tag(url=AXE)
+    return page.evaluate(
+        """async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))
+              .violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+              .map(v => `${v.id}: ${v.help} @ ${v.nodes.map(n => n.target.join(' '))}`)""",
+        AXE_TAGS,
+    )

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from e2e.steps import (
+    axe_violations,
     confirm_entry,
     create_on_phone,
     join_by_code,
@@ -20,8 +21,6 @@ from e2e.steps import (
 )
 
 LANGS = ("zh-Hant", "en", "ja")
-AXE = "/vendor/axe-core/axe.min.js"
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 WIDTH = 360
 TAP = 44
 
@@ -180,14 +179,7 @@ def test_every_language_renders_the_table_with_no_missing_string(new_phone):
 
 def audit(page: Page, screen: str) -> None:
     """axe-core: no serious or critical violation; no sideways scroll at 360 px."""
-    if not page.evaluate("typeof window.axe === 'object'"):
-        page.add_script_tag(url=AXE)
-    violations = page.evaluate(
-        """async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))
-              .violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-              .map(v => `${v.id}: ${v.help} @ ${v.nodes.map(n => n.target.join(' '))}`)""",
-        AXE_TAGS,
-    )
+    violations = axe_violations(page)
     assert violations == [], (screen, violations)
     width = page.evaluate("document.scrollingElement.scrollWidth")
     assert width <= WIDTH, (screen, width)

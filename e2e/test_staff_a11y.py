@@ -9,23 +9,15 @@ import uuid
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from e2e.steps import axe_violations
 from tests.staff_actions import PASSWORD, Staff, create_organiser
 
-AXE = "/vendor/axe-core/axe.min.js"
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 LAPTOP = {"viewport": {"width": 1280, "height": 800}}
 TAP = 44
 
 
 def audit(page: Page, screen: str) -> None:
-    if not page.evaluate("typeof window.axe === 'object'"):
-        page.add_script_tag(url=AXE)
-    violations = page.evaluate(
-        """async (tags) => (await axe.run(document, {runOnly: {type: 'tag', values: tags}}))
-              .violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
-              .map(v => `${v.id}: ${v.help} @ ${v.nodes.map(n => n.target.join(' '))}`)""",
-        AXE_TAGS,
-    )
+    violations = axe_violations(page)
     assert violations == [], (screen, violations)
 
 

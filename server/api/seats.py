@@ -118,25 +118,9 @@ def request_status(code: str, ref: str) -> Response:
     return jsonify({"request": ref, "seat": request.seat, "status": request.status})
 
 
-@bp.post("/api/tables/<code>/seat-requests/<ref>/confirm")
-def confirm_request(code: str, ref: str) -> Response:
-    """At a casual table, the other seat lets a new phone take the seat (two keys)."""
-    code = code.upper()
-    v = viewer(code)
-    request = services().store.seat_request(code, ref)
-    if request is None:
-        raise AppError("no_such_request", "No waiting request has this id.", status=404)
-    if tournament().table_info(code) is not None:
-        raise AppError("judge_needed", "At an event table a judge approves.", status=403)
-    if v.seat is None or v.seat.seat == request.seat:
-        raise AppError("forbidden", "Only the other seat confirms.", status=403)
-    return _grant(code, ref, f"seat {v.seat.seat}")
-
-
-@bp.post("/api/tables/<code>/seat-requests/<ref>/refuse")
-def refuse_request(code: str, ref: str) -> Response:
-    """At a casual table, the other seat refuses a new phone's request for a seat."""
-    code = code.upper()
+def _other_seat(code: str, ref: str, verb: str) -> str:
+    """At a casual table, the seat that answers a new phone's request for the other seat (the
+    two-key rule): its actor label. An event table's requests are a judge's to answer."""
     v = viewer(code)
     request = services().store.seat_request(code, ref)
     if request is None:
@@ -144,8 +128,22 @@ def refuse_request(code: str, ref: str) -> Response:
     if tournament().table_info(code) is not None:
         raise AppError("judge_needed", "At an event table a judge answers.", status=403)
     if v.seat is None or v.seat.seat == request.seat:
-        raise AppError("forbidden", "Only the other seat refuses.", status=403)
-    return _refuse(code, ref, f"seat {v.seat.seat}")
+        raise AppError("forbidden", f"Only the other seat {verb}.", status=403)
+    return f"seat {v.seat.seat}"
+
+
+@bp.post("/api/tables/<code>/seat-requests/<ref>/confirm")
+def confirm_request(code: str, ref: str) -> Response:
+    """At a casual table, the other seat lets a new phone take the seat (two keys)."""
+    code = code.upper()
+    return _grant(code, ref, _other_seat(code, ref, "confirms"))
+
+
+@bp.post("/api/tables/<code>/seat-requests/<ref>/refuse")
+def refuse_request(code: str, ref: str) -> Response:
+    """At a casual table, the other seat refuses a new phone's request for a seat."""
+    code = code.upper()
+    return _refuse(code, ref, _other_seat(code, ref, "refuses"))
 
 
 def _refuse(code: str, ref: str, by: str) -> Response:
