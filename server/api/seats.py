@@ -74,7 +74,11 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """The HTTP join's decision: a seat at once, or a request that waits (202)."""
     found = services()
     seat, name, player_id = body.get("seat"), body["name"], body["player_id"]
-    event_table = tournament().table_info(code) is not None
+    info = tournament().table_info(code)
+    event_table = info is not None
+    if info is not None and info["require_player_id"] and not player_id:
+        # R1.1: this event asks every player for a player ID (checked before any seat or request).
+        raise AppError("player_id_required", "This event needs your player ID.", status=400)
     taken = seat is not None and found.store.snapshot(code).state.seats[seat].joined
     if event_table and not (claim_ok(code, seat, body.get("claim", "")) and not taken):
         if seat is None:

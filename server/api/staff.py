@@ -55,7 +55,9 @@ class EventSchema(Schema):
 
 
 class EventPatchSchema(Schema):
-    spectators = Bool(required=True)
+    # Each setting is optional: a PATCH changes the ones it names.
+    spectators = Bool()
+    require_player_id = Bool()
 
 
 class JudgeSchema(Schema):
@@ -209,10 +211,16 @@ def upload_banlist(event_id: int) -> Response:
 
 @bp.patch("/api/events/<int:event_id>")
 def patch_event(event_id: int) -> Response:
-    """Change an event's settings: whether token-less spectators may watch its tables."""
+    """Change an event's settings: whether token-less spectators may watch its tables, and
+    whether joining them needs a player ID (R1.1)."""
     require_role(event_id, "organiser")
     body = load_body(EventPatchSchema())
-    tournament().set_spectators(event_id, body["spectators"])
+    if not body:
+        raise AppError("invalid", "Name a setting to change.")
+    if "spectators" in body:
+        tournament().set_spectators(event_id, body["spectators"])
+    if "require_player_id" in body:
+        tournament().set_require_player_id(event_id, body["require_player_id"])
     return jsonify(tournament().event_detail(event_id))
 
 

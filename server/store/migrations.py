@@ -21,8 +21,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from peewee import Database, DatabaseProxy, IntegerField, Model, PostgresqlDatabase
-from playhouse.migrate import SchemaMigrator
+from peewee import (
+    BooleanField,
+    Database,
+    DatabaseProxy,
+    IntegerField,
+    Model,
+    PostgresqlDatabase,
+)
+from playhouse.migrate import SchemaMigrator, migrate
 
 from .banlists import BanListRow
 from .hall import HallMessage
@@ -174,3 +181,9 @@ def swiss_tournament(migrator: SchemaMigrator) -> None:
 def seat_requests(migrator: SchemaMigrator) -> None:
     """Version 5: phones waiting for a seat (a judge's or the other seat's approval)."""
     _create(migrator, [SeatRequest])
+
+
+@migration
+def require_player_id(migrator: SchemaMigrator) -> None:
+    """Version 6: an event can require a player ID to join its tables (R1.1)."""
+    migrate(migrator.add_column("tournament", "require_player_id", BooleanField(default=False)))

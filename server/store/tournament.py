@@ -62,6 +62,8 @@ class TournamentEvent(BaseModel):
     ruleset = JSONField()
     table_count = IntegerField()
     spectators = BooleanField(default=True)
+    # R1.1: players must give a player ID to join this event's tables.
+    require_player_id = BooleanField(default=False)
     slug = CharField(max_length=24, unique=True)
     created_ms = BigIntegerField()
 
@@ -371,6 +373,7 @@ class Tournament:
             "match_minutes": ev.ruleset["match_minutes"],
             "tables": ev.table_count,
             "spectators": ev.spectators,
+            "require_player_id": ev.require_player_id,
             "slug": ev.slug,
         }
 
@@ -408,6 +411,13 @@ class Tournament:
     def set_spectators(self, event_id: int, allowed: bool) -> None:
         with db.connection_context():
             TournamentEvent.update(spectators=allowed).where(
+                TournamentEvent.id == event_id
+            ).execute()
+
+    def set_require_player_id(self, event_id: int, required: bool) -> None:
+        """R1.1: whether a join at this event's tables must give a player ID."""
+        with db.connection_context():
+            TournamentEvent.update(require_player_id=required).where(
                 TournamentEvent.id == event_id
             ).execute()
 
@@ -517,6 +527,7 @@ class Tournament:
                 return None
             return {
                 "event": {"id": row.round.event.id, "name": row.round.event.name},
+                "require_player_id": bool(row.round.event.require_player_id),
                 "round": row.round.number,
                 "number": row.number,
                 "pairing": row.pairing() if row.paired else None,

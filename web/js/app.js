@@ -208,6 +208,9 @@ function showJoin(code, state) {
   const nameInput = h("input", { id: "f-name", type: "text", maxlength: "40", required: true, autocomplete: "nickname", testid: "name-input", "aria-describedby": "name-err" });
   const pidInput = h("input", { id: "f-pid", type: "text", maxlength: "40", autocomplete: "off", testid: "player-id-input" });
   const err = h("p", { id: "name-err", class: "form-error", testid: "join-error", role: "alert" });
+  // R1.1: the event may require a player ID (its /event answer says so).
+  const pidLabel = h("span", { testid: "player-id-label", text: t("join.player_id") });
+  let pidRequired = false;
   try {
     nameInput.value = localStorage.getItem("dt.name") || "";
     pidInput.value = localStorage.getItem("dt.player_id") || "";
@@ -227,6 +230,12 @@ function showJoin(code, state) {
       number: info.number,
     });
     eventLine.hidden = false;
+    if (info.require_player_id) {
+      pidRequired = true;
+      pidInput.required = true;
+      pidInput.setAttribute("aria-describedby", "name-err");
+      pidLabel.textContent = t("join.player_id_required");
+    }
     const paired = wanted && get(info, `pairing.${wanted}`, null);
     if (paired && paired.name) {
       nameInput.value = paired.name;
@@ -245,9 +254,14 @@ function showJoin(code, state) {
       err.textContent = t("join.name_long");
       return;
     }
+    const player_id = pidInput.value.trim();
+    if (pidRequired && !player_id) {
+      err.textContent = t("err.player_id_required");
+      pidInput.focus();
+      return;
+    }
     if (busy) return;
     busy = true;
-    const player_id = pidInput.value.trim();
     const body = { seat, name };
     if (player_id) body.player_id = player_id;
     if (claim && seat === wanted) body.claim = claim;
@@ -260,6 +274,12 @@ function showJoin(code, state) {
     }
     if (!res.ok || !res.body.token) {
       toastError(res.body);
+      if (res.body.code === "player_id_required") {
+        err.textContent = t("err.player_id_required");
+        pidInput.required = true;
+        pidLabel.textContent = t("join.player_id_required");
+        pidInput.focus();
+      }
       if (res.body.code === "seat_taken" || res.body.code === "table_full") route();
       return;
     }
@@ -289,7 +309,7 @@ function showJoin(code, state) {
           "section",
           { class: "card", "aria-label": t("join.take_title") },
           h("label", { class: "field", for: "f-name" }, h("span", { text: t("join.name") }), nameInput),
-          h("label", { class: "field", for: "f-pid" }, h("span", { text: t("join.player_id") }), pidInput),
+          h("label", { class: "field", for: "f-pid" }, pidLabel, pidInput),
           err,
           h("div", { class: "seats-pick" },
             seats.map((s) =>

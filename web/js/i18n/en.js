@@ -19,6 +19,7 @@ export default {
   "join.take_title": "Take a seat",
   "join.name": "Your name (duelist name)",
   "join.player_id": "Player ID (optional)",
+  "join.player_id_required": "Player ID (required at this event)",
   "join.name_required": "Enter your name first.",
   "join.name_long": "At most 40 characters.",
   "join.take_seat": "Take seat {seat}",

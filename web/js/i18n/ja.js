@@ -19,6 +19,7 @@ export default {
   "join.take_title": "着席",
   "join.name": "名前（デュエリスト名）",
   "join.player_id": "プレイヤーID（任意）",
+  "join.player_id_required": "プレイヤーID（この大会では必須）",
   "join.name_required": "先に名前を入力してください。",
   "join.name_long": "40文字以内で入力してください。",
   "join.take_seat": "{seat}席に座る",

@@ -19,6 +19,7 @@ export default {
   "join.take_title": "入座",
   "join.name": "你的名字（決鬥者名稱）",
   "join.player_id": "選手 ID（可不填）",
+  "join.player_id_required": "選手 ID（本賽事必填）",
   "join.name_required": "請先輸入名字。",
   "join.name_long": "最多 40 個字元。",
   "join.take_seat": "坐 {seat} 位",

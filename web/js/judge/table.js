@@ -235,6 +235,7 @@ export function mountTable(root, eventId, code, navigate) {
     for (const seat of ["A", "B"]) {
       const d = state.decks[seat] || {};
       const who = `${seat} ${state.seats[seat].name || ""}`.trim();
+      if (d.check_failed) parts.push(deckClear(seat, who));
       if (!d.list || !d.cards) {
         const counts = d.declared ? `${d.declared.main}/${d.declared.extra}/${d.declared.side}` : "—";
         parts.push(h("p", { testid: `judge-deck-${seat}`, text: `${who}: ${t("staff.deck_none", { counts })}` }));
@@ -263,6 +264,16 @@ export function mountTable(root, eventId, code, navigate) {
           h("tbody", {}, rows))));
     }
     decksBox.replaceChildren(...parts);
+  }
+
+  // R7.5: a failed after-duel deck check holds the table until a judge clears it, with a note.
+  function deckClear(seat, who) {
+    const note = h("input", { type: "text", maxlength: "200", placeholder: t("staff.note"), "aria-label": t("staff.note"), testid: `deck-clear-note-${seat}` });
+    return h("div", { class: "row", testid: `deck-failed-${seat}` },
+      h("p", { class: "bad", text: t("staff.deck_check_failed", { who }) }),
+      note,
+      h("button", { class: "btn btn-primary btn-small", type: "button", testid: `deck-clear-${seat}`, text: t("staff.deck_clear"),
+        onclick: () => send("deck.clear", { seat, note: note.value }) }));
   }
 
   function renderLog() {

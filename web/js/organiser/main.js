@@ -204,6 +204,12 @@ async function showEvent(id) {
     const r = await call("PATCH", `/api/events/${id}`, { spectators: spect.checked });
     say(r, t("staff.done"));
   });
+  // R1.1: players must give a player ID to join this event's tables.
+  const needPid = h("input", { type: "checkbox", checked: Boolean(ev.require_player_id), testid: "require-player-id" });
+  needPid.addEventListener("change", async () => {
+    const r = await call("PATCH", `/api/events/${id}`, { require_player_id: needPid.checked });
+    say(r, t("staff.done"));
+  });
 
   // judges
   const jUser = h("input", { type: "text", maxlength: "40", testid: "judge-user", autocomplete: "off" });
@@ -281,7 +287,9 @@ async function showEvent(id) {
       h("h1", { testid: "event-title", text: `${ev.name} · ${ev.date}` }),
       h("p", { class: "muted", testid: "event-rules", text: `${rulesetName(ev.ruleset)} · ${t("run.minutes", { n: ev.match_minutes })}` }),
       msg, roundBox, hallBox, swissSection(id, ev.slug, say),
-      h("section", { class: "card" }, h("label", { class: "check-inline" }, spect, h("span", { text: t("staff.spectators") }))),
+      h("section", { class: "card" },
+        h("label", { class: "check-inline" }, spect, h("span", { text: t("staff.spectators") })),
+        h("label", { class: "check-inline" }, needPid, h("span", { text: t("staff.require_player_id") }))),
       judges, banlistBox, pairings,
       h("section", { class: "card" }, h("h2", { text: t("staff.tables") }), table)),
   );
