@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import re
+import uuid
 from datetime import UTC, datetime, timedelta
 
 from playwright.sync_api import expect
 
 from e2e.steps import confirm_entry, keypad, seat_both, start_duel
+from tests.staff_actions import PASSWORD, Staff, create_organiser
 from tests.ws_helpers import http
 
 TAIPEI = {
@@ -44,3 +47,29 @@ def test_the_sheet_opens_from_the_table_in_the_players_language_and_time(live_se
         "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
     )
     assert widths[0] <= widths[1] == 360, widths
+
+
+def test_the_judges_table_page_links_the_sheet_of_the_event_table(live_server, new_phone):
+    suffix = uuid.uuid4().hex[:6]
+    organiser, judge = f"org{suffix}", f"judge{suffix}"
+    create_organiser(live_server, organiser)
+    staff = Staff(live_server).login(organiser)
+    ev = staff.create_event(f"Sheet Cup {suffix}", 2)
+    staff.add_judge(ev["id"], judge)
+    code = ev["tables"][1]["code"]  # table 2
+
+    jdg = new_phone(**{**TAIPEI, "locale": "en-GB"})
+    jdg.goto(f"/judge/e/{ev['id']}")
+    jdg.get_by_test_id("login-user").fill(judge)
+    jdg.get_by_test_id("login-pass").fill(PASSWORD)
+    jdg.get_by_test_id("login-go").click()
+    jdg.get_by_test_id("floor-table-2").click()
+    link = jdg.get_by_test_id("judge-sheet-link")
+    expect(link).to_have_attribute(
+        "href", re.compile(rf"^/t/{code}/sheet\?lang=[\w-]+&tz=Asia%2FTaipei$")
+    )
+    link.click()
+    expect(jdg.locator("html")).to_have_attribute("lang", "en")
+    expect(jdg.get_by_test_id("sheet-event")).to_have_text(
+        f"Sheet Cup {suffix} · round 1 · table 2"
+    )
