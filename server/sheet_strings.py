@@ -66,6 +66,11 @@ EN: dict[str, str] = {
         "This sheet may not match what the players confirmed; call the head judge."
     ),
     "head": "Head:",
+    "receipts_ok": "This phone's {n} signed receipt(s) match the log.",
+    "receipts_bad": (
+        "This phone's receipt for event {seq} does NOT match the log: the log was changed "
+        "after it was signed. Call the head judge."
+    ),
     "signatures": "Signatures: A ______________ B ______________ Judge ______________",
     "reason.lp_zero": "LP 0",
     "reason.concede": "concession",
@@ -138,6 +143,11 @@ JA: dict[str, str] = {
         "ヘッドジャッジを呼んでください。"
     ),
     "head": "ヘッド：",
+    "receipts_ok": "この端末の署名付きレシート{n}件はログと一致します。",
+    "receipts_bad": (
+        "この端末のイベント {seq} のレシートはログと一致しません：署名後にログが変更されました。"
+        "ヘッドジャッジを呼んでください。"
+    ),
     "signatures": "署名：A ______________ B ______________ ジャッジ ______________",
     "reason.lp_zero": "LP 0",
     "reason.concede": "投了",
@@ -207,6 +217,8 @@ ZH_HANT: dict[str, str] = {
     "chain_broken": "雜湊鏈在事件 {seq} 斷裂：{problem}。",
     "chain_broken_detail": "本表可能與玩家確認的內容不符，請呼叫主裁判。",
     "head": "鏈頭：",
+    "receipts_ok": "本手機的 {n} 張簽章收據與紀錄相符。",
+    "receipts_bad": "本手機事件 {seq} 的收據與紀錄不符：紀錄在簽章後被修改。請呼叫主裁判。",
     "signatures": "簽名：A ______________ B ______________ 裁判 ______________",
     "reason.lp_zero": "LP 歸零",
     "reason.concede": "投降",

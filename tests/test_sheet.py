@@ -372,7 +372,7 @@ def test_the_sheet_is_in_the_players_language(client, match, query, accept, lang
     assert f'<html lang="{lang}">' in html
     assert label in html
     if lang != "en":  # every label of the sheet comes from the catalogue
-        for english in ("Official score sheet", "Match result", "Coin and die", "Duel wins"):
+        for english in ("Official score sheet", "Match result", "Coin and die", "signed receipt"):
             assert english not in html
 
 
