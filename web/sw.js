@@ -20,6 +20,7 @@ const SHELL = [
   "/js/i18n/zh-Hant.js",
   "/js/lp.js",
   "/js/seats.js",
+  "/js/sheet_link.js",
   "/js/receipts.js",
   "/js/state.js",
   "/js/table.js",
