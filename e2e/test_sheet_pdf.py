@@ -105,11 +105,21 @@ def test_a_rounds_print_puts_each_table_on_its_own_page(live, page, a_match):
     assert pdf_pages(page.pdf(format="A4")) == 2
 
 
-def test_the_sheet_reads_on_a_phone(live, page, a_match):
+@pytest.mark.parametrize("lang", ["zh-Hant", "en", "ja"])
+@pytest.mark.parametrize("width", [360, 390])
+def test_the_sheet_reads_on_a_phone(live, page, a_match, lang, width):
     table, entries = a_match
-    page.set_viewport_size({"width": 390, "height": 844})
-    page.goto(f"{live}/t/{table.code}/sheet")
+    page.set_viewport_size({"width": width, "height": 640})
+    page.goto(f"{live}/t/{table.code}/sheet?lang={lang}")
     assert page.locator("[data-print]").is_visible()  # sheet.js shows the Print button
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 390  # the page does not scroll sideways; only a wide ledger does
+    sizes = page.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    )
+    assert sizes == [width, width]  # the page does not scroll sideways; only a wide ledger does
+    wide = page.evaluate(
+        """() => [...document.querySelectorAll('body *')]
+             .filter(e => !e.closest('.scroll') && e.getBoundingClientRect().right > innerWidth + 1)
+             .map(e => e.tagName + '.' + e.className)"""
+    )
+    assert wide == []  # nothing outside a scrolling box is cut off at the right edge
     assert page.locator("tr.entry").count() == len(entries)

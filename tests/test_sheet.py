@@ -326,3 +326,61 @@ def test_each_match_at_a_table_has_its_own_page(app, client, match):
     html = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
     assert re.findall(r'data-match="(\d+)"', html) == ["1", "2"]
     assert "not decided yet" in html and "in progress" in html
+
+
+# --- the sheet as a player hands it in: event, result, language --------------------------
+
+
+def test_the_match_result_is_written_winner_first(client, match):
+    from server.sheet_strings import score_text
+
+    html = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    assert "Yugi 2-1 Kaiba" in html
+    names = {"A": "Yugi", "B": "Kaiba"}
+    assert score_text(names, "B", {"A": 1, "B": 2}) == "Kaiba 2-1 Yugi"
+    assert score_text(names, None, {"A": 1, "B": 1}) == "Yugi 1-1 Kaiba"
+
+
+def test_an_event_tables_sheet_names_the_event_round_and_table(app, client, match):
+    from access_world import make_world
+
+    world = make_world(app, 1_764_484_800_000)
+    html = client.get(f"/t/{world.code}/sheet").get_data(as_text=True)
+    assert 'data-testid="sheet-event"' in html
+    assert "Cup · round 1 · table 1" in html
+    ja = client.get(f"/t/{world.code}/sheet?lang=ja").get_data(as_text=True)
+    assert "Cup · 第1回戦 · 1番テーブル" in ja
+    casual = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    assert 'data-testid="sheet-event"' not in casual
+
+
+@pytest.mark.parametrize(
+    ("query", "accept", "lang", "label"),
+    [
+        ("", "", "en", "Official score sheet"),
+        ("?lang=ja", "en", "ja", "公式スコアシート"),
+        ("?lang=zh-Hant", "ja", "zh-Hant", "正式計分表"),
+        ("", "zh-TW,zh;q=0.9,en;q=0.8", "zh-Hant", "正式計分表"),
+        ("", "fr, ja;q=0.5, en;q=0.3", "ja", "公式スコアシート"),
+        ("?lang=xx", "ja", "ja", "公式スコアシート"),
+    ],
+)
+def test_the_sheet_is_in_the_players_language(client, match, query, accept, lang, label):
+    html = client.get(
+        f"/t/{match.code}/sheet{query}", headers={"Accept-Language": accept}
+    ).get_data(as_text=True)
+    assert f'<html lang="{lang}">' in html
+    assert label in html
+    if lang != "en":  # every label of the sheet comes from the catalogue
+        for english in ("Official score sheet", "Match result", "Coin and die", "signed receipt"):
+            assert english not in html
+
+
+def test_every_sheet_string_is_translated():
+    from server.sheet_strings import CATALOGUE
+
+    keys = set(CATALOGUE["en"])
+    for lang, table in CATALOGUE.items():
+        assert set(table) == keys, lang
+        for key in keys:
+            assert table[key].count("{") == CATALOGUE["en"][key].count("{"), (lang, key)

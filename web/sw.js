@@ -2,7 +2,7 @@
 // they live on the server and reach the page through the websocket and /api/.
 
 // Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
-const VERSION = "v6";
+const VERSION = "v7";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [
   "/",
@@ -21,6 +21,7 @@ const SHELL = [
   "/js/lp.js",
   "/js/seat_asks.js",
   "/js/seats.js",
+  "/js/sheet_link.js",
   "/js/receipts.js",
   "/js/state.js",
   "/js/table.js",

@@ -14,12 +14,22 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from flask import Blueprint, Flask, Response, jsonify, render_template, request
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    has_request_context,
+    jsonify,
+    render_template,
+    request,
+)
 
 from server.api.ratelimit import rate_limit
 from server.context import services
 from server.errors import AppError
 from server.sheet import Chain, Sheet, build_sheet, iso_text, ledger_rows, public_log, time_text
+from server.sheet_strings import pick_lang, score_text, strings
 
 bp = Blueprint("sheets", __name__)
 
@@ -72,13 +82,31 @@ def render_sheets(codes: list[str], tz: tzinfo | None = None) -> str:
             sheets.append((code, None))
         else:
             sheets.append((code, table_sheet(code)[0]))
-    return render_template("sheets.html", sheets=sheets, **_helpers(tz))
+    events = {code: table_event(code) for code, sheet in sheets if sheet is not None}
+    return render_template("sheets.html", sheets=sheets, events=events, **_helpers(tz))
+
+
+def table_event(code: str) -> dict[str, Any] | None:
+    """An event table's event name, round and table number (None: a casual table)."""
+    tournament = current_app.extensions.get("duel_table_tournament")
+    return tournament.table_info(code) if tournament is not None else None
+
+
+def request_lang() -> str:
+    """The sheet's language: `?lang=`, else the Accept-Language header, else English."""
+    return pick_lang(request.args.get("lang"), request.headers.get("Accept-Language"))
 
 
 def _helpers(tz: tzinfo | None) -> dict[str, Any]:
     tz = tz or UTC
     now = services().clock()
+    lang = request_lang() if has_request_context() else "en"
     return {
+        "lang": lang,
+        "t": strings(lang),
+        "score": lambda sheet, m: score_text(
+            {s: sheet.name(s) for s in ("A", "B")}, m.winner, m.wins
+        ),
         "hm": lambda ms: time_text(ms, tz),
         "iso": lambda ms: iso_text(ms, tz),
         "printed_ms": now,

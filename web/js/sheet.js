@@ -30,9 +30,10 @@ document.addEventListener("DOMContentLoaded", async () => {
     const line = document.createElement("p");
     line.className = bad.length ? "receipts warn" : "receipts";
     line.dataset.testid = "receipts";
+    // The words come from the sheet's catalogue (server/sheet_strings.py), in the sheet's language.
     line.textContent = bad.length
-      ? `This phone's receipt for event ${bad[0].seq} does NOT match the log: the log was changed after it was signed. Call the head judge.`
-      : `This phone's ${kept.length} signed receipt(s) match the log.`;
+      ? (section.dataset.receiptsBad || "").replace("{seq}", String(bad[0].seq))
+      : (section.dataset.receiptsOk || "").replace("{n}", String(kept.length));
     const head = section.querySelector("code.head");
     (head ? head.parentElement : section).after(line);
   }

@@ -9,6 +9,7 @@ import { buzz, formatDuration, formatTime, h, reducedMotion } from "./dom.js";
 import { LANGS, callReason, has, lang, onLangChange, setLang, t } from "./i18n.js";
 import { KINDS, afterPending, applyChanges, signed, signedDelta } from "./lp.js";
 import { TableStore, get, other } from "./state.js";
+import { sheetHref } from "./sheet_link.js";
 import { toast, toastError } from "./toast.js";
 
 const CHECK_ITEMS = ["handshake", "side_shown", "shuffled", "cut"];
@@ -1424,6 +1425,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     }
     return h("section", { class: "card ledger", testid: "ledger", "aria-label": t("ledger.title") },
       h("h2", { text: t("ledger.title") }),
+      h("a", { class: "sheet-link", testid: "sheet-link", href: sheetHref(code, lang()), text: t("ledger.sheet") }),
       head,
       rows.length ? h("ol", { class: "list" }, rows) : h("p", { class: "muted", testid: "ledger-empty", text: t("ledger.empty") }),
     );

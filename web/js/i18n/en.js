@@ -142,6 +142,7 @@ export default {
   "ask.reject": "Reject",
 
   "ledger.title": "Score sheet",
+  "ledger.sheet": "Open the printable score sheet",
   "ledger.entry": "Entry",
   "ledger.empty": "No LP changes yet.",
   "ledger.by": "by {name}",

@@ -142,6 +142,7 @@ export default {
   "ask.reject": "拒否",
 
   "ledger.title": "スコアシート",
+  "ledger.sheet": "印刷用スコアシートを開く",
   "ledger.entry": "記録",
   "ledger.empty": "LPの変動はまだありません。",
   "ledger.by": "{name} 提案",

@@ -142,6 +142,7 @@ export default {
   "ask.reject": "拒絕",
 
   "ledger.title": "記分表",
+  "ledger.sheet": "開啟可列印的記分表",
   "ledger.entry": "項目",
   "ledger.empty": "還沒有 LP 變動。",
   "ledger.by": "{name} 提出",

@@ -5,7 +5,8 @@
 
 import { Connection } from "../conn.js";
 import { formatDuration, formatTime, h } from "../dom.js";
-import { callReason, t } from "../i18n.js";
+import { callReason, lang, t } from "../i18n.js";
+import { sheetHref } from "../sheet_link.js";
 import { age, call, refusal, topBar } from "../staff/common.js";
 import { clockText, phaseText } from "./floor.js";
 import { disputeLine } from "./lines.js";
@@ -323,7 +324,7 @@ export function mountTable(root, eventId, code, navigate) {
     },
   });
   root.replaceChildren(
-    topBar(t("staff.judges"), [back]),
+    topBar(t("staff.judges"), [back, h("a", { href: sheetHref(code, lang()), class: "btn btn-small btn-quiet", testid: "judge-sheet-link", text: t("staff.sheet") })]),
     h("main", { class: "staff-main jt" },
       h("div", { class: "jt-col" }, head, toast, calls, seats.box, disputes, decksBox, clockTools, correction, penaltyForm, resultForm, penalties),
       h("div", { class: "jt-col" }, h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
