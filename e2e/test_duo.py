@@ -10,7 +10,15 @@ from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
 
-from e2e.steps import confirm_entry, end_turn, expect_phase, keypad, lp, start_duel
+from e2e.steps import (
+    axe_violations,
+    confirm_entry,
+    end_turn,
+    expect_phase,
+    keypad,
+    lp,
+    start_duel,
+)
 
 
 def open_duo(page: Page) -> tuple[str, Locator, Locator]:
@@ -61,6 +69,7 @@ def test_a_whole_duel_on_one_phone(new_phone, live_server):
     expect(a.get_by_test_id("confirm-banner")).to_have_count(0)  # not on the proposer's half
     banner.evaluate("el => Promise.all(el.getAnimations().map(a => a.finished))")  # slid in
     assert inside(b, banner.get_by_test_id("confirm-entry"))
+    assert axe_violations(page) == []
     if os.environ.get("DUO_SCREENSHOT"):
         Path(os.environ["DUO_SCREENSHOT"]).parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=os.environ["DUO_SCREENSHOT"], animations="disabled")

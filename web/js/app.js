@@ -325,14 +325,16 @@ function showJoin(code, state) {
     busy = true;
     const device = deviceId();
     const first = await joinTable(code, { seat: "A", name: a, device });
-    const second = first.ok && first.body.token ? await joinTable(code, { seat: "B", name: b, device }) : null;
+    // Only seats taken at once (201): a request waiting for approval is not a seat.
+    const seated = (res) => res && res.status === 201 && res.body.token;
+    const second = seated(first) ? await joinTable(code, { seat: "B", name: b, device }) : null;
     busy = false;
-    if (!first.ok || !first.body.token) {
-      toastError(first.body);
+    if (!seated(first)) {
+      toastError(first.status === 202 ? { code: "duo_event" } : first.body);
       if (first.body.code === "seat_taken" || first.body.code === "table_full") route();
       return;
     }
-    if (!second || !second.ok || !second.body.token) {
+    if (!seated(second)) {
       // Seat A is this phone's now; seat B went elsewhere: go on as seat A alone.
       toastError((second && second.body) || {});
       saveSeat(code, { seat: "A", token: first.body.token, name: a });

@@ -334,6 +334,7 @@ export default {
   "err.entries_pending": "Settle the LP entries of this turn first (R5.5).",
   "err.deck_check_failed": "A failed deck check waits for a judge (R7.5).",
   "err.player_id_required": "This event asks for your player ID.",
+  "err.duo_event": "At an event table each player takes their own seat from the table card.",
   "err.unknown_code": "Refused ({code}).",
   "err.network": "No connection. Try again when you are online.",
   "err.no_such_table": "There is no table with this code.",

@@ -334,6 +334,7 @@ export default {
   "err.entries_pending": "このターンのLPの記録を先に確定してください（R5.5）。",
   "err.deck_check_failed": "デッキチェックの問題はジャッジの確認待ちです（R7.5）。",
   "err.player_id_required": "このイベントではプレイヤーIDが必要です。",
+  "err.duo_event": "大会の卓では、各プレイヤーが卓カードから自分の席に着きます。",
   "err.unknown_code": "拒否されました（{code}）。",
   "err.network": "接続がありません。オンラインになってから再試行してください。",
   "err.no_such_table": "このコードのテーブルはありません。",

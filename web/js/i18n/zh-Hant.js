@@ -334,6 +334,7 @@ export default {
   "err.entries_pending": "請先處理本回合的 LP 記錄（R5.5）。",
   "err.deck_check_failed": "牌組檢查未通過，須等裁判處理（R7.5）。",
   "err.player_id_required": "本賽事需要輸入玩家 ID。",
+  "err.duo_event": "在賽事的桌子，每位玩家從桌卡坐上自己的座位。",
   "err.unknown_code": "被拒絕（{code}）。",
   "err.network": "沒有連線。請在連線後再試。",
   "err.no_such_table": "沒有這個桌號的桌子。",
