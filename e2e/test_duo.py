@@ -8,6 +8,7 @@ import os
 import urllib.request
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from e2e.steps import (
@@ -99,3 +100,28 @@ def test_a_whole_duel_on_one_phone(new_phone, live_server):
         html = response.read().decode()
     assert html.count("confirmed on one shared phone") == 3
     assert html.count('class="entry shared"') == 3
+
+
+@pytest.mark.parametrize("locale", ["ja-JP", "zh-TW"])
+def test_each_half_fits_the_phone_in_every_language(new_phone, locale):
+    """Keypad, Propose and the confirm banner in view on each half at 360x640, no scrolling."""
+    page = new_phone(locale=locale)
+    _code, a, b = open_duo(page)
+    tag = {"ja-JP": "1\u53f0\u30e2\u30fc\u30c9", "zh-TW": "\u5171\u7528\u624b\u6a5f"}[locale]
+    expect(page.get_by_test_id("duo-tag")).to_have_text(tag)
+    start_duel(a, b, winner=b, order="first")
+    for half in (a, b):
+        half.evaluate("el => { el.scrollTop = 0; }")
+        for testid in ("propose", "keypad-digit-0", "lp-A", "lp-B", "end-turn"):
+            if half.get_by_test_id(testid).count():
+                assert inside(half, half.get_by_test_id(testid)), (half, testid)
+    keypad(b, 1800)
+    banner = a.get_by_test_id("confirm-banner")
+    banner.evaluate("el => Promise.all(el.getAnimations().map(a => a.finished))")
+    assert inside(a, banner.get_by_test_id("confirm-entry"))
+    assert inside(a, banner.get_by_test_id("reject-entry"))
+    page.reload()  # both seats stay on this phone
+    expect(page.get_by_test_id("duo-screen")).to_be_visible()
+    expect(page.get_by_test_id("duo-A").get_by_test_id("confirm-banner")).to_be_visible()
+    confirm_entry(page.get_by_test_id("duo-A"))
+    expect(lp(page.get_by_test_id("duo-B"), "A")).to_have_text("6200")
