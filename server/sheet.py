@@ -68,6 +68,8 @@ class LedgerRow:
     note: str
     at_ms: int
     by_judge: bool = False
+    # Proposed and confirmed by seats that joined from one phone (table mode).
+    shared_device: bool = False
 
 
 @dataclass
@@ -279,6 +281,7 @@ class _Builder:
         self.created_ms = 0
         self.last_ms = 0
         self.seats = {s: {"name": "", "player_id": ""} for s in SEATS}
+        self.devices = {s: "" for s in SEATS}  # the phone each seat joined from, if one said
         self.matches: list[MatchSheet] = [MatchSheet(no=1)]
 
     @property
@@ -309,6 +312,13 @@ class _Builder:
             "name": str(e.data.get("name", "")),
             "player_id": str(e.data.get("player_id", "")),
         }
+        self.devices[e.data["seat"]] = str(e.data.get("device") or "")
+
+    def on_seat_moved(self, e: Event, before: TableState, by: str) -> None:
+        self.devices[e.data["seat"]] = ""  # another phone now holds the seat
+
+    def on_seat_released(self, e: Event, before: TableState, by: str) -> None:
+        self.devices[e.data["seat"]] = ""
 
     def on_match_started(self, e: Event, before: TableState, by: str) -> None:
         sheet = MatchSheet(no=int(e.data.get("match", len(self.matches) + 1)))
@@ -388,6 +398,14 @@ class _Builder:
             kinds[seat] = str(change["kind"])
             delta[seat] = int(d["lp"][seat]) - before.lp[seat]
         confirmed_by = str(d["confirmed_by"])
+        proposer = str(d["by"])
+        shared = (
+            proposer in SEATS
+            and confirmed_by in SEATS
+            and proposer != confirmed_by
+            and bool(self.devices[proposer])
+            and self.devices[proposer] == self.devices[confirmed_by]
+        )
         self.current_duel().rows.append(
             LedgerRow(
                 entry=int(d["entry"]),
@@ -402,6 +420,7 @@ class _Builder:
                 note=str(d.get("note") or ""),
                 at_ms=e.at_ms,
                 by_judge=bool(d.get("new")) or confirmed_by not in SEATS,
+                shared_device=shared,
             )
         )
 

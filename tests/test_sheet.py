@@ -384,3 +384,71 @@ def test_every_sheet_string_is_translated():
         assert set(table) == keys, lang
         for key in keys:
             assert table[key].count("{") == CATALOGUE["en"][key].count("{"), (lang, key)
+
+
+# --- one phone for both seats (table mode) -----------------------------------------------
+
+
+def test_entries_confirmed_on_one_shared_phone_are_marked(store):
+    t = StoreTable(store)
+    store.join(t.code, "A", "Yugi", "", t.now, "phone-1")
+    store.join(t.code, "B", "Kaiba", "", t.now, "phone-1")
+    t.register().start_duel(first="A")
+    t.lp("A", ("B", "damage", 1800))
+    [m] = build_sheet(store.log(t.code)).matches
+    [row] = m.duels[0].rows
+    assert row.shared_device is True
+    joined = [e for e in store.log(t.code) if e["type"] == "seat.joined"]
+    assert [e["data"]["device"] for e in joined] == ["phone-1", "phone-1"]
+
+
+def test_entries_from_two_phones_are_not_marked(store):
+    t = StoreTable(store)
+    store.join(t.code, "A", "Yugi", "", t.now, "phone-1")
+    store.join(t.code, "B", "Kaiba", "", t.now, "phone-2")
+    t.register().start_duel(first="A")
+    t.lp("A", ("B", "damage", 1800))
+    t2 = StoreTable(store).join().register().start_duel(first="A")
+    t2.lp("A", ("B", "damage", 1800))
+    for code in (t.code, t2.code):
+        [row] = build_sheet(store.log(code)).matches[0].duels[0].rows
+        assert row.shared_device is False
+
+
+def test_a_seat_moved_to_another_phone_is_no_longer_shared(store):
+    t = StoreTable(store)
+    store.join(t.code, "A", "Yugi", "", t.now, "phone-1")
+    store.join(t.code, "B", "Kaiba", "", t.now, "phone-1")
+    t.register().start_duel(first="A")
+    t.lp("A", ("B", "damage", 1800))
+    ref, _token, _seq = store.request_seat(t.code, "B", "Kaiba", "", "takeover", t.now)
+    store.grant_request(t.code, ref, "seat A", t.now)
+    t.lp("A", ("B", "damage", 100))
+    rows = build_sheet(store.log(t.code)).matches[0].duels[0].rows
+    assert [r.shared_device for r in rows] == [True, False]
+
+
+def test_the_sheet_page_says_which_entries_were_on_one_phone(app, client):
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    for seat, name in (("A", "Yugi"), ("B", "Kaiba")):
+        answer = client.post(
+            f"/api/tables/{code}/join", json={"seat": seat, "name": name, "device": "d-1"}
+        )
+        assert answer.status_code == 201
+    with app.app_context():
+        t = StoreTable.__new__(StoreTable)
+        t.store, t.now, t.code, t.entries = services().store, T0, code, []
+        t.register().start_duel(first="A")
+        t.lp("A", ("B", "damage", 1800))
+    html = client.get(f"/t/{code}/sheet").get_data(as_text=True)
+    assert "confirmed on one shared phone" in html
+    assert 'class="entry shared"' in html
+
+
+def test_a_bad_device_id_is_refused(client):
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    answer = client.post(
+        f"/api/tables/{code}/join", json={"seat": "A", "name": "Yugi", "device": "<x>"}
+    )
+    assert answer.status_code == 400
+    assert client.get(f"/api/tables/{code}").get_json()["state"]["seats"]["A"]["joined"] is False

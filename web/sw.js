@@ -2,7 +2,7 @@
 // they live on the server and reach the page through the websocket and /api/.
 
 // Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
-const VERSION = "v7";
+const VERSION = "v8";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [
   "/",
@@ -14,6 +14,7 @@ const SHELL = [
   "/js/api.js",
   "/js/conn.js",
   "/js/dom.js",
+  "/js/duo.js",
   "/js/i18n.js",
   "/js/i18n/en.js",
   "/js/i18n/ja.js",

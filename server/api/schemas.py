@@ -140,6 +140,8 @@ class JoinSchema(Schema):
     # The table card's per-seat claim (its QR's `c`), and a request for a taken seat.
     claim = fields.String(load_default="", validate=validate.Length(max=64))
     takeover = Bool(load_default=False)
+    # One phone for both seats (table mode): the same opaque id on both joins.
+    device = fields.String(load_default="", validate=validate.Regexp(r"^[A-Za-z0-9_-]{0,40}$"))
 
 
 # -- command arguments ---------------------------------------------------------------------

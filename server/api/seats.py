@@ -87,7 +87,8 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         return _request(code, seat, name, player_id, why), 202
     if taken and body.get("takeover"):
         return _request(code, str(seat), name, player_id, "takeover"), 202
-    joined, _events = found.store.join(code, seat, name, player_id, found.clock())
+    device = str(body.get("device") or "")
+    joined, _events = found.store.join(code, seat, name, player_id, found.clock(), device)
     found.hub.publish(code, joined.seq)
     return {"seat": joined.seat, "token": joined.token, "seq": joined.seq}, 201
 

@@ -87,7 +87,12 @@ def join(tx: Tx, args: Mapping[str, Any]) -> None:
     require(0 < len(name) <= MAX_NAME, "invalid", f"A name has 1 to {MAX_NAME} characters.")
     player_id = str(args.get("player_id") or "").strip()
     require(len(player_id) <= MAX_NAME, "invalid", "The player ID is too long.")
-    tx.emit("seat.joined", seat=seat, name=name, player_id=player_id)
+    device = str(args.get("device") or "")
+    require(len(device) <= 40, "invalid", "The device id is too long.")
+    if device:  # one phone holds both seats (table mode): the sheet marks its entries
+        tx.emit("seat.joined", seat=seat, name=name, player_id=player_id, device=device)
+    else:
+        tx.emit("seat.joined", seat=seat, name=name, player_id=player_id)
 
 
 @handler("table.created")

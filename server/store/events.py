@@ -930,9 +930,16 @@ class EventStore:
         return problem
 
     def join(
-        self, code: str, seat: str | None, name: str, player_id: str, now_ms: int
+        self,
+        code: str,
+        seat: str | None,
+        name: str,
+        player_id: str,
+        now_ms: int,
+        device: str = "",
     ) -> tuple[Joined, list[dict[str, Any]]]:
-        """Take a seat (the first free one when `seat` is None) and make its token."""
+        """Take a seat (the first free one when `seat` is None) and make its token. `device`
+        names one phone that holds both seats (table mode); it is kept in the event."""
         token = secrets.token_urlsafe(32)
         taken: list[str] = []
 
@@ -945,7 +952,7 @@ class EventStore:
                 chosen = free[0]
             elif seats[chosen].joined:
                 raise AppError("seat_taken", f"Seat {chosen} is taken.", status=409)
-            args = {"seat": chosen, "name": name, "player_id": player_id}
+            args = {"seat": chosen, "name": name, "player_id": player_id, "device": device}
             events = decide(snap.state, "seat.join", args, SYSTEM_ACTOR, now_ms, self.randbelow)
             taken[:] = [chosen]
             mark = self.db.param

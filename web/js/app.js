@@ -7,6 +7,7 @@ import { initLang, onLangChange, t } from "./i18n.js";
 import { get } from "./state.js";
 import { showSeatLost } from "./seat_asks.js";
 import { forgetSeat, getSeat, listSeats, normaliseCode, saveSeat } from "./seats.js";
+import { deviceId, mountDuo } from "./duo.js";
 import { langSelect, mountTable } from "./table.js";
 import { toast, toastError } from "./toast.js";
 
@@ -135,6 +136,7 @@ async function openTable(code, token) {
   document.title = `${code} \u00b7 ${t("app.name")}`;
   const seat = getSeat(code);
   const watching = new URLSearchParams(location.search).has("watch");
+  if (seat && seat.token && seat.duo) return mountBoth(code, seat.token, seat.duo.token);
   if (seat && seat.token) return mountSeat(code, seat.token);
   root.replaceChildren(h("main", { class: "loading", testid: "loading", text: t("table.connecting") }));
   const res = await getTable(code);
@@ -198,6 +200,20 @@ function mountSeat(code, token) {
   });
 }
 
+/** One phone for both seats (table mode): seat A's half near, seat B's turned across. */
+function mountBoth(code, tokenA, tokenB) {
+  unmount();
+  current = mountDuo(root, {
+    code,
+    seats: { A: tokenA, B: tokenB },
+    onLeave: () => navigate("/"),
+    onBadToken: () => {
+      forgetSeat(code);
+      navigate(`/t/${code}`, { replace: true });
+    },
+  });
+}
+
 function showJoin(code, state) {
   const seats = ["A", "B"].map((seat) => ({
     seat,
@@ -206,6 +222,8 @@ function showJoin(code, state) {
   }));
   const full = seats.every((s) => s.taken);
   const nameInput = h("input", { id: "f-name", type: "text", maxlength: "40", required: true, autocomplete: "nickname", testid: "name-input", "aria-describedby": "name-err" });
+  const nameB = h("input", { id: "f-name-b", type: "text", maxlength: "40", autocomplete: "off", testid: "duo-name-b", "aria-describedby": "duo-err" });
+  const duoErr = h("p", { id: "duo-err", class: "form-error", testid: "duo-error", role: "alert" });
   const pidInput = h("input", { id: "f-pid", type: "text", maxlength: "40", autocomplete: "off", testid: "player-id-input" });
   const err = h("p", { id: "name-err", class: "form-error", testid: "join-error", role: "alert" });
   // R1.1: the event may require a player ID (its /event answer says so).
@@ -224,6 +242,7 @@ function showJoin(code, state) {
   getTableEvent(code, wanted, claim).then((res) => {
     if (!res.ok) return;
     const info = res.body;
+    duoCard.remove(); // one phone for both: a casual table's choice (an event seat needs its card)
     eventLine.textContent = t("join.event_table", {
       event: get(info, "event.name", ""),
       round: info.round,
@@ -293,6 +312,55 @@ function showJoin(code, state) {
     toast(t("join.seated", { seat: res.body.seat || seat }), "info", 3000);
     mountSeat(code, res.body.token);
   };
+  // One phone for both players: both seats, two joins with one device id, both names asked.
+  const takeBoth = async () => {
+    const a = nameInput.value.trim();
+    const b = nameB.value.trim();
+    if (!a || !b) {
+      duoErr.textContent = t("duo.names_required");
+      (a ? nameB : nameInput).focus();
+      return;
+    }
+    if (busy) return;
+    busy = true;
+    const device = deviceId();
+    const first = await joinTable(code, { seat: "A", name: a, device });
+    // Only seats taken at once (201): a request waiting for approval is not a seat.
+    const seated = (res) => res && res.status === 201 && res.body.token;
+    const second = seated(first) ? await joinTable(code, { seat: "B", name: b, device }) : null;
+    busy = false;
+    if (!seated(first)) {
+      toastError(first.status === 202 ? { code: "duo_event" } : first.body);
+      if (first.body.code === "seat_taken" || first.body.code === "table_full") route();
+      return;
+    }
+    if (!seated(second)) {
+      // Seat A is this phone's now; seat B went elsewhere: go on as seat A alone.
+      toastError((second && second.body) || {});
+      saveSeat(code, { seat: "A", token: first.body.token, name: a });
+      mountSeat(code, first.body.token);
+      return;
+    }
+    try {
+      localStorage.setItem("dt.name", a);
+    } catch {
+      /* storage blocked */
+    }
+    saveSeat(code, { seat: "A", token: first.body.token, name: a, duo: { seat: "B", token: second.body.token, name: b } });
+    mountBoth(code, first.body.token, second.body.token);
+  };
+  const free = seats.every((s) => !s.taken);
+  const duoCard = free
+    ? h(
+        "section",
+        { class: "card duo-join", testid: "duo-join", "aria-labelledby": "duo-join-title" },
+        h("h2", { id: "duo-join-title", text: t("duo.title") }),
+        h("p", { class: "muted", text: t("duo.text") }),
+        h("label", { class: "field", for: "f-name-b" }, h("span", { text: t("duo.name_b") }), nameB),
+        duoErr,
+        h("button", { class: "btn btn-wide", testid: "duo-start", onclick: takeBoth, text: t("duo.start") }),
+      )
+    : h("span", { hidden: true });
   const watch = () => navigate(`/t/${code}?watch`);
   const screen = h(
     "main",
@@ -323,6 +391,7 @@ function showJoin(code, state) {
             ),
           ),
         ),
+    duoCard,
     h("button", { class: ["btn", "btn-wide", full && "btn-primary"], testid: "watch", onclick: watch, text: t("join.watch") }),
   );
   root.replaceChildren(screen);

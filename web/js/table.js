@@ -35,9 +35,9 @@ export function langSelect() {
  * Mount the table screen into root. opts: code, token (null: spectator), onLeave() to go home,
  * onBadToken() when the server refuses the stored token. Returns {destroy}.
  */
-export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
+export function mountTable(root, { code, token = null, onLeave, onBadToken, storage }) {
   const store = new TableStore();
-  const conn = new Connection(code, { token });
+  const conn = new Connection(code, { token, storage }); // storage: one phone, two seats (duo.js)
   const ui = {
     kp: { target: "opp", kind: "damage", amount: "" },
     rollCount: 1,
