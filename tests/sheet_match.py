@@ -39,7 +39,7 @@ class StoreTable:
     entries: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.code = self.store.create_table(get_ruleset("ocg-2008"), self.now)
+        self.code = self.store.create_table(get_ruleset("ocg-2008", staff_start=True), self.now)
 
     def do(self, who: str | Actor, cmd: str, **args: Any) -> list[dict[str, Any]]:
         self.now += STEP

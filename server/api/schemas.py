@@ -199,6 +199,13 @@ class RejectSchema(EntrySchema):
     reason = Note()
 
 
+class ReproposeSchema(EntrySchema):
+    changes = fields.List(
+        fields.Nested(ChangeSchema), required=True, validate=validate.Length(min=1, max=2)
+    )
+    note = Note()
+
+
 class DeckDeclareSchema(Schema):
     main = Int(0, MAX_INT, required=True)
     extra = Int(0, MAX_INT, required=True)
@@ -380,6 +387,8 @@ COMMAND_SCHEMAS: dict[str, Schema] = {
     "lp.confirm": EntrySchema(),
     "lp.reject": RejectSchema(),
     "lp.withdraw": EntrySchema(),
+    "dispute.withdraw": EntrySchema(),
+    "dispute.repropose": ReproposeSchema(),
     "deck.declare": DeckDeclareSchema(),
     "deck.confirm": SeatArgSchema(),
     "deck.register": DeckRegisterSchema(),
