@@ -701,9 +701,11 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken }) {
     return h(
       "div",
       { class: "row clock-row" },
+      // Until the clock runs, the table says both must tap Start and how many have.
+      h("p", { class: ["status-line", votes.length && !voted && "attention"], testid: "clock-prompt", dataset: { votes: String(votes.length) }, text: t("clock.prompt", { n: votes.length }) }),
       // The opponent has pressed start: this phone's press is what the table waits for.
       votes.length && !voted ? h("p", { class: "attention status-line", text: t("clock.opp_voted") }) : null,
-      h("button", { class: ["btn", votes.length && !voted && "btn-primary"], testid: "clock-start", disabled: voted, onclick: () => send("clock.start"), text: voted ? t("clock.start_waiting") : t("clock.start") }),
+      h("button", { class: ["btn", votes.length && !voted && "btn-primary"], testid: "clock-start", disabled: voted, onclick: () => send("clock.start"), text: voted ? t("clock.start_waiting") : t("clock.start_count", { n: votes.length }) }),
     );
   }
 
