@@ -165,6 +165,7 @@ def test_a_call_rings_on_the_judges_page_and_a_dispute_is_one_alert(live_server,
         tones = jdg.evaluate("window.__tones")
         keypad(phone_a, 1800)
         phone_b.get_by_test_id("reject-entry").click()
+        phone_b.get_by_test_id("reject-send").click()
         dispute = table1.get_by_test_id("alert-dispute")
         expect(dispute).to_have_count(1)
         expect(table1.get_by_test_id("alert-judge_call")).to_have_count(1)  # only the player's

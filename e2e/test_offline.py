@@ -73,3 +73,21 @@ def test_commands_made_offline_are_sent_once_when_back(new_phone, live_server):
     assert sorted(proposed) == sorted(set(proposed)) and len(proposed) == 3
     assert sorted(confirmed) == sorted(proposed)
     assert str(confirmed.count(int(entry))) == "1"
+
+
+def test_the_badge_says_offline_within_two_seconds_of_the_network_going(new_phone):
+    """The badge follows the browser's network state and the socket's close at once, not the
+    heartbeat's timeout: it never says Online under the red Offline notice."""
+    a, b = new_phone(), new_phone()
+    seat_both(a, b)
+    badge = a.get_by_test_id("conn-status")
+    expect(badge).to_have_attribute("data-status", "online")
+    a.context.set_offline(True)
+    expect(a.get_by_test_id("offline-notice")).to_be_visible(timeout=2000)
+    expect(badge).to_have_attribute("data-status", "offline", timeout=2000)
+    expect(badge).to_have_text("Offline")
+    # It stays true while the phone tries to reconnect: not "Connecting…" with no network.
+    a.wait_for_timeout(3000)
+    expect(badge).to_have_attribute("data-status", "offline", timeout=100)
+    a.context.set_offline(False)
+    expect(badge).to_have_attribute("data-status", "online", timeout=15000)

@@ -59,6 +59,7 @@ def test_lp_confirmed_by_both_rejected_withdrawn_and_kept_over_a_reload(new_phon
     expect(banner).to_be_visible()
     rejected = banner.get_attribute("data-entry")
     banner.get_by_test_id("reject-entry").click()
+    a.get_by_test_id("reject-send").click()
     for page in (a, b, watcher):
         row = page.locator(f'[data-testid="dispute-row"][data-entry="{rejected}"]')
         expect(row).to_have_attribute("data-status", "open")

@@ -440,6 +440,17 @@ class _Builder:
         text = f"disputed LP entry #{e.data['entry']} {action}"
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("note", "")))
 
+    def on_dispute_closed(self, e: Event, before: TableState, by: str) -> None:
+        """A casual table's players settled a rejected entry themselves (R7.1)."""
+        status, entry = e.data["status"], e.data["entry"]
+        if status == "corrected":
+            text = f"rejected LP entry #{entry} corrected as entry #{e.data.get('new_entry')}"
+        elif status == "dropped":
+            text = f"rejected LP entry #{entry} dropped at the end of the duel"
+        else:
+            text = f"rejected LP entry #{entry} withdrawn"
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, ""))
+
     # results (R3, R7.3, R7.4)
 
     def on_duel_ended(self, e: Event, before: TableState, by: str) -> None:

@@ -37,9 +37,11 @@ class StoreTable:
     now: int = T0
     code: str = ""
     entries: list[dict[str, Any]] = field(default_factory=list)
+    staff_start: bool = True  # an event table (a judge is called to a dispute); False: casual
 
     def __post_init__(self) -> None:
-        self.code = self.store.create_table(get_ruleset("ocg-2008"), self.now)
+        ruleset = get_ruleset("ocg-2008", staff_start=self.staff_start)
+        self.code = self.store.create_table(ruleset, self.now)
 
     def do(self, who: str | Actor, cmd: str, **args: Any) -> list[dict[str, Any]]:
         self.now += STEP

@@ -13,7 +13,7 @@ def floor(t: Table) -> dict:
 
 
 def disputed() -> tuple[Table, int]:
-    t = Table().register().start_duel()
+    t = Table(staff_start=True).register().start_duel()  # an event table: a judge is called
     entry = t.propose("A", ("B", "damage", 1800))
     t.do("B", "lp.reject", entry=entry, reason="it was 800")
     return t, entry

@@ -42,7 +42,7 @@ def test_a_judge_call_is_an_alert_until_closed_and_shows_who_took_it():
 
 
 def test_a_rejected_lp_entry_is_a_dispute_alert():
-    t = Table().register().start_duel()
+    t = Table(staff_start=True).register().start_duel()
     entry = t.propose("A", ("B", "damage", 1000))
     t.do("B", "lp.reject", entry=entry, reason="it was 800")
     assert "dispute" in kinds(floor(t))

@@ -27,6 +27,8 @@ ARGS: dict[str, dict[str, Any]] = {
     "lp.confirm": {"entry": 99},
     "lp.reject": {"entry": 99, "reason": "no"},
     "lp.withdraw": {"entry": 99},
+    "dispute.withdraw": {"entry": 99},
+    "dispute.repropose": {"entry": 99, "changes": [{"seat": "B", "kind": "damage", "amount": 1}]},
     "deck.declare": {"main": 40, "extra": 15, "side": 15},
     "deck.confirm": {"seat": "A"},
     "deck.register": {"text": "1 Kuriboh"},

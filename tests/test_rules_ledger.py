@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from server.rules import Actor
+from server.rules import Actor, view
 from tests.rules_helpers import Table
 
 
@@ -39,7 +39,8 @@ def test_r7_4_a_seat_may_propose_its_own_loss(t: Table) -> None:
     assert t.state.ledger[-1].confirmed_by == "B"
 
 
-def test_r7_1_reject_makes_a_dispute_and_calls_a_judge(t: Table) -> None:
+def test_r7_1_reject_makes_a_dispute_and_calls_a_judge() -> None:
+    t = Table(staff_start=True).register().start_duel(first="A")
     entry = t.propose("A", ("B", "damage", 3000))
     events = t.do("B", "lp.reject", entry=entry, reason="it was 2000")
     assert t.types(events) == ["lp.rejected", "judge.called"]
@@ -50,7 +51,8 @@ def test_r7_1_reject_makes_a_dispute_and_calls_a_judge(t: Table) -> None:
     assert call.seat == "B" and f"#{entry}" in call.reason and call.status == "open"
 
 
-def test_r7_1_judge_settles_dispute_apply_or_void(t: Table) -> None:
+def test_r7_1_judge_settles_dispute_apply_or_void() -> None:
+    t = Table(staff_start=True).register().start_duel(first="A")
     e1 = t.propose("A", ("B", "damage", 3000))
     t.do("B", "lp.reject", entry=e1)
     t.do("judge", "dispute.settle", entry=e1, action="apply", note="replayed the battle")
@@ -103,7 +105,7 @@ def test_r1_4_rejecting_the_earlier_entry_releases_the_later(t: Table) -> None:
     e2 = t.propose("A", ("B", "damage", 200))
     t.confirm("B", e2)
     events = t.do("B", "lp.reject", entry=e1)
-    assert t.types(events) == ["lp.rejected", "judge.called", "lp.applied"]
+    assert t.types(events) == ["lp.rejected", "lp.applied"]
     assert t.state.lp["B"] == 7800
 
 
@@ -305,3 +307,70 @@ def test_r1_4_at_most_three_pending_entries_per_seat(t: Table) -> None:
     t.propose("B", ("A", "damage", 100))  # the other seat's own count
     t.confirm("B", entries[0])
     t.propose("A", ("B", "damage", 100))  # one applied: room for one more
+
+
+# --- casual tables: the players settle a rejection between them (R7.1, R7.4) -------------
+
+
+def test_r7_1_casual_reject_tells_the_proposer_and_calls_no_judge(t: Table) -> None:
+    entry = t.propose("A", ("B", "damage", 1800))
+    events = t.do("B", "lp.reject", entry=entry, reason="it was 1600")
+    assert t.types(events) == ["lp.rejected"]
+    assert t.state.calls == ()
+    (d,) = t.state.disputes
+    assert (d.proposal.by, d.reason, d.status) == ("A", "it was 1600", "open")
+    # The proposer sees the reason in the view's disputes.
+    (row,) = view(t.state, seat="A")["disputes"]
+    assert (row["by"], row["reason"], row["status"]) == ("A", "it was 1600", "open")
+
+
+def test_r7_1_casual_proposer_withdraws_a_rejected_entry(t: Table) -> None:
+    entry = t.propose("A", ("B", "damage", 1800))
+    t.do("B", "lp.reject", entry=entry, reason="no")
+    t.refuse("B", "dispute.withdraw", "not_yours", entry=entry)
+    t.refuse("judge", "dispute.withdraw", "forbidden", entry=entry)
+    t.refuse("A", "dispute.withdraw", "not_found", entry=99)
+    assert t.types(t.do("A", "dispute.withdraw", entry=entry)) == ["dispute.closed"]
+    assert t.state.disputes[0].status == "withdrawn"
+    assert t.state.lp == {"A": 8000, "B": 8000}
+    t.refuse("A", "dispute.withdraw", "already_settled", entry=entry)
+    t.end_turn()  # nothing left open holds the turn (R5.5)
+    assert t.state.turn is not None and t.state.turn.no == 2
+
+
+def test_r7_4_casual_proposer_reproposes_a_corrected_entry(t: Table) -> None:
+    entry = t.propose("A", ("B", "damage", 1800), note="Dark Magician")
+    t.do("B", "lp.reject", entry=entry, reason="it was 1600")
+    t.refuse("A", "dispute.repropose", "invalid", entry=entry, changes=[])
+    events = t.do(
+        "A",
+        "dispute.repropose",
+        entry=entry,
+        changes=[{"seat": "B", "kind": "damage", "amount": 1600}],
+    )
+    assert t.types(events) == ["dispute.closed", "lp.proposed"]
+    assert t.state.disputes[0].status == "corrected"
+    (p,) = t.state.pending
+    assert p.entry != entry and p.by == "A" and p.note == "Dark Magician"
+    assert t.state.lp["B"] == 8000  # the corrected entry waits for B's yes like any other
+    t.confirm("B", p.entry)
+    assert t.state.lp["B"] == 6400
+    t.refuse("A", "dispute.repropose", "already_settled", entry=entry, changes=[])
+
+
+def test_r7_1_event_table_dispute_stays_with_the_judge() -> None:
+    t = Table(staff_start=True).register().start_duel(first="A")
+    entry = t.propose("A", ("B", "damage", 1800))
+    t.do("B", "lp.reject", entry=entry, reason="it was 1600")
+    t.refuse("A", "dispute.withdraw", "judge_settles", entry=entry)
+    change = [{"seat": "B", "kind": "damage", "amount": 1600}]
+    t.refuse("A", "dispute.repropose", "judge_settles", entry=entry, changes=change)
+    assert t.state.disputes[0].status == "open"
+
+
+def test_r7_1_casual_dispute_does_not_outlive_its_duel(t: Table) -> None:
+    entry = t.propose("A", ("B", "damage", 1800))
+    t.do("B", "lp.reject", entry=entry, reason="no")
+    t.do("A", "duel.concede")
+    assert t.state.disputes[0].status == "dropped"
+    assert t.state.calls == ()

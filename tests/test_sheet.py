@@ -102,6 +102,27 @@ def test_a_judges_result_is_confirmed_by_the_judge(store):
     assert [c.who for c in duel.confirmations] == ["judge:Pegasus"]
 
 
+def test_r7_1_a_casual_tables_own_settlements_are_on_the_sheet(store):
+    t = StoreTable(store, staff_start=False).join().register()
+    t.start_duel(first="A")
+    raw = [{"seat": "B", "kind": "damage", "amount": 1800}]
+    for _ in range(3):
+        t.do("A", "lp.propose", changes=raw)
+    t.do("B", "lp.reject", entry=1, reason="it was 1600")
+    t.do("A", "dispute.withdraw", entry=1)
+    t.do("B", "lp.reject", entry=2, reason="")
+    corrected = [{"seat": "B", "kind": "damage", "amount": 1600}]
+    t.do("A", "dispute.repropose", entry=2, changes=corrected)
+    t.do("B", "lp.reject", entry=3, reason="")
+    t.do("B", "duel.concede")
+    [m] = build_sheet(store.log(t.code)).matches
+    rulings = [(line.who, line.text) for line in m.rulings]
+    assert ("A", "rejected LP entry #1 withdrawn") in rulings
+    assert ("A", "rejected LP entry #2 corrected as entry #4") in rulings
+    assert ("B", "rejected LP entry #3 dropped at the end of the duel") in rulings
+    assert not [text for _, text in rulings if "judge" in text]
+
+
 def test_an_empty_table_makes_an_empty_sheet(store):
     t = StoreTable(store)
     sheet = build_sheet(store.log(t.code))

@@ -1,4 +1,5 @@
-"""Every status a dispute row can show (server/rules/ledger.py: open, applied, void) has a
+"""Every status a dispute row can show (server/rules/ledger.py: open, applied, void; a casual
+table's withdrawn, corrected, dropped, also in server/rules/duel_end.py) has a
 string in each of the three catalogues, so no raw key (`dispute.void`) reaches the screen."""
 
 from __future__ import annotations
@@ -9,14 +10,18 @@ from pathlib import Path
 import pytest
 
 WEB = Path(__file__).resolve().parent.parent / "web" / "js"
-LEDGER = Path(__file__).resolve().parent.parent / "server" / "rules" / "ledger.py"
+RULES = Path(__file__).resolve().parent.parent / "server" / "rules"
+LEDGER = RULES / "ledger.py"
 
 
 def dispute_statuses() -> set[str]:
     text = LEDGER.read_text()
     found = set(re.findall(r'status = "(\w+)" if .* else "(\w+)"', text))
-    statuses = {"open"} | {s for pair in found for s in pair}
-    assert {"applied", "void"} <= statuses
+    statuses = {"open", "open_casual"} | {s for pair in found for s in pair}
+    closed = r'"dispute\.closed", entry=[^)]*status="(\w+)"'
+    for path in (LEDGER, RULES / "duel_end.py"):
+        statuses |= set(re.findall(closed, path.read_text()))
+    assert {"applied", "void", "withdrawn", "corrected", "dropped"} <= statuses
     return statuses
 
 

@@ -201,6 +201,13 @@ class RejectSchema(EntrySchema):
     reason = Note()
 
 
+class ReproposeSchema(EntrySchema):
+    changes = fields.List(
+        fields.Nested(ChangeSchema), required=True, validate=validate.Length(min=1, max=2)
+    )
+    note = Note()
+
+
 class DeckDeclareSchema(Schema):
     main = Int(0, MAX_INT, required=True)
     extra = Int(0, MAX_INT, required=True)
@@ -382,6 +389,8 @@ COMMAND_SCHEMAS: dict[str, Schema] = {
     "lp.confirm": EntrySchema(),
     "lp.reject": RejectSchema(),
     "lp.withdraw": EntrySchema(),
+    "dispute.withdraw": EntrySchema(),
+    "dispute.repropose": ReproposeSchema(),
     "deck.declare": DeckDeclareSchema(),
     "deck.confirm": SeatArgSchema(),
     "deck.register": DeckRegisterSchema(),

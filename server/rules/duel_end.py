@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .base import Tx
-from .state import DUEL
+from .state import DUEL, TableState
 
 EXTRA_DUEL_SUDDEN_DEATH = "extra_duel_sudden_death"  # R5.2.2
 SUDDEN_DEATHS = ("sudden_death", EXTRA_DUEL_SUDDEN_DEATH)
@@ -21,9 +21,24 @@ def cancel_pending(tx: Tx, reason: str) -> None:
         tx.emit("lp.cancelled", entry=p.entry, reason=reason)
 
 
+def casual(state: TableState) -> bool:
+    """A table of no event: no judge to call; the players start their own clock."""
+    return not state.ruleset.staff_start
+
+
+def close_casual_disputes(tx: Tx) -> None:
+    """A duel's end drops the open disputes of a casual table (R7.1): nothing waits into the
+    next duel or match for a judge who is not there."""
+    if casual(tx.state):
+        for d in tx.state.disputes:
+            if d.status == "open":
+                tx.emit("dispute.closed", entry=d.entry, status="dropped")
+
+
 def close_duel(tx: Tx, winner: str | None, reason: str) -> None:
     """The duel is decided; both seats confirm the result unless a judge decided it."""
     cancel_pending(tx, "duel_over")
+    close_casual_disputes(tx)
     tx.emit("duel.ended", duel=tx.state.duel_no, winner=winner, reason=reason)
 
 

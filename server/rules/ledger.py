@@ -1,5 +1,9 @@
 """The LP ledger: proposals, the other seat's confirmation, rejection, withdrawal (R1.4, R7.4).
 
+A rejected entry is a dispute (R7.1). At an event table a judge is called to settle it; at a
+casual table (no judges: the players start their own clock) the two settle it themselves: the
+proposer withdraws it or proposes a corrected entry in its place.
+
 An LP change is a proposal until the seat that did not propose it confirms it. Confirmed
 entries are applied strictly in the order they were proposed: an entry confirmed while an
 older one is still pending waits for it."""
@@ -11,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from .base import JUDGES, SEAT, SEATS, Event, RuleError, Tx, command, handler, require
-from .duel_end import after_lp_change
+from .duel_end import after_lp_change, casual
 from .state import DUEL, Change, Dispute, LedgerEntry, Proposal, TableState
 
 KINDS = ("damage", "gain", "cost", "halve", "set")
@@ -60,7 +64,7 @@ def _find(state: TableState, entry: Any) -> Proposal:
     if any(e.entry == entry for e in state.ledger):
         raise RuleError("already_confirmed", "That entry is already on the score sheet.")
     if any(d.entry == entry for d in state.disputes):
-        raise RuleError("not_pending", "That entry was rejected and is with the judge.")
+        raise RuleError("not_pending", "That entry was rejected.")
     raise RuleError("not_pending", "No pending entry with that number (withdrawn?).", entry=entry)
 
 
@@ -110,15 +114,59 @@ def confirm(tx: Tx, args: Mapping[str, Any]) -> None:
 
 @command("lp.reject", SEAT)
 def reject(tx: Tx, args: Mapping[str, Any]) -> None:
-    """The other seat's no: the entry becomes a dispute and a judge is called."""
+    """The other seat's no, with a reason: the entry becomes a dispute (R7.1). A judge is
+    called at an event table; at a casual table the proposer settles it (see below)."""
     seat = tx.seat
     p = _find(tx.state, args.get("entry"))
     require(p.by != seat, "own_entry", "You can withdraw your own entry, not reject it.")
     require(p.confirmed_by is None, "already_confirmed", "That entry is already confirmed.")
     reason = str(args.get("reason") or "")
     tx.emit("lp.rejected", entry=p.entry, by=seat, reason=reason)
-    tx.call_judge(seat, f"LP entry #{p.entry} disputed", reason)
+    if not casual(tx.state):
+        tx.call_judge(seat, f"LP entry #{p.entry} disputed", reason)
     flush(tx)
+
+
+def _own_dispute(tx: Tx, args: Mapping[str, Any]) -> Dispute:
+    """The open dispute ``args["entry"]`` of this seat's own entry, at a casual table."""
+    entry = args.get("entry")
+    d: Dispute | None = next((d for d in tx.state.disputes if d.entry == entry), None)
+    require(d is not None, "not_found", "No rejected entry with that number.", entry=entry)
+    assert d is not None
+    require(d.status == "open", "already_settled", "That dispute is already settled.")
+    require(d.proposal.by == tx.seat, "not_yours", "Only the player who proposed it settles it.")
+    require(
+        casual(tx.state), "judge_settles", "A judge settles a dispute at an event table (R7.1)."
+    )
+    return d
+
+
+@command("dispute.withdraw", SEAT)
+def withdraw_dispute(tx: Tx, args: Mapping[str, Any]) -> None:
+    """At a casual table the proposer accepts the rejection: the entry is dropped (R7.1)."""
+    d = _own_dispute(tx, args)
+    tx.emit("dispute.closed", entry=d.entry, status="withdrawn")
+
+
+@command("dispute.repropose", SEAT)
+def repropose(tx: Tx, args: Mapping[str, Any]) -> None:
+    """At a casual table the proposer replaces a rejected entry by a corrected one, which the
+    other seat confirms like any entry (R7.1, R7.4)."""
+    d = _own_dispute(tx, args)
+    require(tx.state.phase == DUEL, "wrong_phase", "LP can be entered only during a duel.")
+    require(
+        sum(p.by == tx.seat for p in tx.state.pending) < MAX_PENDING_PER_SEAT,
+        "too_many_pending",
+        "Wait for your other entries to be answered.",
+        max=MAX_PENDING_PER_SEAT,
+    )
+    changes = parse_changes(args.get("changes") or [])
+    note = str(args.get("note") or d.proposal.note)
+    entry = tx.state.next_entry
+    tx.emit("dispute.closed", entry=d.entry, status="corrected", new_entry=entry)
+    tx.emit(
+        "lp.proposed", entry=entry, by=tx.seat, changes=[c.to_dict() for c in changes], note=note
+    )
 
 
 @command("lp.withdraw", SEAT)
@@ -268,6 +316,14 @@ def _applied(s: TableState, e: Event) -> TableState:
         pending=tuple(p for p in s.pending if p.entry != d["entry"]),
         next_entry=max(s.next_entry, d["entry"] + 1),
     )
+
+
+@handler("dispute.closed")
+def _closed(s: TableState, e: Event) -> TableState:
+    disputes = tuple(
+        replace(d, status=e.data["status"]) if d.entry == e.data["entry"] else d for d in s.disputes
+    )
+    return s.evolve(disputes=disputes)
 
 
 @handler("dispute.settled")

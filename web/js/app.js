@@ -50,7 +50,7 @@ function showHome() {
     if (busy) return;
     busy = true;
     btn.disabled = true;
-    const res = await createTable({});
+    const res = await createTable(matchLength.minutes() ? { match_minutes: matchLength.minutes() } : {});
     busy = false;
     btn.disabled = false;
     if (!res.ok || !res.body.code) return toastError(res.body);
@@ -80,11 +80,13 @@ function showHome() {
   const held = listSeats();
   const newBtn = h("button", { class: "btn btn-primary btn-wide btn-big", testid: "new-table", text: t("home.new_table") });
   newBtn.addEventListener("click", () => newTable(newBtn));
+  const matchLength = matchLengthField();
   const screen = h(
     "main",
     { class: "home", testid: "home-screen" },
     h("header", { class: "bar" }, h("h1", { class: "brand", text: t("app.name") }), langSelect()),
     h("p", { class: "muted lead", text: t("home.lead") }),
+    matchLength.node,
     newBtn,
     h(
       "section",
@@ -128,6 +130,32 @@ function showHome() {
   );
   root.replaceChildren(screen);
   current = { destroy: onLangChange(() => route()) };
+}
+
+// The match length of a new casual table: 40 minutes (the rules' own), 50, 30 or any other.
+const MATCH_LENGTHS = ["40", "50", "30"];
+
+function matchLengthField() {
+  const custom = h("input", { id: "f-match-custom", type: "number", inputmode: "numeric", min: "1", max: "600", testid: "match-minutes-custom", value: "45", hidden: true, "aria-label": t("home.custom_minutes") });
+  const choice = h(
+    "select",
+    { id: "f-match-length", testid: "match-length" },
+    MATCH_LENGTHS.map((m) => h("option", { value: m, text: t("home.minutes", { n: m }) })),
+    h("option", { value: "custom", text: t("home.custom") }),
+  );
+  choice.addEventListener("change", () => {
+    custom.hidden = choice.value !== "custom";
+    if (!custom.hidden) custom.focus();
+  });
+  const minutes = () => {
+    const n = choice.value === "custom" ? Number(custom.value) : Number(choice.value);
+    return Number.isFinite(n) && n >= 1 && n <= 600 ? n : null;
+  };
+  const node = h("div", { class: "field match-length" },
+    h("label", { for: "f-match-length", text: t("home.match_length") }),
+    h("div", { class: "row" }, choice, custom),
+  );
+  return { node, minutes };
 }
 
 // --- a table: join or open ------------------------------------------------------------------------

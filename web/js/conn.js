@@ -132,6 +132,12 @@ export class Connection {
     this.sentAt = new Map(); // command id -> local ms of the last send
     this.queue = this.loadQueue();
     this.onOnline = () => this.reconnectNow();
+    // The browser knows the network is gone before any ping can time out: say so at once.
+    this.onOffline = () => {
+      if (this.stopped) return;
+      if (this.ws) this.drop();
+      else this.setStatus("offline");
+    };
     this.onVisible = () => {
       if (document.visibilityState === "visible") this.reconnectNow();
     };
@@ -211,6 +217,7 @@ export class Connection {
     if (!this.stopped) return;
     this.stopped = false;
     globalThis.addEventListener?.("online", this.onOnline);
+    globalThis.addEventListener?.("offline", this.onOffline);
     globalThis.document?.addEventListener?.("visibilitychange", this.onVisible);
     this.open();
     this.emit("queue", this.queue.length);
@@ -220,6 +227,7 @@ export class Connection {
   stop() {
     this.stopped = true;
     globalThis.removeEventListener?.("online", this.onOnline);
+    globalThis.removeEventListener?.("offline", this.onOffline);
     globalThis.document?.removeEventListener?.("visibilitychange", this.onVisible);
     this.clearTimers();
     if (this.ws) {
@@ -247,7 +255,8 @@ export class Connection {
     if (this.stopped) return;
     this.clearTimers();
     this.welcomed = false;
-    this.setStatus("connecting");
+    // Trying again with no network is not "connecting": the badge stays true to the network.
+    this.setStatus(globalThis.navigator?.onLine === false ? "offline" : "connecting");
     let ws;
     try {
       ws = new this.WS(this.url);

@@ -231,8 +231,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     slot("counters", [view, st.phase, st.counters, st.tokens, st.seats], renderCounters);
     slot("judge", [view, st.calls, ui.judgeOpen], renderJudge);
     slot("ledger", [view, st.ledger, st.seats], renderLedger);
-    slot("disputes", [view, st.disputes, st.penalties, st.seats], renderDisputes);
-    slot("ask", [view, st.pending, st.lp, st.seats], renderAsk);
+    slot("disputes", [view, st.disputes, st.penalties, st.seats, st.ruleset], renderDisputes);
+    slot("ask", [view, st.pending, st.lp, st.seats, st.disputes, st.duel_no, ui.rejecting, ui.correcting], renderAsk);
     document.body.classList.toggle("has-ask", Boolean(slots.ask.firstChild));
     tick();
   }
@@ -458,7 +458,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     if (!isSeat()) return null;
     const pending = openPending();
     const i = pending.findIndex((p) => p.by && p.by !== store.seat);
-    if (i < 0) return null;
+    if (i < 0) return renderRejected();
     const p = pending[i];
     const before = afterPending(get(s(), "lp", {}), pending.slice(0, i));
     const after = applyChanges(before, p.changes);
@@ -470,11 +470,72 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
       h("div", { class: "ask-text", text: changesText(p.changes, before) }),
       h("div", { class: "ask-after", text: `${name("A")} ${after.A} \u00b7 ${name("B")} ${after.B}` }),
       mineFirst ? h("div", { class: "muted", text: t("ask.after_yours") }) : null,
-      h("div", { class: "ask-buttons" },
-        h("button", { class: "btn btn-danger", testid: "reject-entry", dataset: { entry: String(p.entry) }, onclick: () => send("lp.reject", { entry: p.entry, reason: "" }), text: t("ask.reject") }),
+      ui.rejecting === p.entry ? rejectForm(p) : h("div", { class: "ask-buttons" },
+        h("button", { class: "btn btn-danger", testid: "reject-entry", dataset: { entry: String(p.entry) }, onclick: () => { ui.rejecting = p.entry; render(); document.getElementById("f-reject")?.focus(); }, text: t("ask.reject") }),
         h("button", { class: "btn btn-primary", testid: "confirm-entry", dataset: { entry: String(p.entry) }, onclick: () => send("lp.confirm", { entry: p.entry }), text: t("ask.confirm") }),
       ),
     );
+  }
+
+  // Rejecting asks a short reason (optional), which the proposer's phone shows at once.
+  function rejectForm(p) {
+    const form = (ui.forms.reject ||= { reason: "" });
+    const done = (reason) => {
+      ui.rejecting = null;
+      form.reason = "";
+      if (reason !== null) send("lp.reject", { entry: p.entry, reason });
+      render();
+    };
+    return h("div", { class: "reject-form" },
+      h("label", { class: "field", for: "f-reject" }, h("span", { text: t("ask.reject_reason") }),
+        h("input", { id: "f-reject", type: "text", maxlength: "200", testid: "reject-reason", value: form.reason, oninput: (e) => (form.reason = e.target.value) }),
+      ),
+      h("div", { class: "ask-buttons" },
+        h("button", { class: "btn", testid: "reject-cancel", onclick: () => done(null), text: t("common.cancel") }),
+        h("button", { class: "btn btn-danger", testid: "reject-send", dataset: { entry: String(p.entry) }, onclick: () => done(form.reason.trim()), text: t("ask.reject_send") }),
+      ),
+    );
+  }
+
+  // The proposer's banner for an entry the opponent rejected: the reason, and at a casual table
+  // (no judges) the way to settle it at the table: withdraw it or propose a corrected one.
+  function renderRejected() {
+    const st = s();
+    const d = (st.disputes || []).find((x) => x.status === "open" && x.by === store.seat && x.duel === st.duel_no);
+    if (!d) return null;
+    const casual = !get(st, "ruleset.staff_start", false);
+    const parts = [
+      h("div", { class: "ask-title", id: "rejected-title", text: t("rejected.title", { name: name(d.rejected_by), n: d.entry }) }),
+      h("div", { class: "ask-text", text: changesText(d.changes, null) }),
+      h("div", { class: "rejected-reason", testid: "rejected-reason", text: d.reason ? t("rejected.reason", { reason: d.reason }) : t("rejected.no_reason") }),
+      h("div", { class: "muted", text: casual ? t("rejected.casual") : t("rejected.judge") }),
+    ];
+    if (casual && ui.correcting === d.entry) {
+      const form = (ui.forms.correct ||= {});
+      if (form.entry !== d.entry) Object.assign(form, { entry: d.entry, amounts: d.changes.map((c) => String(c.amount ?? 0)) });
+      parts.push(h("div", { class: "correct-form" },
+        d.changes.map((c, k) => c.kind === "halve" ? null : h("label", { class: "field", for: `f-correct-${k}` },
+          h("span", { text: t("rejected.amount", { name: name(c.seat) }) }),
+          h("input", { id: `f-correct-${k}`, type: "number", inputmode: "numeric", min: "0", testid: "correct-amount", value: form.amounts[k], oninput: (e) => (form.amounts[k] = e.target.value) }),
+        )),
+        h("div", { class: "ask-buttons" },
+          h("button", { class: "btn", testid: "correct-cancel", onclick: () => { ui.correcting = null; render(); }, text: t("common.cancel") }),
+          h("button", { class: "btn btn-primary", testid: "correct-send", onclick: () => {
+            const changes = d.changes.map((c, k) => ({ seat: c.seat, kind: c.kind, amount: Math.max(0, parseInt(form.amounts[k], 10) || 0) }));
+            ui.correcting = null;
+            ui.forms.correct = {};
+            send("dispute.repropose", { entry: d.entry, changes, note: d.note || "" });
+            render();
+          }, text: t("rejected.send") }),
+        ),
+      ));
+    } else if (casual) {
+      parts.push(h("div", { class: "ask-buttons" },
+        h("button", { class: "btn", testid: "dispute-withdraw", dataset: { entry: String(d.entry) }, onclick: () => send("dispute.withdraw", { entry: d.entry }), text: t("rejected.withdraw") }),
+        h("button", { class: "btn btn-primary", testid: "dispute-correct", dataset: { entry: String(d.entry) }, onclick: () => { ui.correcting = d.entry; render(); }, text: t("rejected.correct") }),
+      ));
+    }
+    return h("div", { class: "ask ask-rejected", testid: "rejected-banner", role: "alert", "aria-labelledby": "rejected-title", dataset: { entry: String(d.entry) } }, parts);
   }
 
   // --- LP keypad: built once per phase/seat, updated in place as keys are tapped --------------
@@ -641,9 +702,11 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     return h(
       "div",
       { class: "row clock-row" },
+      // Until the clock runs, the table says both must tap Start and how many have.
+      h("p", { class: ["status-line", votes.length && !voted && "attention"], testid: "clock-prompt", dataset: { votes: String(votes.length) }, text: t("clock.prompt", { n: votes.length }) }),
       // The opponent has pressed start: this phone's press is what the table waits for.
       votes.length && !voted ? h("p", { class: "attention status-line", text: t("clock.opp_voted") }) : null,
-      h("button", { class: ["btn", votes.length && !voted && "btn-primary"], testid: "clock-start", disabled: voted, onclick: () => send("clock.start"), text: voted ? t("clock.start_waiting") : t("clock.start") }),
+      h("button", { class: ["btn", votes.length && !voted && "btn-primary"], testid: "clock-start", disabled: voted, onclick: () => send("clock.start"), text: voted ? t("clock.start_waiting") : t("clock.start_count", { n: votes.length }) }),
     );
   }
 
@@ -1439,9 +1502,10 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     const parts = [];
     for (const d of disputes) {
       const status = d.status || (d.settled ? "settled" : "open");
+      const statusKey = status === "open" && !get(st, "ruleset.staff_start", false) ? "open_casual" : status;
       parts.push(h("li", { class: "dispute", testid: "dispute-row", dataset: { entry: String(d.entry ?? ""), status } },
         h("span", { text: `${d.entry != null ? `#${d.entry} ` : ""}${d.changes ? changesText(d.changes, null) : ""}` }),
-        h("span", { class: "muted", text: [d.by ? t("ledger.by", { name: name(d.by) }) : null, d.reason || null, t(`dispute.${status}`), d.action ? t(`dispute.action_${d.action}`) : null, d.note || null].filter(Boolean).join(" \u00b7 ") }),
+        h("span", { class: "muted", text: [d.by ? t("ledger.by", { name: name(d.by) }) : null, d.reason || null, t(`dispute.${statusKey}`), d.action ? t(`dispute.action_${d.action}`) : null, d.note || null].filter(Boolean).join(" \u00b7 ") }),
       ));
     }
     for (const p of penalties) {
