@@ -49,8 +49,18 @@ def app_config(tmp_path: Path, database_url: str, clock: FixedClock) -> dict[str
 
 
 @pytest.fixture
-def app(app_config: dict[str, Any]) -> Iterator[Flask]:
+def app(app_config: dict[str, Any], database_url: str) -> Iterator[Flask]:
     application = create_app(app_config)
+    if database_url:
+        # PostgreSQL: one database for the whole session; empty it, as SQLite's fresh file is,
+        # so accounts and events of one test are not another's ("that username is taken").
+        from server.store.migrations import SchemaVersion, all_models
+
+        tables = ", ".join(
+            f'"{m._meta.table_name}"' for m in all_models() if m is not SchemaVersion
+        )
+        with db.connection_context():
+            db.execute_sql(f"TRUNCATE {tables} CASCADE")
     yield application
     application.extensions["duel_table"].close()
 
