@@ -25,6 +25,7 @@ import select
 import socket
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterator
 from functools import wraps
@@ -228,7 +229,7 @@ def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]],
 # -- the session ------------------------------------------------------------------------------
 
 
-class Session:
+class Session(ABC):
     """One socket: its reader loop (this thread), its single writer (a thread draining a
     bounded queue), keep-alive pings through that writer, and its close.
 
@@ -250,17 +251,17 @@ class Session:
 
     # -- what a subclass provides --------------------------------------------------------------
 
+    @abstractmethod
     def handle(self, raw: str | bytes) -> bool:
         """Handle one message from the client; False closes the socket."""
-        raise NotImplementedError
 
-    def write(self, kind: str, payload: Any) -> None:
+    def write(self, kind: str, payload: Any) -> None:  # noqa: B027 - an optional hook
         """Write a queued item of the subclass's own `kind` (on the writer thread)."""
 
-    def finish(self) -> None:
+    def finish(self) -> None:  # noqa: B027 - an optional hook
         """Undo what the session holds (subscriptions, budgets): the socket is closing."""
 
-    def started(self) -> None:
+    def started(self) -> None:  # noqa: B027 - an optional hook
         """Called on the reader's thread once the writer runs (before the first message)."""
 
     # -- the writer ----------------------------------------------------------------------------
