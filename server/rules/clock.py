@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import match
-from .base import JUDGES, SEATS, SYSTEM, Event, Tx, command, handler, require
+from . import match, twokey
+from .base import JUDGES, SYSTEM, Event, Tx, command, handler, require
 from .state import (
     BETWEEN,
     DUEL,
@@ -22,6 +22,7 @@ from .state import (
     Flag,
     TableState,
 )
+from .twokey import CLOCK, Offer, alone, said_yes
 
 MAX_EXTENSION_MS = 60 * 60_000
 
@@ -40,9 +41,9 @@ def start(tx: Tx, args: Mapping[str, Any]) -> None:
             "The round's clock is started by the organiser: wait for the round to start.",
         )
         seat = tx.seat
-        require(seat not in s.clock.start_votes, "already_done", "Waiting for the opponent.")
+        twokey.vote(CLOCK, s.clock.start, seat)
         tx.emit("clock.start_voted", seat=seat)
-        if tx.state.clock.start_votes < set(SEATS):
+        if not twokey.agreed(tx.state.clock.start):
             return
     tx.emit("clock.started", duration_ms=s.clock.duration_ms or s.ruleset.match_ms)
 
@@ -154,7 +155,13 @@ def next_due_ms(s: TableState) -> int | None:
 
 @handler("clock.start_voted")
 def _voted(s: TableState, e: Event) -> TableState:
-    return s.evolve(clock=replace(s.clock, start_votes=s.clock.start_votes | {e.data["seat"]}))
+    seat = e.data["seat"]
+    vote = s.clock.start
+    if vote is None:
+        vote = Offer(CLOCK.what, seat, e.at_ms, alone(seat))
+    else:
+        vote = replace(vote, yes=said_yes(vote, seat))
+    return s.evolve(clock=replace(s.clock, start=vote))
 
 
 @handler("clock.started")

@@ -14,15 +14,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from .base import JUDGES, SEAT, SEATS, Event, RuleError, Tx, command, handler, require
+from . import twokey
+from .base import JUDGES, SEAT, SEATS, Event, RuleError, Tx, command, handler, other, require
 from .duel_end import after_lp_change, casual
 from .state import DUEL, Change, Dispute, LedgerEntry, Proposal, TableState
+from .twokey import DISPUTE, LP, alone, said_yes
 
 KINDS = ("damage", "gain", "cost", "halve", "set")
 MAX_AMOUNT = 1_000_000
 # Entries one seat may have waiting for the other's answer: a phone never needs more, and each
 # one grows every update of the table.
-MAX_PENDING_PER_SEAT = 3
+MAX_PENDING_PER_SEAT = twokey.MAX_PENDING_PER_SEAT
 
 
 def parse_changes(raw: Any) -> tuple[Change, ...]:
@@ -84,12 +86,7 @@ def propose(tx: Tx, args: Mapping[str, Any]) -> None:
     """Propose an LP entry for either seat or both (simultaneous damage)."""
     seat = tx.seat
     require(tx.state.phase == DUEL, "wrong_phase", "LP can be entered only during a duel.")
-    require(
-        sum(p.by == seat for p in tx.state.pending) < MAX_PENDING_PER_SEAT,
-        "too_many_pending",
-        "Wait for your other entries to be answered.",
-        max=MAX_PENDING_PER_SEAT,
-    )
+    twokey.propose(LP, seat, tx.state.pending)
     changes = parse_changes(args.get("changes") or [])
     note = str(args.get("note") or "")
     tx.emit(
@@ -106,8 +103,7 @@ def confirm(tx: Tx, args: Mapping[str, Any]) -> None:
     """The other seat's yes (R7.4); applies the entry and any confirmed ones behind it."""
     seat = tx.seat
     p = _find(tx.state, args.get("entry"))
-    require(p.by != seat, "own_entry", "The other player confirms your entry, not you.")
-    require(p.confirmed_by is None, "already_confirmed", "That entry is already confirmed.")
+    twokey.confirm(LP, p, seat)
     tx.emit("lp.confirmed", entry=p.entry, by=seat)
     flush(tx)
 
@@ -118,8 +114,7 @@ def reject(tx: Tx, args: Mapping[str, Any]) -> None:
     called at an event table; at a casual table the proposer settles it (see below)."""
     seat = tx.seat
     p = _find(tx.state, args.get("entry"))
-    require(p.by != seat, "own_entry", "You can withdraw your own entry, not reject it.")
-    require(p.confirmed_by is None, "already_confirmed", "That entry is already confirmed.")
+    twokey.reject(LP, p, seat)
     reason = str(args.get("reason") or "")
     tx.emit("lp.rejected", entry=p.entry, by=seat, reason=reason)
     if not casual(tx.state):
@@ -134,7 +129,7 @@ def _own_dispute(tx: Tx, args: Mapping[str, Any]) -> Dispute:
     require(d is not None, "not_found", "No rejected entry with that number.", entry=entry)
     assert d is not None
     require(d.status == "open", "already_settled", "That dispute is already settled.")
-    require(d.proposal.by == tx.seat, "not_yours", "Only the player who proposed it settles it.")
+    twokey.withdraw(DISPUTE, d.proposal, tx.seat)
     require(
         casual(tx.state), "judge_settles", "A judge settles a dispute at an event table (R7.1)."
     )
@@ -154,12 +149,7 @@ def repropose(tx: Tx, args: Mapping[str, Any]) -> None:
     other seat confirms like any entry (R7.1, R7.4)."""
     d = _own_dispute(tx, args)
     require(tx.state.phase == DUEL, "wrong_phase", "LP can be entered only during a duel.")
-    require(
-        sum(p.by == tx.seat for p in tx.state.pending) < MAX_PENDING_PER_SEAT,
-        "too_many_pending",
-        "Wait for your other entries to be answered.",
-        max=MAX_PENDING_PER_SEAT,
-    )
+    twokey.propose(DISPUTE, tx.seat, tx.state.pending)
     changes = parse_changes(args.get("changes") or [])
     note = str(args.get("note") or d.proposal.note)
     entry = tx.state.next_entry
@@ -174,8 +164,7 @@ def withdraw(tx: Tx, args: Mapping[str, Any]) -> None:
     """The proposer takes a pending entry back."""
     seat = tx.seat
     p = _find(tx.state, args.get("entry"))
-    require(p.by == seat, "not_yours", "Only the player who proposed it can withdraw it.")
-    require(p.confirmed_by is None, "already_confirmed", "That entry is already confirmed.")
+    twokey.withdraw(LP, p, seat)
     tx.emit("lp.withdrawn", entry=p.entry, by=seat)
     flush(tx)
 
@@ -223,9 +212,9 @@ def settle(tx: Tx, args: Mapping[str, Any]) -> None:
 
 def flush(tx: Tx) -> None:
     """Apply confirmed entries from the head of the queue, in proposal order."""
-    while tx.state.pending and tx.state.pending[0].confirmed_by and tx.state.phase == DUEL:
+    while tx.state.pending and twokey.agreed(tx.state.pending[0]) and tx.state.phase == DUEL:
         p = tx.state.pending[0]
-        apply_entry(tx, p.entry, p.by, p.changes, p.note, p.confirmed_by)
+        apply_entry(tx, p.entry, p.by, p.changes, p.note, other(p.by))
 
 
 def apply_entry(
@@ -267,14 +256,15 @@ def unsettled(state: TableState) -> tuple[list[int], list[int]]:
 @handler("lp.proposed")
 def _proposed(s: TableState, e: Event) -> TableState:
     d = e.data
-    p = Proposal(d["entry"], d["by"], changes_from_event(d["changes"]), d["note"], e.at_ms)
+    by = d["by"]
+    p = Proposal(d["entry"], by, changes_from_event(d["changes"]), d["note"], e.at_ms, alone(by))
     return s.evolve(pending=s.pending + (p,), next_entry=max(s.next_entry, d["entry"] + 1))
 
 
 @handler("lp.confirmed")
 def _confirmed(s: TableState, e: Event) -> TableState:
     pending = tuple(
-        replace(p, confirmed_by=e.data["by"]) if p.entry == e.data["entry"] else p
+        replace(p, yes=said_yes(p, e.data["by"])) if p.entry == e.data["entry"] else p
         for p in s.pending
     )
     return s.evolve(pending=pending)

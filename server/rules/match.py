@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from . import twokey
 from .base import (
     JUDGES,
     SEAT,
@@ -55,6 +56,18 @@ from .state import (
     Window,
     per_seat,
     put,
+)
+from .twokey import (
+    BOTH,
+    DECK,
+    MATCH,
+    NEW_MATCH,
+    NOBODY,
+    RESULT,
+    RPS,
+    Offer,
+    alone,
+    said_yes,
 )
 
 MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX = 40, 60, 15, 15  # R2.1-R2.3
@@ -104,10 +117,11 @@ def confirm_deck(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     open_registration(tx, "Declarations are confirmed before the first duel.")
     target = args.get("seat", other(seat))
-    require(target == other(seat), "own_entry", "The opponent confirms your declaration.")
-    deck = tx.state.decks[target]
-    require(deck.registered is not None, "not_declared", "The opponent has not declared yet.")
-    require(not deck.confirmed, "already_confirmed", "Already confirmed.")
+    # The command names the declaration it answers by its seat; anything but the opponent's
+    # is refused as one's own.
+    deck = tx.state.decks[target] if target in SEATS else None
+    declared = deck if deck is not None and deck.registered is not None else None
+    twokey.confirm(DECK, declared, seat, to=target if target in SEATS else seat)
     tx.emit("deck.confirmed", seat=target, by=seat)
     if tx.state.phase == REGISTRATION and decks_confirmed(tx.state):
         tx.emit("pregame.opened", duel=tx.state.duel_no, chooser=None)
@@ -167,6 +181,7 @@ def rps_report(tx: Tx, args: Mapping[str, Any]) -> None:
     _need_rps(tx)
     winner = args.get("winner")
     require(winner in SEATS, "unknown_seat", "The winner must be seat A or B.")
+    twokey.propose(RPS, seat)  # either seat; a new report replaces the one waiting
     tx.emit("rps.reported", by=seat, winner=winner)
 
 
@@ -176,10 +191,9 @@ def rps_confirm(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     _need_rps(tx)
     report = tx.state.pregame.report
-    require(report is not None, "not_pending", "No result to confirm.")
+    twokey.confirm(RPS, report, seat)
     assert report is not None
-    require(report[0] != seat, "own_entry", "The opponent confirms your report.")
-    tx.emit("rps.decided", winner=report[1], how="reported")
+    tx.emit("rps.decided", winner=report.value, how="reported")
 
 
 @command("duel.choose", SEAT)
@@ -315,9 +329,9 @@ def confirm_result(tx: Tx, args: Mapping[str, Any]) -> None:
     assert res is not None
     duel = args.get("duel", res.duel)
     require(duel == res.duel, "stale_result", "That is not the current duel.", duel=res.duel)
-    require(seat not in res.confirmed, "already_confirmed", "You already confirmed this result.")
+    twokey.confirm(RESULT, res, seat)
     tx.emit("result.confirmed", duel=res.duel, seat=seat)
-    if tx.state.result and tx.state.result.confirmed >= set(SEATS):
+    if twokey.agreed(tx.state.result):
         finalize_duel(tx)
 
 
@@ -327,12 +341,8 @@ def dispute_result(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     _phase(tx, DUEL_RESULT, message="There is no duel result to dispute.")
     res = tx.state.result
+    twokey.reject(RESULT, res, seat)  # not once confirmed (R7.3)
     assert res is not None
-    require(
-        seat not in res.confirmed,
-        "already_confirmed",
-        "You confirmed this result; it can no longer be disputed (R7.3).",
-    )
     reason = str(args.get("reason") or "")
     tx.call_judge(seat, f"Result of duel {res.duel} disputed", reason)
 
@@ -426,7 +436,7 @@ def confirm_match(tx: Tx, args: Mapping[str, Any]) -> None:
     """Each seat confirms the match result."""
     seat = tx.seat
     _phase(tx, MATCH_RESULT, message="There is no match result to confirm.")
-    require(seat not in tx.state.match.confirmed, "already_confirmed", "Already confirmed.")
+    twokey.confirm(MATCH, tx.state.match, seat)
     tx.emit("match.confirmed", seat=seat)
 
 
@@ -435,10 +445,10 @@ def new_match(tx: Tx, args: Mapping[str, Any]) -> None:
     """Both seats agree to play a new match at this table; decks revert to registration (R2.7)."""
     seat = tx.seat
     _phase(tx, MATCH_OVER, message="The current match is not over.")
-    require(seat not in tx.state.new_match_votes, "already_done", "Waiting for the opponent.")
+    twokey.vote(NEW_MATCH, tx.state.new_match, seat)
     _require_no_failed_check(tx)
     tx.emit("match.new_voted", seat=seat)
-    if tx.state.new_match_votes >= set(SEATS):
+    if twokey.agreed(tx.state.new_match):
         tx.emit("match.started", match=tx.state.match_no + 1)
 
 
@@ -608,14 +618,16 @@ def forfeit_duel(tx: Tx, seat: str) -> None:
 @handler("deck.declared")
 def _declared(s: TableState, e: Event) -> TableState:
     counts = Counts(**e.data["counts"])
-    deck = Deck(registered=counts, current=counts)
+    seat = e.data["seat"]
+    deck = Deck(registered=counts, current=counts, by=seat, yes=alone(seat))
     return s.evolve(decks=put(s.decks, e.data["seat"], deck))
 
 
 @handler("deck.confirmed")
 def _deck_confirmed(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
-    return s.evolve(decks=put(s.decks, seat, replace(s.decks[seat], confirmed=True)))
+    deck = s.decks[seat]
+    return s.evolve(decks=put(s.decks, seat, replace(deck, yes=said_yes(deck, other(seat)))))
 
 
 @handler("pregame.opened")
@@ -646,7 +658,9 @@ def _thrown(s: TableState, e: Event) -> TableState:
 
 @handler("rps.reported")
 def _reported(s: TableState, e: Event) -> TableState:
-    return s.evolve(pregame=replace(s.pregame, report=(e.data["by"], e.data["winner"])))
+    by = e.data["by"]
+    report = Offer(RPS.what, by, e.at_ms, alone(by), e.data["winner"])
+    return s.evolve(pregame=replace(s.pregame, report=report))
 
 
 @handler("rps.decided")
@@ -721,7 +735,7 @@ def _ended(s: TableState, e: Event) -> TableState:
 def _result_confirmed(s: TableState, e: Event) -> TableState:
     if s.result is None:
         return s
-    res = replace(s.result, confirmed=s.result.confirmed | {e.data["seat"]})
+    res = replace(s.result, yes=said_yes(s.result, e.data["seat"]))
     return s.evolve(result=res)
 
 
@@ -752,13 +766,11 @@ def _match_decided(s: TableState, e: Event) -> TableState:
         winner=e.data["winner"],
         reason=e.data["reason"],
         decided=True,
-        confirmed=frozenset(SEATS) if final else frozenset(),
+        yes=BOTH if final else NOBODY,  # a judge's result needs no confirmation
     )
     clock = s.clock
     if clock.status in ("running", "paused"):
-        clock = replace(
-            clock, status="stopped", paused_ms=clock.paused_ms or e.at_ms, start_votes=frozenset()
-        )
+        clock = replace(clock, status="stopped", paused_ms=clock.paused_ms or e.at_ms, start=None)
     return s.evolve(
         phase=MATCH_OVER if final else MATCH_RESULT,
         match=result,
@@ -771,13 +783,17 @@ def _match_decided(s: TableState, e: Event) -> TableState:
 
 @handler("match.confirmed")
 def _match_confirmed(s: TableState, e: Event) -> TableState:
-    m = replace(s.match, confirmed=s.match.confirmed | {e.data["seat"]})
-    return s.evolve(match=m, phase=MATCH_OVER if m.confirmed >= set(SEATS) else s.phase)
+    m = replace(s.match, yes=said_yes(s.match, e.data["seat"]))
+    return s.evolve(match=m, phase=MATCH_OVER if twokey.agreed(m) else s.phase)
 
 
 @handler("match.new_voted")
 def _new_voted(s: TableState, e: Event) -> TableState:
-    return s.evolve(new_match_votes=s.new_match_votes | {e.data["seat"]})
+    seat = e.data["seat"]
+    vote = s.new_match
+    if vote is None:
+        return s.evolve(new_match=Offer(NEW_MATCH.what, seat, e.at_ms, alone(seat)))
+    return s.evolve(new_match=replace(vote, yes=said_yes(vote, seat)))
 
 
 @handler("match.started")

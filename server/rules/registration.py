@@ -14,6 +14,7 @@ from typing import Any
 from .base import JUDGES, SEAT, SYSTEM, Event, RuleError, Tx, command, handler, require
 from .decklist import PARTS, BanList, DeckList, check, exchange, spelling
 from .state import BETWEEN, REGISTRATION, Counts, Deck, TableState, put
+from .twokey import alone
 
 MAX_TEXT = 8000
 MAX_BANLIST = 2000
@@ -118,8 +119,16 @@ def register(tx: Tx, args: Mapping[str, Any]) -> None:
 def _registered(s: TableState, e: Event) -> TableState:
     cards = DeckList.from_dict(e.data["cards"])
     counts = counts_of(cards)
-    deck = Deck(registered=counts, current=counts, cards=cards, current_cards=cards)
-    return s.evolve(decks=put(s.decks, e.data["seat"], deck))
+    seat = e.data["seat"]
+    deck = Deck(
+        registered=counts,
+        current=counts,
+        cards=cards,
+        current_cards=cards,
+        by=seat,
+        yes=alone(seat),  # the opponent confirms it like declared counts (R6.2)
+    )
+    return s.evolve(decks=put(s.decks, seat, deck))
 
 
 # --- side decking by card (R6.8, R2.6) ----------------------------------------------------
@@ -196,7 +205,8 @@ def revert(deck: Deck) -> Deck:
     """A deck as registered, at the start of a match (R2.7)."""
     return Deck(
         registered=deck.registered,
-        confirmed=deck.confirmed,
+        by=deck.by,
+        yes=deck.yes,
         current=deck.registered,
         cards=deck.cards,
         current_cards=deck.cards,

@@ -8,8 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import twokey
 from .decklist import BanList, DeckList
 from .ruleset import RuleSet
+from .twokey import NOBODY, Offer
 
 REGISTRATION = "registration"
 PREGAME = "pregame"
@@ -79,12 +81,19 @@ class Change:
 
 @dataclass(frozen=True)
 class Proposal:
+    """An LP entry waiting for the other seat's yes (`twokey.LP`)."""
+
     entry: int
     by: str
     changes: tuple[Change, ...]
     note: str
     at_ms: int
-    confirmed_by: str | None = None  # confirmed, waiting for an earlier entry
+    yes: frozenset[str] = NOBODY  # both: confirmed, waiting for an earlier entry
+
+    @property
+    def confirmed_by(self) -> str | None:
+        """The seat that confirmed it, while it waits for an earlier entry."""
+        return twokey.confirmed_by(self)
 
 
 @dataclass(frozen=True)
@@ -126,7 +135,10 @@ class Counts:
 @dataclass(frozen=True)
 class Deck:
     registered: Counts | None = None  # declared at the start of the match (R2.7)
-    confirmed: bool = False  # the opponent saw it (R6.2)
+    # The declaration as a two-key proposal (`twokey.DECK`): its seat, and who said yes; the
+    # opponent's yes means it saw the counts (R6.2).
+    by: str | None = None
+    yes: frozenset[str] = NOBODY
     current: Counts | None = None  # after side decking (R6.8)
     checked: bool = False  # after-duel count check done (R7.5)
     check_failed: bool = False  # a failed check waits for a judge (R7.5 reading)
@@ -135,13 +147,18 @@ class Deck:
     cards: DeckList | None = None  # the registered deck list, card by card (R1.6, R2.6)
     current_cards: DeckList | None = None  # the list after side decking (R6.8)
 
+    @property
+    def confirmed(self) -> bool:
+        """The opponent confirmed the declaration (R6.2)."""
+        return self.by is not None and len(self.yes) == 2
+
 
 @dataclass(frozen=True)
 class Pregame:
     checks: dict[str, frozenset[str]] = field(default_factory=lambda: per_seat(frozenset()))
     picks: dict[str, str | None] = field(default_factory=lambda: per_seat(None))
     throws: tuple[dict[str, str], ...] = ()
-    report: tuple[str, str] | None = None  # (reporting seat, winner)
+    report: Offer | None = None  # a reported winner (`twokey.RPS`; the winner is its value)
     rps_winner: str | None = None
     chooser: str | None = None
     first: str | None = None
@@ -168,10 +185,13 @@ class DuelRecord:
 
 @dataclass(frozen=True)
 class PendingResult:
+    """A duel's result, proposed by the server, waiting for both seats (`twokey.RESULT`)."""
+
     duel: int
     winner: str | None
     reason: str
-    confirmed: frozenset[str] = frozenset()
+    yes: frozenset[str] = NOBODY
+    by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -179,7 +199,8 @@ class MatchResult:
     winner: str | None = None  # None with decided=True: a drawn match
     reason: str = ""
     decided: bool = False
-    confirmed: frozenset[str] = frozenset()
+    yes: frozenset[str] = NOBODY  # both seats confirm it (`twokey.MATCH`)
+    by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -189,7 +210,7 @@ class Clock:
     started_ms: int | None = None
     paused_ms: int | None = None  # when the current pause began
     paused_total_ms: int = 0
-    start_votes: frozenset[str] = frozenset()
+    start: Offer | None = None  # a casual table's seats vote to start it (`twokey.CLOCK`)
 
     def remaining(self, now_ms: int) -> int:
         """Time left at ``now_ms``; never negative."""
@@ -288,7 +309,7 @@ class TableState:
     turn: Turn | None = None
     result: PendingResult | None = None
     match: MatchResult = field(default_factory=MatchResult)
-    new_match_votes: frozenset[str] = frozenset()
+    new_match: Offer | None = None  # both seats vote for a new match (`twokey.NEW_MATCH`)
     clock: Clock = field(default_factory=Clock)
     time: TimeOver = field(default_factory=TimeOver)
     window: Window | None = None

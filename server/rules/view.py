@@ -83,7 +83,7 @@ def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, An
             "picked": {k: pg.picks[k] is not None for k in SEATS},
             "my_pick": pg.picks.get(seat) if seat else None,
             "throws": list(pg.throws),
-            "report": {"by": pg.report[0], "winner": pg.report[1]} if pg.report else None,
+            "report": {"by": pg.report.by, "winner": pg.report.value} if pg.report else None,
             "rps_winner": pg.rps_winner,
             "chooser": pg.chooser,
             "first": pg.first,
@@ -156,7 +156,7 @@ def shared_view(s: TableState) -> dict[str, Any]:
                 "duel": s.result.duel,
                 "winner": s.result.winner,
                 "reason": s.result.reason,
-                "confirmed": {k: k in s.result.confirmed for k in SEATS},
+                "confirmed": {k: k in s.result.yes for k in SEATS},
             }
             if s.result
             else None
@@ -165,9 +165,9 @@ def shared_view(s: TableState) -> dict[str, Any]:
             "decided": s.match.decided,
             "winner": s.match.winner,
             "reason": s.match.reason,
-            "confirmed": {k: k in s.match.confirmed for k in SEATS},
+            "confirmed": {k: k in s.match.yes for k in SEATS},
         },
-        "new_match_votes": sorted(s.new_match_votes),
+        "new_match_votes": sorted(s.new_match.yes) if s.new_match else [],
         "clock": {
             "status": clock.status,
             "started_ms": clock.started_ms,
@@ -176,7 +176,7 @@ def shared_view(s: TableState) -> dict[str, Any]:
             "remaining_ms": clock.remaining(clock.paused_ms or 0)
             if clock.status in ("paused", "expired", "stopped")
             else (clock.duration_ms if clock.status == "idle" else None),
-            "start_votes": sorted(clock.start_votes),
+            "start_votes": sorted(clock.start.yes) if clock.start else [],
         },
         "time": {
             "called": s.time.called,
