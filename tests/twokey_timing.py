@@ -1,11 +1,12 @@
 """Time the rules core of two commits in one process: the replay of the scripted 3-duel match of
 `tests/twokey_script.py` (`apply` for every event) and the whole script's commands (`decide`
-then `apply`, refusals included).
+then `apply`, refusals included) and the views of every viewer after every event.
 
-    PYTHONPATH=. .venv/bin/python tests/twokey_timing.py [BASE_COMMIT]
+    PYTHONPATH=. .venv/bin/python -m tests.twokey_timing [BASE_COMMIT]
 
 BASE_COMMIT's `server/rules/` is copied into a temporary package, so both run side by side,
-interleaved, under the same conditions; the best of several repeats is reported."""
+interleaved, under the same conditions; the best of several repeats of the process's CPU time
+is reported, and a second copy of the base (the control) shows the noise of the measure."""
 
 from __future__ import annotations
 
@@ -13,20 +14,23 @@ import importlib
 import subprocess
 import sys
 import tempfile
+import time
 import timeit
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-from tests.twokey_script import SCRIPTS, play
+from tests.twokey_script import SCRIPTS, VIEWERS, play
 
 ROOT = Path(__file__).resolve().parent.parent
+CPU = time.process_time  # the process's own CPU time: less disturbed by a busy machine
 
 
-def rules_at(commit: str, where: Path) -> ModuleType:
-    """`server/rules` as it was at ``commit``, imported as the package ``rules_<commit>``."""
-    name = f"rules_{commit.replace('-', '_').replace('~', '_').replace('^', '_')}"
+def rules_at(commit: str, where: Path, name: str = "before") -> ModuleType:
+    """`server/rules` as it was at ``commit``, imported as the package ``rules_<name>``."""
+    name = f"rules_{name}"
     pkg = where / name
-    pkg.mkdir()
+    pkg.mkdir(parents=True)
     files = subprocess.run(
         ["git", "ls-tree", "--name-only", f"{commit}:server/rules"],
         cwd=ROOT,
@@ -48,41 +52,73 @@ def rules_at(commit: str, where: Path) -> ModuleType:
     return importlib.import_module(name)
 
 
+def _states(rules: ModuleType, events: list[Any]) -> list[Any]:
+    """The state after each event of the log."""
+    out, state = [], rules.EMPTY
+    for e in events:
+        state = rules.apply(state, e)
+        out.append(state)
+    return out
+
+
+def _views(rules: ModuleType, states: list[Any]) -> None:
+    """What every kind of viewer receives, after every event."""
+    for state in states:
+        for seat, privileged in VIEWERS:
+            rules.view(state, seat, privileged)
+
+
 def main() -> None:
     base = sys.argv[1] if len(sys.argv) > 1 else "main"
     import server.rules as current
 
     with tempfile.TemporaryDirectory() as tmp:
-        before = rules_at(base, Path(tmp))
+        before = rules_at(base, Path(tmp) / "a")
+        # A second copy of the same code: the ratio it gets is the noise of the measure.
+        control = rules_at(base, Path(tmp) / "b", "control")
         for script in SCRIPTS:
             _, log = play(current, script)
             dicts = [e.to_dict() for e in log]
             logs = {
                 "before": (before, [before.Event.from_dict(d) for d in dicts]),
+                "control": (control, [control.Event.from_dict(d) for d in dicts]),
                 "after": (current, [current.Event.from_dict(d) for d in dicts]),
             }
             assert before.view(before.replay(logs["before"][1])) == current.view(
                 current.replay(logs["after"][1])
             )
-            best: dict[str, dict[str, float]] = {"before": {}, "after": {}}
-            for _ in range(25):  # interleaved, so both see the same machine
+            states = {k: _states(r, events) for k, (r, events) in logs.items()}
+            best: dict[str, dict[str, float]] = {k: {} for k in logs}
+            for _ in range(40):  # interleaved, so both see the same machine
                 for label, (rules, events) in logs.items():
                     n = 50
-                    t = timeit.timeit(lambda r=rules, ev=events: r.replay(ev), number=n) / n
+                    t = (
+                        timeit.timeit(lambda r=rules, ev=events: r.replay(ev), number=n, timer=CPU)
+                        / n
+                    )
                     best[label]["replay"] = min(best[label].get("replay", t), t)
                     n = 5
                     t = (
-                        timeit.timeit(lambda r=rules, sc=script: play(r, sc, views=False), number=n)
+                        timeit.timeit(
+                            lambda r=rules, sc=script: play(r, sc, views=False), number=n, timer=CPU
+                        )
                         / n
                     )
                     best[label]["commands"] = min(best[label].get("commands", t), t)
+                    n = 5
+                    sts = states[label]
+                    t = (
+                        timeit.timeit(lambda r=rules, st=sts: _views(r, st), number=n, timer=CPU)
+                        / n
+                    )
+                    best[label]["views"] = min(best[label].get("views", t), t)
             steps = len(play(current, script)[0])
             print(f"{script}: {len(dicts)} events, {steps} commands")
-            for what in ("replay", "commands"):
-                b, a = best["before"][what], best["after"][what]
+            for what in ("replay", "commands", "views"):
+                b, c, a = (best[k][what] for k in ("before", "control", "after"))
                 print(
                     f"  {what:8}  before {b * 1e6:8.1f} us  after {a * 1e6:8.1f} us"
-                    f"  after/before {a / b:.3f}"
+                    f"  after/before {a / b:.3f}  (control/before {c / b:.3f})"
                 )
 
 
