@@ -1,6 +1,7 @@
 """Time the rules core of two commits in one process: the replay of the scripted 3-duel match of
 `tests/twokey_script.py` (`apply` for every event) and the whole script's commands (`decide`
-then `apply`, refusals included) and the views of every viewer after every event.
+then `apply`, refusals included), the views of every viewer after every event, and the hot
+path alone: LP entries proposed and confirmed, per entry.
 
     PYTHONPATH=. .venv/bin/python -m tests.twokey_timing [BASE_COMMIT]
 
@@ -11,6 +12,7 @@ is reported, and a second copy of the base (the control) shows the noise of the 
 from __future__ import annotations
 
 import importlib
+import random
 import subprocess
 import sys
 import tempfile
@@ -20,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from tests.twokey_script import SCRIPTS, VIEWERS, play
+from tests.twokey_script import SCRIPTS, T0, VIEWERS, play
 
 ROOT = Path(__file__).resolve().parent.parent
 CPU = time.process_time  # the process's own CPU time: less disturbed by a busy machine
@@ -61,6 +63,22 @@ def _states(rules: ModuleType, events: list[Any]) -> list[Any]:
     return out
 
 
+LP_ENTRIES = 20
+
+
+def _lp_entries(rules: ModuleType, state: Any) -> Any:
+    """The hot path: LP entries proposed by A and confirmed by B (`decide`, then `apply`)."""
+    a, b = rules.Actor("seat", "A", "a"), rules.Actor("seat", "B", "b")
+    change = {"changes": [{"seat": "B", "kind": "damage", "amount": 1}]}
+    for _ in range(LP_ENTRIES):
+        for e in rules.decide(state, "lp.propose", change, a, T0, random.randrange):
+            state = rules.apply(state, e)
+        entry = {"entry": state.pending[0].entry}
+        for e in rules.decide(state, "lp.confirm", entry, b, T0, random.randrange):
+            state = rules.apply(state, e)
+    return state
+
+
 def _views(rules: ModuleType, states: list[Any]) -> None:
     """What every kind of viewer receives, after every event."""
     for state in states:
@@ -88,9 +106,14 @@ def main() -> None:
                 current.replay(logs["after"][1])
             )
             states = {k: _states(r, events) for k, (r, events) in logs.items()}
+            # The state just before the first LP entry, for the hot path: propose and confirm.
+            first = next(i for i, d in enumerate(dicts) if d["type"] == "lp.proposed")
+            lp_at = {k: states[k][first - 1] for k in logs}
             best: dict[str, dict[str, float]] = {k: {} for k in logs}
-            for _ in range(40):  # interleaved, so both see the same machine
-                for label, (rules, events) in logs.items():
+            order = list(logs.items())
+            for _ in range(40):  # interleaved, so all see the same machine
+                random.shuffle(order)
+                for label, (rules, events) in order:
                     n = 50
                     t = (
                         timeit.timeit(lambda r=rules, ev=events: r.replay(ev), number=n, timer=CPU)
@@ -112,9 +135,15 @@ def main() -> None:
                         / n
                     )
                     best[label]["views"] = min(best[label].get("views", t), t)
+                    n = 5
+                    start = lp_at[label]
+                    t = timeit.timeit(
+                        lambda r=rules, st=start: _lp_entries(r, st), number=n, timer=CPU
+                    ) / (n * LP_ENTRIES)
+                    best[label]["lp entry"] = min(best[label].get("lp entry", t), t)
             steps = len(play(current, script)[0])
             print(f"{script}: {len(dicts)} events, {steps} commands")
-            for what in ("replay", "commands", "views"):
+            for what in ("replay", "commands", "views", "lp entry"):
                 b, c, a = (best[k][what] for k in ("before", "control", "after"))
                 print(
                     f"  {what:8}  before {b * 1e6:8.1f} us  after {a * 1e6:8.1f} us"
