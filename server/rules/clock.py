@@ -21,6 +21,7 @@ from .state import (
     PREGAME,
     Flag,
     TableState,
+    renew,
 )
 from .twokey import CLOCK, Offer, alone, said_yes
 
@@ -160,7 +161,7 @@ def _voted(s: TableState, e: Event) -> TableState:
     if vote is None:
         vote = Offer(CLOCK.what, seat, e.at_ms, alone(seat))
     else:
-        vote = replace(vote, yes=said_yes(vote, seat))
+        vote = renew(vote, yes=said_yes(vote, seat))
     return s.evolve(clock=replace(s.clock, start=vote))
 
 

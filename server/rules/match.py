@@ -56,6 +56,7 @@ from .state import (
     Window,
     per_seat,
     put,
+    renew,
 )
 from .twokey import (
     BOTH,
@@ -627,12 +628,12 @@ def _declared(s: TableState, e: Event) -> TableState:
 def _deck_confirmed(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     deck = s.decks[seat]
-    return s.evolve(decks=put(s.decks, seat, replace(deck, yes=said_yes(deck, other(seat)))))
+    return s.evolve(decks=put(s.decks, seat, renew(deck, yes=said_yes(deck, other(seat)))))
 
 
 @handler("pregame.opened")
 def _pregame(s: TableState, e: Event) -> TableState:
-    decks = {k: replace(d, checked=False, ready=False, check_note="") for k, d in s.decks.items()}
+    decks = {k: renew(d, checked=False, ready=False, check_note="") for k, d in s.decks.items()}
     return s.evolve(phase=PREGAME, pregame=Pregame(chooser=e.data["chooser"]), decks=decks)
 
 
@@ -727,7 +728,7 @@ def _ended(s: TableState, e: Event) -> TableState:
         time=time,
         counters=per_seat({}),
         tokens=per_seat(0),
-        decks={k: replace(d, checked=False, ready=False) for k, d in s.decks.items()},
+        decks={k: renew(d, checked=False, ready=False) for k, d in s.decks.items()},
     )
 
 
@@ -735,7 +736,7 @@ def _ended(s: TableState, e: Event) -> TableState:
 def _result_confirmed(s: TableState, e: Event) -> TableState:
     if s.result is None:
         return s
-    res = replace(s.result, yes=said_yes(s.result, e.data["seat"]))
+    res = renew(s.result, yes=said_yes(s.result, e.data["seat"]))
     return s.evolve(result=res)
 
 
@@ -783,7 +784,7 @@ def _match_decided(s: TableState, e: Event) -> TableState:
 
 @handler("match.confirmed")
 def _match_confirmed(s: TableState, e: Event) -> TableState:
-    m = replace(s.match, yes=said_yes(s.match, e.data["seat"]))
+    m = renew(s.match, yes=said_yes(s.match, e.data["seat"]))
     return s.evolve(match=m, phase=MATCH_OVER if twokey.agreed(m) else s.phase)
 
 
@@ -793,7 +794,7 @@ def _new_voted(s: TableState, e: Event) -> TableState:
     vote = s.new_match
     if vote is None:
         return s.evolve(new_match=Offer(NEW_MATCH.what, seat, e.at_ms, alone(seat)))
-    return s.evolve(new_match=replace(vote, yes=said_yes(vote, seat)))
+    return s.evolve(new_match=renew(vote, yes=said_yes(vote, seat)))
 
 
 @handler("match.started")
@@ -826,14 +827,14 @@ def _deck_checked(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     old = s.decks[seat]
     failed = old.check_failed or e.data.get("ok") is False
-    deck = replace(old, checked=True, check_note=e.data["note"], check_failed=failed)
+    deck = renew(old, checked=True, check_note=e.data["note"], check_failed=failed)
     return s.evolve(decks=put(s.decks, seat, deck))
 
 
 @handler("deck.cleared")
 def _deck_cleared(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
-    return s.evolve(decks=put(s.decks, seat, replace(s.decks[seat], check_failed=False)))
+    return s.evolve(decks=put(s.decks, seat, renew(s.decks[seat], check_failed=False)))
 
 
 @handler("side.exchanged")
@@ -845,4 +846,4 @@ def _exchanged(s: TableState, e: Event) -> TableState:
 @handler("between.ready")
 def _ready(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
-    return s.evolve(decks=put(s.decks, seat, replace(s.decks[seat], ready=True)))
+    return s.evolve(decks=put(s.decks, seat, renew(s.decks[seat], ready=True)))
