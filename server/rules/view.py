@@ -68,7 +68,7 @@ def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, An
         "decks": {
             k: {
                 "declared": d.registered.to_dict() if d.registered else None,
-                "confirmed": d.confirmed,
+                "confirmed": len(d.yes) == 2,  # `Deck.confirmed`, without a call per view
                 "current": d.current.to_dict() if d.current else None,
                 "checked": d.checked,
                 "check_failed": d.check_failed,
@@ -126,7 +126,7 @@ def shared_view(s: TableState) -> dict[str, Any]:
                 "changes": _changes(p.changes),
                 "note": p.note,
                 "at_ms": p.at_ms,
-                "confirmed": p.confirmed_by is not None,
+                "confirmed": len(p.yes) == 2,  # both said yes, waiting for an earlier entry
             }
             for p in s.pending
         ],
