@@ -1,7 +1,7 @@
 // Run in the page by e2e/test_panels.py: for each panel and sample state, the fields it touches
 // must be declared, and the DOM from the declared fields alone must equal the DOM from all.
-async ({samples, extra}) => {
-  const {PANELS} = await import("/js/panels/index.js");
+async ({samples, extra, module, exportName}) => {
+  const PANELS = (await import(module))[exportName];
   const {pick} = await import("/js/panels/kit.js");
   const {h} = await import("/js/dom.js");
   const {other} = await import("/js/state.js");
@@ -30,7 +30,7 @@ async ({samples, extra}) => {
     const disputeEntry = (state.disputes || []).length ? state.disputes[0].entry : null;
     for (const over of uiVariants(pendingEntry ?? disputeEntry)) {
       for (const panel of panels) {
-        const ctx = (s, ui) => ({s, view, ui, code: "K7QF2M", token: null, send: () => {}, leave: () => {}, redraw: () => {}});
+        const ctx = (s, ui) => ({s, view, ui, code: "K7QF2M", token: null, send: () => {}, leave: () => {}, redraw: () => {}, now: 0});
         // 1. what it touches
         const touched = new Set();
         const spy = new Proxy(state, {

@@ -35,8 +35,8 @@ DECK_LIST = "\n".join(
 
 
 def views(t: Table, label: str) -> list[dict[str, Any]]:
-    """The state as seat A, seat B and a spectator see it, JSON as the socket sends it."""
-    return [
+    """The state as seat A, seat B, a spectator and a judge see it, JSON as the socket sends it."""
+    out = [
         {
             "label": f"{label}/{who or 'spectator'}",
             "seat": who,
@@ -44,6 +44,8 @@ def views(t: Table, label: str) -> list[dict[str, Any]]:
         }
         for who in ("A", "B", None)
     ]
+    judge = json.loads(json.dumps(view(t.state, None, privileged=True)))
+    return [*out, {"label": f"{label}/judge", "seat": None, "judge": True, "state": judge}]
 
 
 def sample_states() -> list[dict[str, Any]]:
@@ -128,8 +130,13 @@ def test_samples_cover_every_phase(samples) -> None:
     assert duel["counters"]["A"] and duel["tokens"]["B"] and duel["ledger"]
 
 
+TABLE = {"module": "/js/panels/index.js", "exportName": "PANELS"}
+JUDGE = {"module": "/js/judge/panels.js", "exportName": "JUDGE_PANELS"}
+
+
 def test_every_panel_reads_only_what_it_declares(page: Page, samples) -> None:
-    out = page.evaluate(CHECK, {"samples": samples, "extra": None})
+    samples = [s for s in samples if not s.get("judge")]
+    out = page.evaluate(CHECK, {"samples": samples, "extra": None, **TABLE})
     names = [name for name, _ in out["panels"]]
     assert names == [
         "bar", "banners", "board", "share", "phase", "keypad", "pending",
@@ -140,7 +147,7 @@ def test_every_panel_reads_only_what_it_declares(page: Page, samples) -> None:
 
 
 def test_a_panel_reading_an_undeclared_field_is_caught(page: Page, samples) -> None:
-    out = page.evaluate(CHECK, {"samples": samples, "extra": "undeclared"})
+    out = page.evaluate(CHECK, {"samples": samples, "extra": "undeclared", **TABLE})
     bad = [p for p in out["problems"] if p.startswith("bad ")]
     assert any("reads undeclared lp" in p for p in bad)
     assert any("differs with only its declared fields" in p for p in bad)
@@ -153,3 +160,11 @@ def test_the_host_redraws_a_panel_when_and_only_when_its_inputs_change(page: Pag
     # viewer do.
     assert out["drawn"] == [8000, 7000, 7000, 7000]
     assert out["steps"] == ["8000 false", "8000 false", "7000 false", "7000 true", "7000 true"]
+
+
+def test_every_panel_of_the_judges_page_reads_only_what_it_declares(page: Page, samples) -> None:
+    judge = [s for s in samples if s.get("judge")]
+    out = page.evaluate(CHECK, {"samples": judge, "extra": None, **JUDGE})
+    assert [name for name, _ in out["panels"]] == ["calls", "disputes", "penalties", "decks"]
+    assert out["renders"] == len(judge) * 2 * 4
+    assert out["problems"] == []
