@@ -9,6 +9,7 @@ import { callReason, lang, t } from "../i18n.js";
 import { sheetHref } from "../sheet_link.js";
 import { age, call, refusal, topBar } from "../staff/common.js";
 import { clockText, phaseText } from "./floor.js";
+import { ledgerPages } from "./ledger_pages.js";
 import { disputeLine } from "./lines.js";
 import { seatsCard } from "./seats.js";
 
@@ -327,7 +328,7 @@ export function mountTable(root, eventId, code, navigate) {
     topBar(t("staff.judges"), [back, h("a", { href: sheetHref(code, lang()), class: "btn btn-small btn-quiet", testid: "judge-sheet-link", text: t("staff.sheet") })]),
     h("main", { class: "staff-main jt" },
       h("div", { class: "jt-col" }, head, toast, calls, seats.box, disputes, decksBox, clockTools, correction, penaltyForm, resultForm, penalties),
-      h("div", { class: "jt-col" }, h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
+      h("div", { class: "jt-col" }, ledgerPages(code, conn), h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
   );
   loadLog();
   conn.start();
