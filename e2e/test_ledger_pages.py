@@ -101,3 +101,37 @@ def test_a_judge_pages_through_a_long_ledger(live_server, browser: Browser):
         assert entries_shown(page)[-1] > numbers[-1]
     finally:
         context.close()
+
+
+def test_the_score_sheet_pages_on_screen_and_prints_every_row(live_server, browser: Browser):
+    bind(open_database(live_server.database_url, str(live_server.data_dir)))
+    t = StoreTable(EventStore(db), now=time.time_ns() // 1_000_000, staff_start=False)
+    t.join().register().start_duel(first="A")
+    pad(t, 120)
+    numbers = [e["entry"] for e in t.entries]
+    context = browser.new_context(base_url=live_server, **LAPTOP)
+    context.set_default_timeout(8000)
+    page = context.new_page()
+    visible = "rows => rows.filter(r => r.offsetParent !== null).map(r => Number(r.dataset.entry))"
+    try:
+        page.goto(f"/t/{t.code}/sheet?lang=ja")
+        range_text = page.get_by_test_id("sheet-range")
+        expect(range_text).to_have_text("120 行中 1–50 行")
+        assert page.eval_on_selector_all("tr.entry", visible) == numbers[:50]
+        expect(page.get_by_test_id("sheet-earlier")).to_be_disabled()
+        page.get_by_test_id("sheet-later").click()
+        expect(range_text).to_have_text("120 行中 51–100 行")
+        assert page.eval_on_selector_all("tr.entry", visible) == numbers[50:100]
+        page.get_by_test_id("sheet-later").click()
+        expect(range_text).to_have_text("120 行中 101–120 行")
+        assert page.eval_on_selector_all("tr.entry", visible) == numbers[100:]
+        expect(page.get_by_test_id("sheet-later")).to_be_disabled()
+        page.get_by_test_id("sheet-earlier").click()
+        expect(range_text).to_have_text("120 行中 51–100 行")
+
+        # Printing, whatever page is on screen, prints every row and no buttons (R1.4).
+        page.emulate_media(media="print")
+        assert page.eval_on_selector_all("tr.entry", visible) == numbers
+        expect(page.get_by_test_id("sheet-pages")).to_be_hidden()
+    finally:
+        context.close()
