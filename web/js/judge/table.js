@@ -11,6 +11,7 @@ import { sheetHref } from "../sheet_link.js";
 import { TableStore } from "../state.js";
 import { call, refusal, topBar } from "../staff/common.js";
 import { clockText, phaseText } from "./floor.js";
+import { ledgerPages } from "./ledger_pages.js";
 import { JUDGE_PANELS } from "./panels.js";
 import { seatsCard } from "./seats.js";
 
@@ -221,7 +222,7 @@ export function mountTable(root, eventId, code, navigate) {
     topBar(t("staff.judges"), [back, h("a", { href: sheetHref(code, lang()), class: "btn btn-small btn-quiet", testid: "judge-sheet-link", text: t("staff.sheet") })]),
     h("main", { class: "staff-main jt" },
       h("div", { class: "jt-col" }, head, toast, slots.calls, seats.box, slots.disputes, slots.decks, clockTools, correction, penaltyForm, resultForm, slots.penalties),
-      h("div", { class: "jt-col" }, h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
+      h("div", { class: "jt-col" }, ledgerPages(code, { on: (_kind, fn) => store.subscribe(() => fn({ state: store.state })) }), h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
   );
   loadLog();
   conn.start();
