@@ -113,6 +113,23 @@ def _short(path: str) -> str:
     return "/".join(parts[-2:])
 
 
+def _schedstat() -> Callable[[], float]:
+    """A reader of how long the calling OS thread has been runnable without a CPU, in ms
+    (/proc/thread-self/schedstat, Linux; always 0 elsewhere). One kept descriptor, re-read."""
+    try:
+        fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+    except OSError:
+        return lambda: 0.0
+
+    def read() -> float:
+        try:
+            return int(os.pread(fd, 128, 0).split()[1]) / 1e6
+        except (OSError, IndexError, ValueError):
+            return 0.0
+
+    return read
+
+
 class _Span:
     __slots__ = ("monitor", "name", "detail", "start", "on_loop")
 
@@ -242,8 +259,9 @@ class Monitor:
             "max_ms": round(self.max_ms, 1),
         }
 
-    def woke(self, before: float, after: float) -> dict[str, Any] | None:
-        """Account for one wake of the green thread; the stall record if it was late."""
+    def woke(self, before: float, after: float, waited_ms: float = 0.0) -> dict[str, Any] | None:
+        """Account for one wake of the green thread; the stall record if it was late.
+        `waited_ms`: how long the loop's thread was runnable but had no CPU meanwhile."""
         late = (after - before - self.period) * 1000
         self.wakes += 1
         self.max_ms = max(self.max_ms, late)
@@ -254,11 +272,17 @@ class Monitor:
             return None
         self.stalls += 1
         sampled = self._stack
+        causes = self.causes(before, after)
+        if waited_ms >= 1.0:
+            # The machine's other processes had the cores: not this worker's doing.
+            starved = {"name": "waiting for a CPU", "ms": round(waited_ms, 1), "count": 1}
+            starved.update(span_ms=round(waited_ms, 1), on_loop=True, detail="")
+            causes = sorted([starved, *causes], key=lambda c: -c["ms"])
         return {
             "kind": "stall",
             "at": round(time.time() - (time.perf_counter() - before - self.period), 3),
             "ms": round(late, 1),
-            "causes": self.causes(before, after),
+            "causes": causes,
             "stack": sampled[1] if sampled is not None and sampled[0] == before else None,
         }
 
@@ -267,12 +291,16 @@ class Monitor:
         time.sleep(1.0)
         self.loop_ident = _get_ident()
         self._write(self.header())
+        sched = _schedstat()
         next_tick = time.monotonic() + TICK_SECONDS
+        waiting = sched()
         while not self._stopped:
             before = time.perf_counter()
             self.beat = before
             time.sleep(self.period)
-            record = self.woke(before, time.perf_counter())
+            after = time.perf_counter()
+            waited, waiting = -waiting, sched()
+            record = self.woke(before, after, waited + waiting)
             try:
                 if record is not None:
                     self._write(record)
