@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 
 PERIOD_MS = 5.0
 THRESHOLD_MS = 20.0
-WATCH_MS = 5.0
+WATCH_MS = 10.0
 TICK_SECONDS = 10.0
 SPANS_KEPT = 8192  # a few seconds of group commits at 2,500 tables
 STACK_FRAMES = 14
