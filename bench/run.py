@@ -518,7 +518,10 @@ def print_long(s: dict[str, Any], args: argparse.Namespace) -> None:
         "watchdog every 10 ms: 0.3 s of CPU per 10 s in an idle worker on the 2-core test "
         "machine; runs without --long or --stalls do not carry it)"
     )
-    stalls = s["stalls"] or []
+    if s["stalls"] is None:
+        print("  no stall report from this server (its code has no stall monitor)")
+        return
+    stalls = s["stalls"]
     print(
         f"  stalls of the worker's loop over {report.STALL_BUCKETS_MS[0]} ms in the window: "
         + report.stall_summary(stalls, s["stall_wakes"])
