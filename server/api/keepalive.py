@@ -18,6 +18,8 @@ from typing import Any, Protocol
 from simple_websocket import ConnectionClosed
 from wsproto.events import Ping
 
+from server.stalls import span
+
 log = logging.getLogger(__name__)
 
 SLICES = 20
@@ -77,7 +79,8 @@ class Pinger:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval / SLICES):
-            self.tick()
+            with span("pinger slice"):
+                self.tick()
 
 
 def send_ping(ws: Any) -> bool:
