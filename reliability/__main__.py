@@ -42,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--adversary-tables", type=int, default=500, help="ordinary tables playing meanwhile"
     )
     parser.add_argument("--attack-seconds", type=float, default=12)
+    parser.add_argument(
+        "--adversary-clients",
+        type=int,
+        default=0,
+        help="processes driving the ordinary tables (default: 2-4, by tables)",
+    )
     parser.add_argument("--quiet-seconds", type=float, default=10)
     parser.add_argument(
         "--attack",
@@ -143,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
             quiet_seconds=args.quiet_seconds,
             attack_seconds=args.attack_seconds,
             only=args.attack,
+            clients=args.adversary_clients,
         )
         figures["adversary"] = asdict(report)
         print(

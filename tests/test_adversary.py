@@ -17,6 +17,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from ws_helpers import new_table
 
+from server.testing import isolated_database, start_server, stop_server
+
 PING = json.dumps({"type": "ping", "t": 1})
 
 
@@ -126,3 +128,50 @@ def test_a_flood_on_the_judges_floor_socket_is_cut_off(live_server):
     event = org.create_event("Flood", 2)
     url = f"{live_server.ws_url}/ws/floor/{event['id']}"
     check(*attack(live_server, [PING], url, {"Cookie": org.cookie}))
+
+
+def test_spectators_that_never_read_are_closed_when_their_pong_is_overdue(tmp_path, database_url):
+    # A spectator that never reads (not even the server's ping) is closed within
+    # WS_PONG_SECONDS of the ping it got as it opened, while a table plays on; a spectator
+    # that reads stays. (Before: closed only at the next round of pings, WS_PING_SECONDS = 20,
+    # or when its write deadline ran out.)
+    from reliability.adversary import TCP_ESTABLISHED, raw_websocket, tcp_state
+
+    url = isolated_database(database_url, "never_read")
+    server, process = start_server(tmp_path, url, {"WS_PONG_SECONDS": "2"})
+    try:
+        code, token_a, _ = new_table(server)
+        start = time.monotonic()
+        silent = [
+            raw_websocket("127.0.0.1", server.port, f"/ws/table/{code}", '{"type":"hello"}')
+            for _ in range(5)
+        ]
+        closed_at: list[float | None] = [None] * len(silent)
+
+        async def play_and_watch() -> int:
+            ws_url = f"{server.ws_url}/ws/table/{code}"
+            async with connect(ws_url) as watcher, connect(ws_url) as seat:
+                await watcher.send(json.dumps({"type": "hello"}))
+                await seat.send(json.dumps({"type": "hello", "token": token_a}))
+                seen = 0
+                for n in range(50):  # 5 s of commands: updates for every spectator
+                    command = {"type": "command", "id": f"c{n}", "cmd": "coin.toss"}
+                    await seat.send(json.dumps({**command, "args": {"count": 1}}))
+                    await asyncio.sleep(0.1)
+                    for k, sock in enumerate(silent):
+                        if closed_at[k] is None and tcp_state(sock) != TCP_ESTABLISHED:
+                            closed_at[k] = time.monotonic() - start
+                    with contextlib.suppress(TimeoutError):
+                        while True:
+                            await asyncio.wait_for(watcher.recv(), 0.01)
+                            seen += 1
+                assert watcher.close_code is None  # the reading spectator is still open
+                return seen
+
+        seen = asyncio.run(play_and_watch())
+        assert seen > 10
+        assert all(t is not None and t < 2 + 1.5 for t in closed_at), closed_at
+        for sock in silent:
+            sock.close()
+    finally:
+        stop_server(process)
