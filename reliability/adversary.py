@@ -23,6 +23,7 @@ import threading
 import time
 import urllib.request
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,8 @@ class AttackResult:
     rss_peak: int = 0
     rss_after: int = 0
     restarts: int = 0
+    # The second of the attack with the highest p99: (seconds after its start, p99 ms).
+    worst_second: tuple[float, float] | None = None
 
 
 @dataclass
@@ -283,19 +286,22 @@ async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dic
     if name == "never_read":
         parts = urlsplit(base)
         start = time.monotonic()
-        sockets, opened = [], []
-        for n in range(200):
-            sockets.append(
-                raw_websocket(
-                    parts.hostname or "",
-                    parts.port or 80,
-                    f"/ws/table/{codes[n % len(codes)]}",
-                    json.dumps({"type": "hello"}),
-                )
+
+        def spectator(n: int) -> tuple[socket.socket, float]:
+            sock = raw_websocket(
+                parts.hostname or "",
+                parts.port or 80,
+                f"/ws/table/{codes[n % len(codes)]}",
+                json.dumps({"type": "hello"}),
             )
-            opened.append(time.monotonic() - start)
+            return sock, time.monotonic() - start
+
+        with ThreadPoolExecutor(20) as pool:  # open them together, as an attacker would
+            pairs = list(pool.map(spectator, range(200)))
+        sockets = [sock for sock, _ in pairs]
+        opened = [t for _, t in pairs]
         closed_at = await asyncio.to_thread(
-            wait_closed_unread, sockets, start, max(seconds, PONG_SECONDS + 5)
+            wait_closed_unread, sockets, start, max(seconds, max(opened) + PONG_SECONDS + 5)
         )
         for sock in sockets:
             sock.close()
@@ -304,7 +310,7 @@ async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dic
         return {
             "lasted": max(cut) if len(cut) == len(sockets) else time.monotonic() - start,
             "cut_off": len(cut) == len(sockets),
-            "detail": f"200 spectators never reading (opened within {opened[-1]:.1f} s): "
+            "detail": f"200 spectators never reading (opened within {max(opened):.1f} s): "
             f"{len(cut)} closed by the server {min(cut, default=0):.1f}-"
             f"{max(cut, default=0):.1f} s after the attack began, "
             f"{min(lives, default=0):.1f}-{max(lives, default=0):.1f} s after each opened",
@@ -657,11 +663,24 @@ def run(
         for result, (began, ended, settled) in zip(report.attacks, windows, strict=True):
             during, _ = hall.between(began, ended)
             result.p99_ms, result.samples = p99(during), len(during)
+            result.worst_second = worst_second(hall, began, ended)
             result.errors = dict(hall.between(began, settled)[1])
             print(line(result, report.quiet_p99_ms), flush=True)
     finally:
         server.stop()
     return report
+
+
+def worst_second(hall: Hall, began: float, ended: float) -> tuple[float, float] | None:
+    """The one-second slice of [began, ended) with the highest p99: when the attack hurt."""
+    worst: tuple[float, float] | None = None
+    second = 0
+    while began + second < ended:
+        found = p99(hall.between(began + second, began + second + 1)[0])
+        if found is not None and (worst is None or found > worst[1]):
+            worst = (float(second), found)
+        second += 1
+    return worst
 
 
 def _cut(a: AttackResult) -> str:
@@ -673,11 +692,18 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f} ms"
 
 
+def _worst(a: AttackResult) -> str:
+    if a.worst_second is None:
+        return "-"
+    return f"+{a.worst_second[0]:.0f} s: {a.worst_second[1]:.1f} ms"
+
+
 def line(a: AttackResult, quiet: float | None) -> str:
     mb = 1024 * 1024
     return (
         f"[adversary/{a.name}] ordinary p99 {_ms(a.p99_ms)} (quiet {_ms(quiet)}, "
-        f"{a.samples} commands), errors {sum(a.errors.values())} {a.errors or ''}, "
+        f"{a.samples} commands; worst second {_worst(a)}), "
+        f"errors {sum(a.errors.values())} {a.errors or ''}, "
         f"{_cut(a)}, "
         f"worker restarts {a.restarts}, RSS {a.rss_before / mb:.0f}/{a.rss_peak / mb:.0f}/"
         f"{a.rss_after / mb:.0f} MB (before/peak/after); {a.detail}"

@@ -2,11 +2,12 @@
 
 glibc's `free` gives memory back only from the top of the heap (and blocks it `mmap`ed itself);
 what hundreds of sockets held (their green threads' saved stacks, parser buffers, queues) is
-freed in the middle of the heap and stays in the process's RSS: measured, 200 spectators that
-never read and 300 sockets without hello left the worker 12-15% bigger once they were all
-closed. `malloc_trim(0)` hands every free page of every arena back (`madvise`), so a trim
-shortly after a burst of closes brings RSS back; it costs a few milliseconds of the worker's
-loop, hence at most one every `MIN_GAP` seconds.
+freed in the middle of the heap and stays in the process's RSS (200 spectators that never read
+and 300 sockets without hello left the worker 12-15% bigger once all were closed).
+`malloc_trim(0)` hands every free page of every arena back (`madvise`). Measured, it gives back
+part of that growth (docs/decisions.md: 87.8 → 84.3 MB after the first burst), not all of it.
+It stops the worker's loop while it runs (measured 37 ms to give back 98 MB, so a few ms for
+the ~10 MB of a burst of sockets), hence at most one trim every `MIN_GAP` seconds.
 """
 
 from __future__ import annotations
