@@ -155,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"[adversary] ordinary tables {report.tables} (set-up errors "
             f"{report.setup_errors or 0}), quiet p99 {adversary._ms(report.quiet_p99_ms)} "
-            f"({report.quiet_samples} commands), worker restarts {report.worker_restarts}"
+            f"({report.quiet_samples} commands; worker CPU "
+            f"{adversary._pct(report.quiet_server_cpu_pct)} of a core, client loops' lag p99 "
+            f"{adversary._ms(report.client_lag_p99_ms)}), worker restarts {report.worker_restarts}"
         )
         missed = adversary.problems(report)
         for problem in missed:

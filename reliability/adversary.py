@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from bench import procstat
 from bench.httpc import HttpClient
-from bench.load import SETUP_STEPS, Plan, Stats, Table, raise_nofile
+from bench.load import SETUP_STEPS, Plan, Stats, Table, lag_monitor, raise_nofile
 from bench.servers import start_gunicorn, wait_ready
 
 PING = json.dumps({"type": "ping", "t": 1})
@@ -85,6 +85,10 @@ class AdversaryReport:
     tables: int = 0
     quiet_p99_ms: float | None = None
     quiet_samples: int = 0
+    # The quiet window's cost: the worker's CPU (% of one core) and how late the client
+    # processes' loops woke up (p99 over the whole run, ms): a busy client inflates latencies.
+    quiet_server_cpu_pct: float | None = None
+    client_lag_p99_ms: float | None = None
     attacks: list[AttackResult] = field(default_factory=list)
     worker_restarts: int = 0
     setup_errors: dict[str, int] = field(default_factory=dict)
@@ -479,7 +483,10 @@ async def _hall(
     await asyncio.to_thread(go.wait)
     start = go_time.value
     if start > 0:
-        play = asyncio.gather(*(t.run(start, start + seconds) for t in ready))
+        play = asyncio.gather(
+            lag_monitor(stats, start, start + seconds),
+            *(t.run(start, start + seconds) for t in ready),
+        )
         stop = asyncio.ensure_future(asyncio.to_thread(stopped.wait, seconds + 5))
         await asyncio.wait([play, stop], return_when=asyncio.FIRST_COMPLETED)
         play.cancel()  # the attacks are over: what is still in flight is not counted
@@ -488,7 +495,7 @@ async def _hall(
     await asyncio.gather(*(t.close() for t in ready), return_exceptions=True)
     latencies: StampedList = stats.latencies  # type: ignore[assignment]
     errors: StampedCounter = stats.errors  # type: ignore[assignment]
-    out.put(("result", list(latencies), latencies.stamps, errors.events))
+    out.put(("result", list(latencies), latencies.stamps, errors.events, stats.lag))
 
 
 def _hall_main(*args: Any) -> None:
@@ -532,6 +539,7 @@ class Hall:
         self.setup_errors: Counter[str] = Counter()
         self.latencies: list[tuple[float, float]] = []  # (when, ms)
         self.errors: list[tuple[float, str]] = []
+        self.lag: list[float] = []  # ms, how late the client processes' loops woke up
         self.start_at = 0.0
         self.seconds = seconds
 
@@ -563,10 +571,11 @@ class Hall:
         deadline = time.monotonic() + 60
         while got < len(self.procs) and time.monotonic() < deadline:
             try:
-                _, values, stamps, errors = self.out.get(timeout=1.0)
+                _, values, stamps, errors, lag = self.out.get(timeout=1.0)
             except Exception:
                 continue
             got += 1
+            self.lag += lag
             self.latencies += list(zip(stamps, values, strict=False))
             self.errors += errors
         if got < len(self.procs):
@@ -619,7 +628,13 @@ def run(
         hall.start(240)
         report.tables = len(hall.codes)
         report.setup_errors = dict(hall.setup_errors)
-        time.sleep(max(0.0, hall.start_at - time.monotonic()) + quiet_seconds)
+        time.sleep(max(0.0, hall.start_at - time.monotonic()))
+        worker = (server.worker_pids() or [0])[0]
+        cpu0, t0 = procstat.cpu_seconds(worker), time.monotonic()
+        time.sleep(quiet_seconds)
+        report.quiet_server_cpu_pct = (
+            (procstat.cpu_seconds(worker) - cpu0) / (time.monotonic() - t0) * 100
+        )
         ctx = multiprocessing.get_context("spawn")
         windows: list[tuple[float, float, float]] = []
         for name in attacks:
@@ -658,6 +673,7 @@ def run(
             print(f"[adversary/{name}] attacker done: {_cut(result)}; {result.detail}", flush=True)
         report.worker_restarts = sum(a.restarts for a in report.attacks)
         hall.finish()
+        report.client_lag_p99_ms = p99(hall.lag)
         quiet, _ = hall.between(hall.start_at, hall.start_at + quiet_seconds)
         report.quiet_p99_ms, report.quiet_samples = p99(quiet), len(quiet)
         for result, (began, ended, settled) in zip(report.attacks, windows, strict=True):
@@ -686,6 +702,10 @@ def worst_second(hall: Hall, began: float, ended: float) -> tuple[float, float] 
 def _cut(a: AttackResult) -> str:
     lasted = "-" if a.lasted_s is None else f"{a.lasted_s:.2f} s"
     return f"attacker {'cut off' if a.cut_off else 'NOT cut off'} after {lasted}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}%"
 
 
 def _ms(value: float | None) -> str:

@@ -8,11 +8,11 @@ spread over the interval. The browser's own websocket answers pings by itself.
 
 A socket is also pinged as soon as it opens, and a ping not answered within `pong_seconds`
 closes the socket (1008): that is how the server notices a peer that does not read (its pong
-never comes, however little the server sends it), within `pong_seconds` of its first ping. The
-deadline is checked every `EXPIRE_EVERY` seconds. A phone on bad Wi-Fi
-answers once the radio is back (TCP retransmits the ping: after a gap of 3 s the retransmission
-backs off to at most ~3 s more), so the default (8 s) keeps it; a phone that is cut reconnects
-and resyncs.
+never comes, however little the server sends it), within `pong_seconds` of its first ping
+(the deadline is checked every `EXPIRE_EVERY` seconds). A phone on bad Wi-Fi answers once the
+radio is back: TCP retransmits the ping, and after a 3 s gap its backed-off timer fires at most
+about 3 s later, so the default (8 s) keeps such a phone; one that is cut anyway reconnects and
+resyncs.
 """
 
 from __future__ import annotations
