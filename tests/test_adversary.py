@@ -177,3 +177,24 @@ def test_spectators_that_never_read_are_closed_when_their_pong_is_overdue(tmp_pa
             sock.close()
     finally:
         stop_server(process)
+
+
+def test_the_suite_cuts_each_attacks_window_by_timestamps():
+    # The ordinary tables' latencies and errors come from several client processes, each
+    # stamped with when it happened; an attack's figures are the ones inside its window.
+    from reliability.adversary import Hall, StampedCounter, p99, worst_second
+
+    errors = StampedCounter()
+    errors["timeout"] += 1
+    errors["timeout"] += 2
+    errors["socket_closed"] += 1
+    assert errors == {"timeout": 3, "socket_closed": 1}
+    assert [k for _, k in errors.events] == ["timeout"] * 3 + ["socket_closed"]
+
+    hall = Hall.__new__(Hall)  # no client processes: only its windows
+    hall.latencies = [(10.2, 5.0), (10.8, 7.0), (11.5, 900.0), (12.5, 6.0), (20.0, 1000.0)]
+    hall.errors = [(11.6, "timeout"), (30.0, "socket_closed")]
+    values, seen = hall.between(10.0, 13.0)
+    assert values == [5.0, 7.0, 900.0, 6.0] and seen == {"timeout": 1}
+    assert p99(values) == 900.0
+    assert worst_second(hall, 10.0, 13.0) == (1.0, 900.0)
