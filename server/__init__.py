@@ -68,7 +68,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["duel_table"] = found = Services(store, hub, clock, limiter)
     found.checkpointer = start_checkpointer(database, checkpoint_ms)
     if app.config["WS_PING_SECONDS"] > 0:
-        found.pinger = Pinger(app.config["WS_PING_SECONDS"])
+        found.pinger = Pinger(app.config["WS_PING_SECONDS"], app.config["WS_PONG_SECONDS"])
 
     access.init_app(app)
     http.init_app(app)

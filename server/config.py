@@ -56,6 +56,9 @@ DEFAULTS: dict[str, Any] = {
     "STATE_CACHE_SIZE": 12000,
     "WS_MAX_MESSAGE_BYTES": 8192,
     "WS_PING_SECONDS": 20,
+    # A socket is pinged as it opens and every WS_PING_SECONDS; a pong that has not come
+    # WS_PONG_SECONDS after its ping closes the socket (a peer that does not read).
+    "WS_PONG_SECONDS": 8,
     "WS_RATE_PER_SECOND": 20,
     "WS_RATE_BURST": 40,
     # Per client address. A hall's phones often share one public address behind the venue's
@@ -114,6 +117,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "STATE_CACHE_SIZE": parse_int,
     "WS_MAX_MESSAGE_BYTES": parse_int,
     "WS_PING_SECONDS": parse_int,
+    "WS_PONG_SECONDS": parse_int,
     "WS_RATE_PER_SECOND": parse_int,
     "WS_RATE_BURST": parse_int,
     "WS_FRAMES_PER_SECOND": parse_int,

@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "server.config": SHARED,
     "server.gctune": SHARED,
     "server.compat": SHARED,
+    "server.memtrim": SHARED,
     "server.names": SHARED,
     "server.offload": SHARED,
     "server.stalls": SHARED,
