@@ -42,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--adversary-tables", type=int, default=500, help="ordinary tables playing meanwhile"
     )
     parser.add_argument("--attack-seconds", type=float, default=12)
+    parser.add_argument(
+        "--adversary-clients",
+        type=int,
+        default=0,
+        help="processes driving the ordinary tables (default: 2-4, by tables)",
+    )
     parser.add_argument("--quiet-seconds", type=float, default=10)
     parser.add_argument(
         "--attack",
@@ -143,12 +149,15 @@ def main(argv: list[str] | None = None) -> int:
             quiet_seconds=args.quiet_seconds,
             attack_seconds=args.attack_seconds,
             only=args.attack,
+            clients=args.adversary_clients,
         )
         figures["adversary"] = asdict(report)
         print(
             f"[adversary] ordinary tables {report.tables} (set-up errors "
             f"{report.setup_errors or 0}), quiet p99 {adversary._ms(report.quiet_p99_ms)} "
-            f"({report.quiet_samples} commands), worker restarts {report.worker_restarts}"
+            f"({report.quiet_samples} commands; worker CPU "
+            f"{adversary._pct(report.quiet_server_cpu_pct)} of a core, client loops' lag p99 "
+            f"{adversary._ms(report.client_lag_p99_ms)}), worker restarts {report.worker_restarts}"
         )
         missed = adversary.problems(report)
         for problem in missed:

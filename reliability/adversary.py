@@ -12,15 +12,18 @@ before, at peak and after.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import multiprocessing
+import os
 import random
 import socket
 import threading
 import time
 import urllib.request
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,13 +31,14 @@ from urllib.parse import urlsplit
 
 from bench import procstat
 from bench.httpc import HttpClient
-from bench.load import SETUP_STEPS, Plan, Stats, Table
+from bench.load import SETUP_STEPS, Plan, Stats, Table, lag_monitor, raise_nofile
 from bench.servers import start_gunicorn, wait_ready
 
 PING = json.dumps({"type": "ping", "t": 1})
 ATTACKS = ("flood_anon", "flood_seat", "seat_entries", "never_read", "no_hello", "logins", "bodies")
 P99_TARGET_MS = 25.0
 HELLO_SECONDS = 10.0  # the server's default WS_HELLO_SECONDS
+PONG_SECONDS = 8.0  # the server's default WS_PONG_SECONDS
 
 
 class StampedList(list):
@@ -72,6 +76,8 @@ class AttackResult:
     rss_peak: int = 0
     rss_after: int = 0
     restarts: int = 0
+    # The second of the attack with the highest p99: (seconds after its start, p99 ms).
+    worst_second: tuple[float, float] | None = None
 
 
 @dataclass
@@ -79,6 +85,10 @@ class AdversaryReport:
     tables: int = 0
     quiet_p99_ms: float | None = None
     quiet_samples: int = 0
+    # The quiet window's cost: the worker's CPU (% of one core) and how late the client
+    # processes' loops woke up (p99 over the whole run, ms): a busy client inflates latencies.
+    quiet_server_cpu_pct: float | None = None
+    client_lag_p99_ms: float | None = None
     attacks: list[AttackResult] = field(default_factory=list)
     worker_restarts: int = 0
     setup_errors: dict[str, int] = field(default_factory=dict)
@@ -106,6 +116,65 @@ def _seated_table(base: str) -> tuple[str, dict[str, str]]:
     return code, tokens
 
 
+TCP_ESTABLISHED = 1  # tcpi_state in Linux's TCP_INFO
+
+
+def tcp_state(sock: socket.socket) -> int:
+    """The socket's TCP state, read without reading its data (Linux): ESTABLISHED until the
+    server's FIN arrives, even with unread bytes in the receive buffer."""
+    return sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0]
+
+
+def masked_text(text: str) -> bytes:
+    """A client's text frame (RFC 6455: masked)."""
+    payload = text.encode()
+    mask = os.urandom(4)
+    n = len(payload)
+    head = bytes([0x81]) + (
+        bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, "big")
+    )
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def raw_websocket(host: str, port: int, path: str, hello: str | None) -> socket.socket:
+    """A websocket on a bare socket that reads the handshake's answer and nothing more: it
+    never answers a ping and never takes an update off the kernel's buffer."""
+    sock = socket.create_connection((host, port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        "\r\n".encode()
+    )
+    head = b""
+    while not head.endswith(b"\r\n\r\n"):  # one byte at a time: not a frame more
+        byte = sock.recv(1)
+        if not byte:
+            raise ConnectionError("closed during the handshake")
+        head += byte
+    if not head.startswith(b"HTTP/1.1 101"):
+        raise ConnectionError(head.split(b"\r\n")[0].decode(errors="replace"))
+    if hello is not None:
+        sock.sendall(masked_text(hello))
+    return sock
+
+
+def wait_closed_unread(
+    sockets: list[socket.socket], start: float, seconds: float
+) -> list[float | None]:
+    """Watch the sockets' TCP state (not their data) until the server closed them all or
+    `seconds` from `start` passed: for each, when the server closed it (from `start`)."""
+    closed_at: list[float | None] = [None] * len(sockets)
+    while True:
+        now = time.monotonic() - start
+        for n, sock in enumerate(sockets):
+            if closed_at[n] is None and tcp_state(sock) != TCP_ESTABLISHED:
+                closed_at[n] = now
+        if now >= seconds or None not in closed_at:
+            return closed_at
+        time.sleep(0.05)
+
+
 async def _flood(ws: Any, frames: list[str], seconds: float) -> tuple[float, bool]:
     """Send without reading until closed or `seconds`; (lasted, closed by the server)."""
     start = time.monotonic()
@@ -126,21 +195,31 @@ async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dic
     from websockets.asyncio.client import connect
 
     ws_base = "ws" + base[4:]
-    if name == "flood_anon":
-        async with connect(f"{ws_base}/ws/table/{codes[0]}", max_queue=None) as ws:
-            lasted, closed = await _flood(ws, [PING], seconds)
-        return {"lasted": lasted, "cut_off": closed, "detail": "pings without reading"}
-
-    if name == "flood_seat":
-        code, tokens = _seated_table(base)
-        async with connect(f"{ws_base}/ws/table/{code}", max_queue=None) as ws:
-            await ws.send(json.dumps({"type": "hello", "token": tokens["A"]}))
-            await ws.recv()
-            frame = json.dumps(
-                {"type": "command", "id": "x", "cmd": "coin.toss", "args": {"count": 1}}
-            )
-            lasted, closed = await _flood(ws, [frame, PING], seconds)
-        return {"lasted": lasted, "cut_off": closed, "detail": "a seat's commands, unread"}
+    if name in ("flood_anon", "flood_seat"):
+        # Flood, and once closed open another socket and flood again, for `seconds`: the
+        # ordinary tables are measured under a flood that lasts, each socket of it cut off.
+        start = time.monotonic()
+        lives: list[tuple[float, bool]] = []
+        code, tokens = _seated_table(base) if name == "flood_seat" else (codes[0], {})
+        command = json.dumps(
+            {"type": "command", "id": "x", "cmd": "coin.toss", "args": {"count": 1}}
+        )
+        while time.monotonic() - start < seconds:
+            async with connect(f"{ws_base}/ws/table/{code}", max_queue=None) as ws:
+                if tokens:
+                    await ws.send(json.dumps({"type": "hello", "token": tokens["A"]}))
+                    await ws.recv()
+                left = seconds - (time.monotonic() - start)
+                frames = [command, PING] if tokens else [PING]
+                lives.append(await _flood(ws, frames, max(left, 0.1)))
+        longest = max(t for t, _ in lives)
+        return {
+            "lasted": longest,
+            "cut_off": all(closed for _, closed in lives),
+            "detail": f"{'a seat' if tokens else 'a socket without hello'} sending without "
+            f"reading: {len(lives)} sockets in {seconds:.0f} s, each closed after "
+            f"{min(t for t, _ in lives):.2f}-{longest:.2f} s",
+        }
 
     if name == "seat_entries":
         code, tokens = _seated_table(base)
@@ -209,22 +288,36 @@ async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dic
         }
 
     if name == "never_read":
-        sockets = []
+        parts = urlsplit(base)
         start = time.monotonic()
-        for n in range(200):
-            ws = await connect(
-                f"{ws_base}/ws/table/{codes[n % len(codes)]}", max_queue=1, ping_interval=None
+
+        def spectator(n: int) -> tuple[socket.socket, float]:
+            sock = raw_websocket(
+                parts.hostname or "",
+                parts.port or 80,
+                f"/ws/table/{codes[n % len(codes)]}",
+                json.dumps({"type": "hello"}),
             )
-            await ws.send(json.dumps({"type": "hello"}))
-            sockets.append(ws)
-        await asyncio.sleep(max(0.0, seconds - (time.monotonic() - start)))
-        open_ = sum(ws.close_code is None for ws in sockets)
-        for ws in sockets:
-            ws.transport.abort()
+            return sock, time.monotonic() - start
+
+        with ThreadPoolExecutor(20) as pool:  # open them together, as an attacker would
+            pairs = list(pool.map(spectator, range(200)))
+        sockets = [sock for sock, _ in pairs]
+        opened = [t for _, t in pairs]
+        closed_at = await asyncio.to_thread(
+            wait_closed_unread, sockets, start, max(seconds, max(opened) + PONG_SECONDS + 5)
+        )
+        for sock in sockets:
+            sock.close()
+        cut = [t for t in closed_at if t is not None]
+        lives = [t - o for t, o in zip(closed_at, opened, strict=True) if t is not None]
         return {
-            "lasted": time.monotonic() - start,
-            "cut_off": open_ == 0,
-            "detail": f"200 spectators never reading: {open_} still open at the end",
+            "lasted": max(cut) if len(cut) == len(sockets) else time.monotonic() - start,
+            "cut_off": len(cut) == len(sockets),
+            "detail": f"200 spectators never reading (opened within {max(opened):.1f} s): "
+            f"{len(cut)} closed by the server {min(cut, default=0):.1f}-"
+            f"{max(cut, default=0):.1f} s after the attack began, "
+            f"{min(lives, default=0):.1f}-{max(lives, default=0):.1f} s after each opened",
         }
 
     if name == "no_hello":
@@ -312,8 +405,10 @@ async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dic
 
 
 def _attack_main(name: str, base: str, codes: list[str], seconds: float, out: Any) -> None:
+    raise_nofile()
+    began = time.monotonic()
     try:
-        out.put(asyncio.run(_attack(name, base, codes, seconds)))
+        out.put({"began": began, **asyncio.run(_attack(name, base, codes, seconds))})
     except Exception as exc:  # the suite reports it rather than hanging
         out.put({"lasted": None, "cut_off": False, "detail": f"attacker failed: {exc!r}"})
 
@@ -321,63 +416,179 @@ def _attack_main(name: str, base: str, codes: list[str], seconds: float, out: An
 # -- the ordinary tables ------------------------------------------------------------------------
 
 
-class Hall(threading.Thread):
-    """The bench's ordinary tables, on an asyncio loop in a thread of their own."""
+class StampedCounter(Counter):
+    """A Counter that also keeps when each count was added (time.monotonic, the same clock
+    in every process on Linux), so a window's errors can be cut."""
 
-    def __init__(self, base: str, tables: int, interval: float, seconds: float) -> None:
-        super().__init__(daemon=True)
-        self.plan = Plan(
-            mode="server",
-            urls=[base],
-            tables=list(range(tables)),
-            seconds=seconds,
-            interval=interval,
-            ramp=1e9,
-            ramp_base=time.monotonic(),
-            setup_slots=16,
-            setup_timeout=180,
-            clock_tables=0,
+    def __init__(self) -> None:
+        super().__init__()
+        self.events: list[tuple[float, str]] = []
+
+    def __setitem__(self, key: Any, value: int) -> None:
+        added = value - self.get(key, 0)
+        if added > 0:
+            self.events.extend([(time.monotonic(), str(key))] * added)
+        super().__setitem__(key, value)
+
+
+async def _hall(
+    base: str,
+    numbers: list[int],
+    interval: float,
+    seconds: float,
+    out: Any,
+    go: Any,
+    go_time: Any,
+    stopped: Any,
+    setup_slots: int,
+) -> None:
+    plan = Plan(
+        mode="server",
+        urls=[base],
+        tables=numbers,
+        seconds=seconds,
+        interval=interval,
+        ramp=1e9,
+        ramp_base=time.monotonic(),
+        setup_slots=setup_slots,
+        setup_timeout=180,
+        clock_tables=0,
+    )
+    stats = Stats()
+    stats.latencies = StampedList()
+    stats.errors = StampedCounter()
+    rng = random.Random(7 + numbers[0] if numbers else 7)
+    tables = [Table(n, plan, stats, random.Random(rng.random())) for n in plan.tables]
+    parts = urlsplit(base)
+    queue: asyncio.Queue[Table] = asyncio.Queue()
+    for t in tables:
+        queue.put_nowait(t)
+    ready: list[Table] = []
+
+    async def slot() -> None:
+        client = HttpClient(parts.hostname or "", parts.port or 80)
+        try:
+            while not queue.empty():
+                t = queue.get_nowait()
+                try:
+                    await asyncio.wait_for(t.setup({base: client}), 60)
+                    ready.append(t)
+                except Exception as exc:
+                    stats.setup_errors[type(exc).__name__] += 1
+        finally:
+            await client.close()
+
+    await asyncio.gather(*(slot() for _ in range(setup_slots)))
+    out.put(("ready", [t.code for t in ready], dict(stats.setup_errors)))
+    await asyncio.to_thread(go.wait)
+    start = go_time.value
+    if start > 0:
+        play = asyncio.gather(
+            lag_monitor(stats, start, start + seconds),
+            *(t.run(start, start + seconds) for t in ready),
         )
-        self.stats = Stats()
-        self.stats.latencies = StampedList()
-        self.ready = threading.Event()
-        self.tables: list[Table] = []
+        stop = asyncio.ensure_future(asyncio.to_thread(stopped.wait, seconds + 5))
+        await asyncio.wait([play, stop], return_when=asyncio.FIRST_COMPLETED)
+        play.cancel()  # the attacks are over: what is still in flight is not counted
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await play
+    await asyncio.gather(*(t.close() for t in ready), return_exceptions=True)
+    latencies: StampedList = stats.latencies  # type: ignore[assignment]
+    errors: StampedCounter = stats.errors  # type: ignore[assignment]
+    out.put(("result", list(latencies), latencies.stamps, errors.events, stats.lag))
+
+
+def _hall_main(*args: Any) -> None:
+    raise_nofile()
+    asyncio.run(_hall(*args))
+
+
+class Hall:
+    """The bench's ordinary tables, spread over `clients` processes (one asyncio loop cannot
+    drive 1,000 phones without its own lag entering the figures), each reporting its
+    latencies and errors with the time they happened."""
+
+    def __init__(
+        self, base: str, tables: int, interval: float, seconds: float, clients: int
+    ) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.out = ctx.Queue()
+        self.go = ctx.Event()
+        self.go_time = ctx.Value("d", 0.0)
+        self.stopped = ctx.Event()
+        clients = max(1, min(clients, tables))
+        self.procs = [
+            ctx.Process(
+                target=_hall_main,
+                args=(
+                    base,
+                    list(range(w, tables, clients)),
+                    interval,
+                    seconds,
+                    self.out,
+                    self.go,
+                    self.go_time,
+                    self.stopped,
+                    max(1, 16 // clients),
+                ),
+                daemon=True,
+            )
+            for w in range(clients)
+        ]
+        self.codes: list[str] = []
+        self.setup_errors: Counter[str] = Counter()
+        self.latencies: list[tuple[float, float]] = []  # (when, ms)
+        self.errors: list[tuple[float, str]] = []
+        self.lag: list[float] = []  # ms, how late the client processes' loops woke up
         self.start_at = 0.0
-        self.end_at = 0.0
+        self.seconds = seconds
 
-    def run(self) -> None:
-        asyncio.run(self._main())
-
-    async def _main(self) -> None:
-        plan, stats = self.plan, self.stats
-        rng = random.Random(7)
-        self.tables = [Table(n, plan, stats, random.Random(rng.random())) for n in plan.tables]
-        parts = urlsplit(plan.urls[0])
-        queue: asyncio.Queue[Table] = asyncio.Queue()
-        for t in self.tables:
-            queue.put_nowait(t)
-        ready: list[Table] = []
-
-        async def slot() -> None:
-            client = HttpClient(parts.hostname or "", parts.port or 80)
+    def start(self, timeout: float) -> None:
+        """Set the tables up in every process, then let them all play from the same moment."""
+        for proc in self.procs:
+            proc.start()
+        deadline = time.monotonic() + timeout
+        waited = 0
+        while waited < len(self.procs) and time.monotonic() < deadline:
             try:
-                while not queue.empty():
-                    t = queue.get_nowait()
-                    try:
-                        await asyncio.wait_for(t.setup({plan.urls[0]: client}), 60)
-                        ready.append(t)
-                    except Exception as exc:
-                        stats.setup_errors[type(exc).__name__] += 1
-            finally:
-                await client.close()
-
-        await asyncio.gather(*(slot() for _ in range(plan.setup_slots)))
-        self.tables = ready
+                _, codes, setup_errors = self.out.get(timeout=1.0)
+            except Exception:
+                continue
+            waited += 1
+            self.codes += codes
+            self.setup_errors.update(setup_errors)
+        if waited < len(self.procs):
+            self.go.set()
+            raise RuntimeError(f"the ordinary tables were not ready in {timeout:.0f} s")
         self.start_at = time.monotonic() + 1
-        self.end_at = self.start_at + plan.seconds
-        self.ready.set()
-        await asyncio.gather(*(t.run(self.start_at, self.end_at) for t in ready))
-        await asyncio.gather(*(t.close() for t in ready), return_exceptions=True)
+        self.go_time.value = self.start_at
+        self.go.set()
+
+    def finish(self) -> None:
+        """Stop the tables, and collect every process's latencies and errors."""
+        self.stopped.set()
+        got = 0
+        deadline = time.monotonic() + 60
+        while got < len(self.procs) and time.monotonic() < deadline:
+            try:
+                _, values, stamps, errors, lag = self.out.get(timeout=1.0)
+            except Exception:
+                continue
+            got += 1
+            self.lag += lag
+            self.latencies += list(zip(stamps, values, strict=False))
+            self.errors += errors
+        if got < len(self.procs):
+            self.errors.append((time.monotonic(), "client_process_lost"))
+        for proc in self.procs:
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+
+    def between(self, start: float, end: float) -> tuple[list[float], Counter[str]]:
+        """The latencies (ms) and the errors seen in [start, end)."""
+        values = [v for t, v in self.latencies if start <= t < end]
+        return values, Counter(k for t, k in self.errors if start <= t < end)
 
 
 class RssPeak(threading.Thread):
@@ -399,50 +610,53 @@ def run(
     settle_seconds: float = 4,
     interval: float = 2.0,
     only: list[str] | None = None,
+    clients: int = 0,
 ) -> AdversaryReport:
     attacks = [a for a in ATTACKS if not only or a in only]
     run_dir = workdir / "adversary"
     run_dir.mkdir(parents=True, exist_ok=True)
     server = start_gunicorn("adversary", "server:create_app()", run_dir, {"LOG_LEVEL": "warning"})
     report = AdversaryReport(tables=tables)
+    clients = clients or min(4, max(2, -(-tables // 150)))
     try:
         wait_ready(server, "/api/time")
         workers = set(server.worker_pids())
-        total = quiet_seconds + len(attacks) * (attack_seconds + settle_seconds) + 5
-        hall = Hall(server.url, tables, interval, total)
-        hall.start()
-        if not hall.ready.wait(240):
-            raise RuntimeError("the ordinary tables were not ready in 240 s")
-        report.tables = len(hall.tables)
-        report.setup_errors = dict(hall.stats.setup_errors)
-        codes = [t.code for t in hall.tables]
-        time.sleep(max(0.0, hall.start_at - time.monotonic()) + quiet_seconds)
-        quiet = hall.stats.latencies.between(hall.start_at, hall.start_at + quiet_seconds)
-        report.quiet_p99_ms, report.quiet_samples = p99(quiet), len(quiet)
+        # Never-read spectators and sockets without hello last until the server's deadlines.
+        longest = max(attack_seconds, HELLO_SECONDS + 5, PONG_SECONDS + 5)
+        total = quiet_seconds + len(attacks) * (longest + settle_seconds + 3) + 5
+        hall = Hall(server.url, tables, interval, total, clients)
+        hall.start(240)
+        report.tables = len(hall.codes)
+        report.setup_errors = dict(hall.setup_errors)
+        time.sleep(max(0.0, hall.start_at - time.monotonic()))
+        worker = (server.worker_pids() or [0])[0]
+        cpu0, t0 = procstat.cpu_seconds(worker), time.monotonic()
+        time.sleep(quiet_seconds)
+        report.quiet_server_cpu_pct = (
+            (procstat.cpu_seconds(worker) - cpu0) / (time.monotonic() - t0) * 100
+        )
         ctx = multiprocessing.get_context("spawn")
+        windows: list[tuple[float, float, float]] = []
         for name in attacks:
             pid = (server.worker_pids() or [0])[0]
             result = AttackResult(name, rss_before=procstat.rss_bytes(pid))
-            errors_before = Counter(hall.stats.errors)
             peak = RssPeak(pid)
             peak.start()
             out = ctx.Queue()
             proc = ctx.Process(
-                target=_attack_main, args=(name, server.url, codes, attack_seconds, out)
+                target=_attack_main, args=(name, server.url, hall.codes, attack_seconds, out)
             )
             began = time.monotonic()
             proc.start()
             try:
-                found = out.get(timeout=attack_seconds + 120)
+                found = out.get(timeout=longest + 120)
             except Exception:
                 found = {"lasted": None, "cut_off": False, "detail": "no answer from attacker"}
             ended = time.monotonic()
+            began = found.get("began", began)
             proc.join(10)
             if proc.is_alive():
                 proc.kill()
-            during = hall.stats.latencies.between(began, max(ended, began + 1))
-            result.p99_ms, result.samples = p99(during), len(during)
-            result.errors = dict(Counter(hall.stats.errors) - errors_before)
             result.lasted_s, result.cut_off = found["lasted"], found["cut_off"]
             result.detail = found["detail"]
             time.sleep(settle_seconds)
@@ -455,25 +669,62 @@ def run(
             result.rss_peak = max(peak.peak, result.rss_before)
             result.rss_after = procstat.rss_bytes(pid)
             report.attacks.append(result)
-            print(line(result, report.quiet_p99_ms), flush=True)
+            windows.append((began, max(ended, began + 1), ended + settle_seconds))
+            print(f"[adversary/{name}] attacker done: {_cut(result)}; {result.detail}", flush=True)
         report.worker_restarts = sum(a.restarts for a in report.attacks)
-        hall.join(total + 60)
+        hall.finish()
+        report.client_lag_p99_ms = p99(hall.lag)
+        quiet, _ = hall.between(hall.start_at, hall.start_at + quiet_seconds)
+        report.quiet_p99_ms, report.quiet_samples = p99(quiet), len(quiet)
+        for result, (began, ended, settled) in zip(report.attacks, windows, strict=True):
+            during, _ = hall.between(began, ended)
+            result.p99_ms, result.samples = p99(during), len(during)
+            result.worst_second = worst_second(hall, began, ended)
+            result.errors = dict(hall.between(began, settled)[1])
+            print(line(result, report.quiet_p99_ms), flush=True)
     finally:
         server.stop()
     return report
+
+
+def worst_second(hall: Hall, began: float, ended: float) -> tuple[float, float] | None:
+    """The one-second slice of [began, ended) with the highest p99: when the attack hurt."""
+    worst: tuple[float, float] | None = None
+    second = 0
+    while began + second < ended:
+        found = p99(hall.between(began + second, began + second + 1)[0])
+        if found is not None and (worst is None or found > worst[1]):
+            worst = (float(second), found)
+        second += 1
+    return worst
+
+
+def _cut(a: AttackResult) -> str:
+    lasted = "-" if a.lasted_s is None else f"{a.lasted_s:.2f} s"
+    return f"attacker {'cut off' if a.cut_off else 'NOT cut off'} after {lasted}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}%"
 
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f} ms"
 
 
+def _worst(a: AttackResult) -> str:
+    if a.worst_second is None:
+        return "-"
+    return f"+{a.worst_second[0]:.0f} s: {a.worst_second[1]:.1f} ms"
+
+
 def line(a: AttackResult, quiet: float | None) -> str:
     mb = 1024 * 1024
-    lasted = "-" if a.lasted_s is None else f"{a.lasted_s:.2f} s"
     return (
         f"[adversary/{a.name}] ordinary p99 {_ms(a.p99_ms)} (quiet {_ms(quiet)}, "
-        f"{a.samples} commands), errors {sum(a.errors.values())} {a.errors or ''}, "
-        f"attacker {'cut off' if a.cut_off else 'NOT cut off'} after {lasted}, "
+        f"{a.samples} commands; worst second {_worst(a)}), "
+        f"errors {sum(a.errors.values())} {a.errors or ''}, "
+        f"{_cut(a)}, "
         f"worker restarts {a.restarts}, RSS {a.rss_before / mb:.0f}/{a.rss_peak / mb:.0f}/"
         f"{a.rss_after / mb:.0f} MB (before/peak/after); {a.detail}"
     )
@@ -493,9 +744,11 @@ def problems(report: AdversaryReport) -> list[str]:
         if a.restarts:
             found.append(f"{a.name}: {a.restarts} worker restarts")
         # Sockets without hello have WS_HELLO_SECONDS (10 s) by design; a spectator that does
-        # not read is closed by its write deadline or its unanswered ping (up to 2 x 20 s).
-        allowed = {"no_hello": HELLO_SECONDS + 2.0}.get(a.name, 2.0)
-        if a.name != "never_read" and (not a.cut_off or a.lasted_s is None or a.lasted_s > allowed):
+        # not read is closed when the pong of its first ping is overdue (WS_PONG_SECONDS).
+        allowed = {"no_hello": HELLO_SECONDS + 2.0, "never_read": PONG_SECONDS + 2.0}.get(
+            a.name, 2.0
+        )
+        if not a.cut_off or a.lasted_s is None or a.lasted_s > allowed:
             found.append(f"{a.name}: attacker lasted {a.lasted_s} s (cut off: {a.cut_off})")
         if a.rss_before and a.rss_after > 1.1 * a.rss_before:
             found.append(f"{a.name}: RSS {a.rss_before} -> {a.rss_after}")

@@ -68,7 +68,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["duel_table"] = found = Services(store, hub, clock, limiter)
     found.checkpointer = start_checkpointer(database, checkpoint_ms)
     if app.config["WS_PING_SECONDS"] > 0:
-        found.pinger = Pinger(app.config["WS_PING_SECONDS"])
+        found.pinger = Pinger(app.config["WS_PING_SECONDS"], app.config["WS_PONG_SECONDS"])
 
     access.init_app(app)
     http.init_app(app)
@@ -91,6 +91,20 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         found.timer.start()
         found.auditor = Auditor(store, clock)
         found.auditor.start()
+
+    if app.config["STALL_REPORT"]:
+        from server import stalls
+
+        stalls.start(
+            app.config["STALL_REPORT"],
+            {
+                "DATABASE": "sqlite" if not app.config["DATABASE_URL"] else "url",
+                "SQLITE_CHECKPOINT_MS": checkpoint_ms,
+                "checkpointer": found.checkpointer is not None,
+                "TIMER_ENABLED": app.config["TIMER_ENABLED"],
+                "TIMER_INTERVAL_MS": app.config["TIMER_INTERVAL_MS"],
+            },
+        )
 
     app.wsgi_app = DeclineWebSocketCompression(app.wsgi_app)  # type: ignore[method-assign]
     if app.config["PROXY_COUNT"]:

@@ -56,6 +56,9 @@ DEFAULTS: dict[str, Any] = {
     "STATE_CACHE_SIZE": 12000,
     "WS_MAX_MESSAGE_BYTES": 8192,
     "WS_PING_SECONDS": 20,
+    # A socket is pinged as it opens and every WS_PING_SECONDS; a pong that has not come
+    # WS_PONG_SECONDS after its ping closes the socket (a peer that does not read).
+    "WS_PONG_SECONDS": 8,
     "WS_RATE_PER_SECOND": 20,
     "WS_RATE_BURST": 40,
     # Per client address. A hall's phones often share one public address behind the venue's
@@ -95,6 +98,8 @@ DEFAULTS: dict[str, Any] = {
     # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
+    # The bench's stall monitor (server/stalls.py) writes to this file; empty (production): off.
+    "STALL_REPORT": "",
 }
 
 PARSERS: dict[str, Callable[[str], Any]] = {
@@ -112,6 +117,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "STATE_CACHE_SIZE": parse_int,
     "WS_MAX_MESSAGE_BYTES": parse_int,
     "WS_PING_SECONDS": parse_int,
+    "WS_PONG_SECONDS": parse_int,
     "WS_RATE_PER_SECOND": parse_int,
     "WS_RATE_BURST": parse_int,
     "WS_FRAMES_PER_SECOND": parse_int,
@@ -137,6 +143,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "HTTP_MISS_BURST": parse_int,
     "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
+    "STALL_REPORT": parse_str,
 }
 
 

@@ -17,6 +17,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from ws_helpers import new_table
 
+from server.testing import isolated_database, start_server, stop_server
+
 PING = json.dumps({"type": "ping", "t": 1})
 
 
@@ -126,3 +128,73 @@ def test_a_flood_on_the_judges_floor_socket_is_cut_off(live_server):
     event = org.create_event("Flood", 2)
     url = f"{live_server.ws_url}/ws/floor/{event['id']}"
     check(*attack(live_server, [PING], url, {"Cookie": org.cookie}))
+
+
+def test_spectators_that_never_read_are_closed_when_their_pong_is_overdue(tmp_path, database_url):
+    # A spectator that never reads (not even the server's ping) is closed within
+    # WS_PONG_SECONDS of the ping it got as it opened, while a table plays on; a spectator
+    # that reads stays. (Before: closed only when the next round of pings found the last one
+    # unanswered, a round being up to WS_PING_SECONDS = 20 s, or when a write ran past its
+    # deadline: none of the 5 closed within the test's 5 s.)
+    from reliability.adversary import TCP_ESTABLISHED, raw_websocket, tcp_state
+
+    url = isolated_database(database_url, "never_read")
+    server, process = start_server(tmp_path, url, {"WS_PONG_SECONDS": "2"})
+    try:
+        code, token_a, _ = new_table(server)
+        start = time.monotonic()
+        silent = [
+            raw_websocket("127.0.0.1", server.port, f"/ws/table/{code}", '{"type":"hello"}')
+            for _ in range(5)
+        ]
+        closed_at: list[float | None] = [None] * len(silent)
+
+        async def play_and_watch() -> int:
+            ws_url = f"{server.ws_url}/ws/table/{code}"
+            async with connect(ws_url) as watcher, connect(ws_url) as seat:
+                await watcher.send(json.dumps({"type": "hello"}))
+                await seat.send(json.dumps({"type": "hello", "token": token_a}))
+                seen = 0
+                for n in range(50):  # 5 s of commands: updates for every spectator
+                    command = {"type": "command", "id": f"c{n}", "cmd": "coin.toss"}
+                    with contextlib.suppress(ConnectionClosed):  # only there for the updates
+                        await seat.send(json.dumps({**command, "args": {"count": 1}}))
+                    await asyncio.sleep(0.1)
+                    for k, sock in enumerate(silent):
+                        if closed_at[k] is None and tcp_state(sock) != TCP_ESTABLISHED:
+                            closed_at[k] = time.monotonic() - start
+                    with contextlib.suppress(TimeoutError):
+                        while True:
+                            await asyncio.wait_for(watcher.recv(), 0.01)
+                            seen += 1
+                assert watcher.close_code is None  # the reading spectator is still open
+                return seen
+
+        seen = asyncio.run(play_and_watch())
+        assert seen > 10
+        assert all(t is not None and t < 2 + 1.5 for t in closed_at), closed_at
+        for sock in silent:
+            sock.close()
+    finally:
+        stop_server(process)
+
+
+def test_the_suite_cuts_each_attacks_window_by_timestamps():
+    # The ordinary tables' latencies and errors come from several client processes, each
+    # stamped with when it happened; an attack's figures are the ones inside its window.
+    from reliability.adversary import Hall, StampedCounter, p99, worst_second
+
+    errors = StampedCounter()
+    errors["timeout"] += 1
+    errors["timeout"] += 2
+    errors["socket_closed"] += 1
+    assert errors == {"timeout": 3, "socket_closed": 1}
+    assert [k for _, k in errors.events] == ["timeout"] * 3 + ["socket_closed"]
+
+    hall = Hall.__new__(Hall)  # no client processes: only its windows
+    hall.latencies = [(10.2, 5.0), (10.8, 7.0), (11.5, 900.0), (12.5, 6.0), (20.0, 1000.0)]
+    hall.errors = [(11.6, "timeout"), (30.0, "socket_closed")]
+    values, seen = hall.between(10.0, 13.0)
+    assert values == [5.0, 7.0, 900.0, 6.0] and seen == {"timeout": 1}
+    assert p99(values) == 900.0
+    assert worst_second(hall, 10.0, 13.0) == (1.0, 900.0)

@@ -29,21 +29,59 @@ class Counted:
     def ping(self) -> None:
         self.pings += 1
 
+    def answered(self) -> bool:
+        return True
+
+    def expire(self) -> None:
+        raise AssertionError("answered")
+
 
 def test_the_pinger_pings_every_socket_once_a_round_in_slices():
     pinger = Pinger(interval=60)
+    pinger.stop()  # no thread of its own: this test ticks it
     sockets = [Counted() for _ in range(45)]
     for s in sockets:
         pinger.add(s)
     pinger.discard(sockets[0])
+    assert all(s.pings == 1 for s in sockets)  # pinged as they open
+    assert pinger.expire() == 0  # all answered
     # 44 sockets in slices of ceil(44 / SLICES) = 3: a round is 15 ticks, within SLICES.
     per_tick = [pinger.tick() for _ in range(15)]
     assert per_tick == [3] * 14 + [2]
-    assert [s.pings for s in sockets] == [0] + [1] * 44
+    assert [s.pings for s in sockets] == [1] + [2] * 44
     assert SLICES >= 15
+    pinger.expire()
     pinger.tick()  # the next round starts
-    assert sum(s.pings for s in sockets) == 44 + 3
-    pinger.stop()
+    assert sum(s.pings for s in sockets) == 45 + 44 + 3
+
+
+class Silent(Counted):
+    def __init__(self) -> None:
+        super().__init__()
+        self.expired = 0
+
+    def answered(self) -> bool:
+        return False
+
+    def expire(self) -> None:
+        self.expired += 1
+
+
+def test_a_pong_that_does_not_come_in_time_closes_the_socket():
+    # A peer that does not read never answers: it is closed pong_seconds after the ping it
+    # got as it opened, long before the next round of pings.
+    pinger = Pinger(interval=60, pong_seconds=0.2)
+    pinger.stop()  # no thread of its own: this test ticks it
+    silent, answering = Silent(), Counted()
+    pinger.add(silent)
+    pinger.add(answering)
+    assert pinger.expire() == 0 and silent.expired == 0  # not due yet
+    for _ in range(SLICES):
+        pinger.tick()
+    assert silent.pings == 1  # its ping is still out: no second one
+    time.sleep(0.25)
+    assert pinger.expire() == 1 and silent.expired == 1 and answering.pings == 2
+    assert pinger.expire() == 0  # once
 
 
 class RawPeer:
@@ -88,7 +126,7 @@ class RawPeer:
 @pytest.mark.slow
 def test_a_silent_peer_is_closed_and_an_answering_one_stays(tmp_path: Path, database_url):
     url = isolated_database(database_url, "keepalive")
-    server, process = start_server(tmp_path, url, {"WS_PING_SECONDS": "1"})
+    server, process = start_server(tmp_path, url, {"WS_PING_SECONDS": "1", "WS_PONG_SECONDS": "2"})
     try:
         code, _, _ = new_table(server)
         path = f"/ws/table/{code}"

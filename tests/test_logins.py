@@ -6,6 +6,7 @@ import asyncio
 import json
 import threading
 import time
+import urllib.error
 import urllib.request
 
 from staff_actions import PASSWORD, create_organiser
@@ -108,3 +109,35 @@ def test_password_hashing_does_not_stop_the_other_tables(live_server):
 
     times = asyncio.run(scenario())
     assert max(times) < 0.2, times
+
+
+def test_guesses_sent_together_are_counted_before_any_is_hashed(live_server):
+    """Twelve wrong passwords for one account at once: the attempts are counted as they arrive,
+    so at most the free allowance and one more are hashed (each ~100 ms), and the rest are
+    refused at once instead of all passing the check while the first ones hash."""
+    create_organiser(live_server, "together")
+    statuses: list[int] = []
+    lock = threading.Lock()
+
+    def guess(n: int) -> None:
+        request = urllib.request.Request(
+            live_server + "/api/auth/login",
+            data=json.dumps({"username": "together", "password": f"wrong {n}"}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            urllib.request.urlopen(request, timeout=30).close()
+            status = 200
+        except urllib.error.HTTPError as exc:
+            status = exc.code
+        with lock:
+            statuses.append(status)
+
+    guessers = [threading.Thread(target=guess, args=(n,)) for n in range(12)]
+    for g in guessers:
+        g.start()
+    for g in guessers:
+        g.join()
+    # LOGIN_FREE_FAILURES_PER_ACCOUNT is 5 by default: 5 free, the 6th checked and locking.
+    assert sorted(statuses) == [401] * 6 + [429] * 6, statuses

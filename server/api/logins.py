@@ -58,6 +58,20 @@ class LoginThrottle:
             found = [r for r in (self._get(k, now) for k in keys) if r is not None]
             return max([r.locked_until - now for r in found] + [0.0])
 
+    def attempt(self, keys: list[str]) -> float:
+        """Count a login about to be checked as a failure up front; seconds to wait (0: go on).
+
+        Counting before the password is hashed, not after, means guesses sent together cannot
+        all pass the check while the first ones are still being hashed: the attempt that goes
+        past the free allowance is checked and locks the keys for the ones behind it. A good
+        login then clears the keys (`succeeded`); a bad one needs nothing more.
+        """
+        wait = self.wait(keys)
+        if wait > 0:
+            return wait
+        self.failed(keys)
+        return 0.0
+
     def failed(self, keys: list[str]) -> float:
         """Count a failure against each key; the longest lock it set, in seconds."""
         now = self.clock()

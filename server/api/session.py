@@ -38,8 +38,9 @@ from wsproto.utilities import LocalProtocolError
 
 from server.errors import error_body
 from server.jsontext import compact_encoder
+from server.memtrim import TRIMMER
 
-from .keepalive import CLOSE_POLICY, close_unanswered, send_ping
+from .keepalive import CLOSE_POLICY, send_ping
 from .ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
@@ -284,7 +285,19 @@ class Session(ABC):
 
     def ping(self) -> None:
         """Queue a keep-alive ping (`keepalive.Pinger`): the writer sends it between frames."""
+        self.ws.pong_received = False
         self.queue("ping")
+
+    def answered(self) -> bool:
+        """Whether the pong of the last ping came (`keepalive.Pinger`)."""
+        return bool(self.ws.pong_received)
+
+    def expire(self) -> None:
+        """The pong did not come in time: close, on a thread of its own (the close frame may
+        wait for a peer that does not read; the pinger must not)."""
+        threading.Thread(
+            target=self.cut_off, args=(CLOSE_POLICY, "Ping/Pong timeout"), daemon=True
+        ).start()
 
     def _write_loop(self) -> None:
         while True:
@@ -296,10 +309,7 @@ class Session(ABC):
                 if kind == "send":
                     self.ws.send(encode(payload))
                 elif kind == "ping":
-                    if not send_ping(self.ws):
-                        close_unanswered(self.ws)
-                        self.alive = False
-                        return
+                    send_ping(self.ws)
                 else:
                     self.write(kind, payload)
             except (ConnectionClosed, OSError):
@@ -366,6 +376,7 @@ class Session(ABC):
                 self.finish()
             finally:
                 self.stop_writer()
+                TRIMMER.closed()  # a burst of closes: give the freed heap back
 
 
 # -- budgets per identity ---------------------------------------------------------------------

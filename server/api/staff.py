@@ -84,15 +84,10 @@ def login() -> Response:
     body = load_body(LoginSchema())
     throttle: LoginThrottle = current_app.extensions["duel_table_logins"]
     keys = [f"account:{body['username'].lower()}", f"address:{request.remote_addr or '?'}"]
-    wait = throttle.wait(keys)
+    wait = throttle.attempt(keys)
     if wait > 0:
         return _throttled(wait)
-    try:
-        token, staff = tournament().login(body["username"], body["password"], services().clock())
-    except AppError as exc:
-        if exc.code == "bad_login":
-            throttle.failed(keys)
-        raise
+    token, staff = tournament().login(body["username"], body["password"], services().clock())
     throttle.succeeded(keys)
     response = jsonify(_me(staff))
     response.set_cookie(
