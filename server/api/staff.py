@@ -20,7 +20,7 @@ from markupsafe import escape
 from marshmallow import Schema, fields, validate
 
 from server.context import services
-from server.errors import AppError, error_body
+from server.errors import AppError, DomainError, error_body
 from server.rules import RULESETS, Actor, view
 from server.sheet import csv_safe
 from server.store.tournament import Staff, Tournament, parse_pairings
@@ -89,7 +89,7 @@ def login() -> Response:
         return _throttled(wait)
     try:
         token, staff = tournament().login(body["username"], body["password"], services().clock())
-    except AppError as exc:
+    except DomainError as exc:
         if exc.code == "bad_login":
             throttle.failed(keys)
         raise
@@ -263,8 +263,7 @@ def start_round(event_id: int) -> Response:
     found = services()
     actor = Actor(role="organiser", name=staff.username)
     result = tournament().start_round(event_id, actor, found.clock())
-    for code, seq in result.pop("seqs").items():
-        found.hub.publish(code, seq)
+    found.tables.announce(result.pop("seqs"))
     return jsonify(result)
 
 
@@ -275,8 +274,7 @@ def end_round(event_id: int) -> Response:
     found = services()
     actor = Actor(role="organiser", name=staff.username)
     number, unfinished, seqs = tournament().end_round(event_id, actor, found.clock())
-    for code, seq in seqs.items():
-        found.hub.publish(code, seq)
+    found.tables.announce(seqs)
     return jsonify(
         {"round": number, "ended": True, "unfinished": [t["number"] for t in unfinished]}
     )
