@@ -135,7 +135,7 @@ def test_a_refused_command_publishes_nothing(store: EventStore):
     tables, hub, code = seated(store)
     seen = published_to(hub, code)
     with pytest.raises(RuleError):
-        tables.command(code, "clock.start", {}, Actor("seat", "A"), "x", T0)
+        tables.command(code, "lp.confirm", {"entry": 99}, Actor("seat", "A"), "x", T0)
     assert seen == []
 
 
