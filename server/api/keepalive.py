@@ -11,12 +11,12 @@ simple-websocket did; the browser's own websocket answers pings by itself.
 from __future__ import annotations
 
 import logging
-import socket
 import threading
 from typing import Any, Protocol
 
 from simple_websocket import ConnectionClosed
-from wsproto.events import Ping
+
+from server.compat import ping_if_answered, shutdown, wake_reader
 
 log = logging.getLogger(__name__)
 
@@ -83,11 +83,7 @@ class Pinger:
 def send_ping(ws: Any) -> bool:
     """Ping a simple-websocket socket from its writer; False if the last ping is unanswered
     (close it with `close_unanswered`)."""
-    if not ws.pong_received:
-        return False
-    ws.pong_received = False
-    ws.sock.send(ws.ws.send(Ping()))
-    return True
+    return ping_if_answered(ws)
 
 
 def close_unanswered(ws: Any) -> None:
@@ -96,8 +92,5 @@ def close_unanswered(ws: Any) -> None:
         ws.close(reason=CLOSE_POLICY, message="Ping/Pong timeout")
     except (ConnectionClosed, OSError):
         pass
-    try:
-        ws.sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-    ws.event.set()
+    shutdown(ws)
+    wake_reader(ws)

@@ -18,7 +18,7 @@ from marshmallow import ValidationError
 
 from server.context import Services, services
 from server.errors import DomainError, error_body
-from server.jsontext import compact_encoder
+from server.jsontext import phone_text
 from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_row, seat_view, shared_view
 from server.store import Appended
@@ -43,7 +43,7 @@ CLOSE_FORBIDDEN = 4003
 SPECTATOR = Actor(role="spectator")
 
 
-encode = compact_encoder()
+encode = phone_text
 encode.__doc__ = "A message as compact JSON text (non-ASCII kept as is)."
 
 
