@@ -67,8 +67,12 @@ lint: install
 	$(BIN)/mypy
 
 # A moderate load run (about 5 minutes); `python -m bench --help` for the full curve.
+# `make bench LONG=1`: the long run (30 minutes at 2,500 tables, every stall of the worker's loop;
+# make itself refuses `make bench --long`). `make bench BASELINE=<git ref>`: the same load
+# against that commit's server too, alternately, and the ratios current/baseline.
 bench: install
-	$(BIN)/python -m bench $(BENCH_ARGS)
+	$(BIN)/python -m bench $(if $(LONG),--long) $(if $(BASELINE),--baseline-ref $(BASELINE)) \
+		$(BENCH_ARGS)
 	$(MAKE) --no-print-directory bench-pairing
 
 # Swiss pairing time for 2,048 players at round 8 (target under 2 s); a few seconds.

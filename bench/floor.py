@@ -32,7 +32,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
-from .servers import ROOT, Server
+from .servers import Server
 
 PASSWORD = "bench floor password"
 EVENT_MAX_TABLES = 1000
@@ -47,13 +47,16 @@ class FloorSetup:
     events: list[int]
     codes: list[str]  # by global table number
     cookie: str
+    # The table cards' seat claims by global table number ({} where the server has none):
+    # a phone joining an event's table with its card's claim takes the seat at once.
+    claims: list[dict[str, str]]
 
 
 def prepare_floor(server: Server, tables: int) -> FloorSetup:
     """An organiser, and events holding `tables` tables; raise FloorUnavailable if not possible."""
     done = subprocess.run(
         [sys.executable, "-m", "server", "create-organiser", "bench", "--password", PASSWORD],
-        cwd=ROOT,
+        cwd=server.root,
         env=server.env,
         capture_output=True,
         timeout=60,
@@ -70,7 +73,10 @@ def prepare_floor(server: Server, tables: int) -> FloorSetup:
         if csrf:
             headers["X-CSRF-Token"] = csrf
         request = urllib.request.Request(
-            server.url + path, json.dumps(body).encode(), method=method, headers=headers
+            server.url + path,
+            None if body is None else json.dumps(body).encode(),
+            method=method,
+            headers=headers,
         )
         try:
             with opener.open(request, timeout=300) as response:
@@ -82,14 +88,18 @@ def prepare_floor(server: Server, tables: int) -> FloorSetup:
         "csrf", ""
     )
     events, codes = [], []
+    claims: list[dict[str, str]] = []
     for first in range(0, tables, EVENT_MAX_TABLES):
         count = min(EVENT_MAX_TABLES, tables - first)
         body = {"name": f"Bench {first // EVENT_MAX_TABLES + 1}", "date": "2026-12-01"}
         event = call("POST", "/api/events", {**body, "tables": count})
         events.append(int(event["id"]))
         codes += [t["code"] for t in event["tables"]]
+        detail = call("GET", f"/api/events/{event['id']}", None)
+        cards = {t["code"]: t.get("claims") or {} for t in detail.get("tables", [])}
+        claims += [cards.get(t["code"], {}) for t in event["tables"]]
     cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
-    return FloorSetup(events, codes, cookie)
+    return FloorSetup(events, codes, cookie, claims)
 
 
 class FloorViews:

@@ -30,7 +30,7 @@ from typing import Any
 from websockets.asyncio.client import connect
 
 from .load import raise_nofile
-from .servers import ROOT, start_gunicorn, wait_ready
+from .servers import start_gunicorn, wait_ready
 
 PASSWORD = "floor bench password"
 
@@ -69,7 +69,7 @@ def prepare(server: Any, tables: int) -> tuple[Client, int, list[str], dict[str,
     """An organiser, an event of `tables` tables, both seats of each taken."""
     subprocess.run(
         [sys.executable, "-m", "server", "create-organiser", "bench", "--password", PASSWORD],
-        cwd=ROOT,
+        cwd=server.root,
         env=server.env,
         check=True,
         capture_output=True,

@@ -78,6 +78,7 @@ class Plan:
     floor_views: int = 0
     seed: int = 0
     codes: list[str] | None = None  # tables made beforehand (in an event), by position in tables
+    claims: list[dict[str, str]] | None = None  # their cards' seat claims, by position
     floor: dict[str, Any] | None = None  # {"events": [...], "cookie": "..."} for the floor views
     placement: str = "cross"
 
@@ -132,9 +133,16 @@ class ClockSync:
 
 class Table:
     def __init__(
-        self, number: int, plan: Plan, stats: Stats, rng: random.Random, code: str | None = None
+        self,
+        number: int,
+        plan: Plan,
+        stats: Stats,
+        rng: random.Random,
+        code: str | None = None,
+        claims: dict[str, str] | None = None,
     ) -> None:
         self.number = number
+        self.claims = claims or {}  # an event table's card claims, by seat
         self.plan = plan
         self.stats = stats
         self.rng = rng
@@ -287,7 +295,12 @@ class Table:
             status, body = await http[self.base(seat)].request(
                 "POST",
                 f"/api/tables/{self.code}/join",
-                {"seat": seat, "name": f"P{seat}{self.number}"},
+                {
+                    "seat": seat,
+                    "name": f"P{seat}{self.number}",
+                    # The table card's claim, where the server has them (sent only then).
+                    **({"claim": self.claims[seat]} if seat in self.claims else {}),
+                },
             )
             if status != 201:
                 raise SetupError(f"join:{status}")
@@ -427,9 +440,10 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
     stats = Stats()
     rng = random.Random(plan.seed * 1000 + wid)
     codes = plan.codes or [None] * len(plan.tables)
+    claims = plan.claims or [{}] * len(plan.tables)
     tables = [
-        Table(n, plan, stats, random.Random(rng.random()), code)
-        for n, code in zip(plan.tables, codes, strict=True)
+        Table(n, plan, stats, random.Random(rng.random()), code, claim)
+        for n, code, claim in zip(plan.tables, codes, claims, strict=True)
     ]
     pending: asyncio.Queue[Table] = asyncio.Queue()
     for table in tables:

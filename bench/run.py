@@ -1,9 +1,14 @@
 """The bench's driver: start the servers, spread the tables over client processes, measure the
-server's CPU and memory over the measured window, stop everything, print the figures."""
+server's CPU and memory over the measured window, stop everything, print the figures.
+
+`--long`: 30 minutes at 2,500 tables and 20 floor views with the production settings, and every
+stall of the worker's loop with its cause. `--baseline-ref REF`: the same load against the code
+of REF (a temporary git worktree) and the current code, alternately, and their ratios."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import multiprocessing as mp
@@ -11,14 +16,19 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import procstat
+from server import gctune
+from server.config import DEFAULTS as SERVER_DEFAULTS
+
+from . import procstat, report
 from .floor import FloorUnavailable, prepare_floor
 from .load import Plan, raise_nofile, worker_main
 from .servers import (
@@ -27,17 +37,29 @@ from .servers import (
     ROOT,
     PostgresDatabase,
     Server,
+    check_code,
     start_gunicorn,
     wait_ready,
 )
 
 MIB = 1024 * 1024
+LONG_SECONDS = 1800.0
+LONG_TABLES = "2500"
+LONG_FLOOR_VIEWS = 20
+# The settings the long run keeps at production values: the bench sets none of them, and drops
+# them from the environment it passes on.
+PRODUCTION = {
+    "GC_FULL_SECONDS": f"{gctune.DEFAULT_FULL_SECONDS:g}",
+    "SQLITE_CHECKPOINT_MS": str(SERVER_DEFAULTS["SQLITE_CHECKPOINT_MS"]),
+    "TIMER_ENABLED": str(SERVER_DEFAULTS["TIMER_ENABLED"]).lower(),
+    "TIMER_INTERVAL_MS": str(SERVER_DEFAULTS["TIMER_INTERVAL_MS"]),
+}
 TARGETS = {
     "p99_ms": 20.0,  # 2,500 tables
     "rss_mib": 600.0,
     "cpu_pct": 60.0,
     "p50_ratio": 2.0,
-    "p99_ratio": 5.0,
+    "p99_ratio": report.P99_RELAY_RATIO,
     "p99_ms_5000": 100.0,
 }
 
@@ -50,6 +72,10 @@ class Case:
     processes: int = 1
     redis: bool = False
     placement: str = "cross"
+    seconds: float = 30.0
+    code: str = ""  # "" the current code, else the git ref of a baseline
+    root: Path = ROOT  # the checkout the server runs
+    stalls: bool = False  # the worker writes a stall report (STALL_REPORT)
 
     @property
     def label(self) -> str:
@@ -58,7 +84,8 @@ class Case:
         extra = " +redis" if self.redis else ""
         if self.processes > 1 and self.placement == "table":
             extra += " by table"
-        return f"{self.db} {self.processes}p{extra}"
+        code = f"{self.code} " if self.code else ""
+        return f"{code}{self.db} {self.processes}p{extra}"
 
 
 @dataclass
@@ -81,6 +108,11 @@ class Result:
     clock_rtt: list[float] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     setup_seconds: float = 0.0
+    cpu_seconds: float = 0.0  # gunicorn worker(s), over the window
+    wall_start: float = 0.0  # the measured window, unix time
+    wall_end: float = 0.0
+    stalls: report.StallReport | None = None  # the worker's stall report, within the window
+    code_path: str = ""  # where the server's `server` package was imported from
     machine_busy_pct: float = 0.0  # all processes on the machine, % of one core
     starved_pct: float = 0.0  # server worker(s) runnable but waiting for a CPU, % of the window
     loadavg: str = ""
@@ -90,9 +122,12 @@ class Result:
         return percentile(self.latencies if values is None else values, q)
 
     def summary(self) -> dict[str, Any]:
+        stalls = self.stalls
         return {
             "run": self.case.label,
             "mode": self.case.mode,
+            "code": self.case.code,
+            "code_path": self.code_path,
             "tables": self.case.tables,
             "tables_ready": self.tables_ready,
             "db": self.case.db,
@@ -104,7 +139,13 @@ class Result:
             "p50_ms": self.pct(50),
             "p95_ms": self.pct(95),
             "p99_ms": self.pct(99),
+            "p999_ms": self.pct(99.9),
             "max_ms": max(self.latencies, default=math.nan),
+            "commands": len(self.latencies),
+            "cpu_s": self.cpu_seconds,
+            # Server CPU over the window / the commands (relay: messages) it delivered.
+            "cpu_per_command_ms": report.per_unit_ms(self.cpu_seconds, len(self.latencies)),
+            "rss_per_table_kib": report.per_table_kib(self.rss_mib, self.tables_ready),
             "reply_p50_ms": self.pct(50, self.replies),
             "reply_p99_ms": self.pct(99, self.replies),
             "errors": sum(self.errors.values()),
@@ -136,6 +177,10 @@ class Result:
             - self.client_cpu_pct,
             "loadavg": self.loadavg,
             "note": self.note,
+            "window": [self.wall_start, self.wall_end],
+            "stall_header": stalls.header if stalls else None,
+            "stalls": stalls.stalls if stalls else None,
+            "stall_wakes": stalls.wakes() if stalls else None,
         }
 
 
@@ -181,25 +226,58 @@ def start_servers(
         env["REDIS_URL"] = REDIS_URL
     servers = []
     # Two processes share one DATA_DIR (the same SQLite file) or the same PostgreSQL database.
-    shared = (args.data_dir or run_dir) / f"data-{case.db}-{case.tables}-{os.getpid()}"
+    tag = f"{case.db}-{case.tables}-{case_tag(case)}{os.getpid()}"
+    shared = (args.data_dir or run_dir) / f"data-{tag}"
     env["DATA_DIR"] = str(shared)
     shared.mkdir(parents=True, exist_ok=True)
     for i in range(case.processes):
+        name = f"server{i}-{case_tag(case)}{case.db}-{case.tables}"
+        if case.stalls:
+            env["STALL_REPORT"] = str(stall_path(run_dir, name))
         server = start_gunicorn(
-            f"server{i}-{case.db}-{case.tables}",
+            name,
             "server:create_app()",
             run_dir,
-            env,
+            dict(env),
             conf=args.gunicorn_conf,
+            root=case.root,
+            drop=tuple(PRODUCTION) if args.long else (),
         )
         servers.append(server)
+        overridden = {k: server.env[k] for k in PRODUCTION if k in server.env}
+        if args.long and overridden:
+            raise RuntimeError(f"the long run's production settings overridden: {overridden}")
         # One at a time: the first creates the schema.
         wait_ready(server, "/api/time")
+        server.code_file = check_code(server)
     return servers
 
 
+def case_tag(case: Case) -> str:
+    """A file-name-safe mark of the code a case runs ('' for the current code)."""
+    if not case.code:
+        return ""
+    return "".join(c if c.isalnum() else "_" for c in case.code) + "-"
+
+
+def stall_path(run_dir: Path, name: str) -> Path:
+    """Where a server's worker writes its stall report; a run's earlier file is removed."""
+    path = run_dir / f"stalls-{name}.jsonl"
+    path.unlink(missing_ok=True)
+    return path
+
+
+def read_stalls(servers: list[Server], start: float, end: float) -> report.StallReport | None:
+    """The first server's stall report, cut to the measured window (None if it wrote none)."""
+    path = servers[0].env.get("STALL_REPORT") if servers else None
+    if not path or not Path(path).exists():
+        return None
+    with open(path, encoding="utf-8") as lines:
+        return report.parse_stall_report(lines).window(start, end)
+
+
 def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
-    result = Result(case, seconds=args.seconds)
+    result = Result(case, seconds=case.seconds)
     pg = (
         PostgresDatabase(args.postgres_url)
         if case.db == "postgres" and case.mode == "server"
@@ -211,6 +289,9 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
     procs: list[mp.Process] = []
     try:
         servers = start_servers(case, args, run_dir, pg)
+        result.code_path = servers[0].code_file
+        if case.code:
+            print(f"  {case.label}: server code {result.code_path} (checked)", flush=True)
         floor = None
         if case.mode == "server" and args.floor_views:
             try:
@@ -231,7 +312,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 mode=case.mode,
                 urls=[s.url for s in servers],
                 tables=list(range(wid, case.tables, clients)),
-                seconds=args.seconds,
+                seconds=case.seconds,
                 interval=args.interval,
                 ramp=args.ramp,
                 ramp_base=base,
@@ -241,6 +322,9 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 floor_views=args.floor_views,
                 seed=args.seed,
                 codes=[floor.codes[n] for n in range(wid, case.tables, clients)] if floor else None,
+                claims=[floor.claims[n] for n in range(wid, case.tables, clients)]
+                if floor
+                else None,
                 floor={"events": floor.events, "cookie": floor.cookie}
                 if floor and wid == 0
                 else None,
@@ -285,14 +369,16 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         client_pids = [p.pid for p in procs if p.pid is not None]
         time.sleep(max(0.0, start - time.monotonic()))
         t0 = time.monotonic()
+        result.wall_start = time.time()
         db_start = {pid: procstat.cpu_seconds(pid) for pid in db_pids}
         cpu0, cl0 = procstat.total_cpu(workers), procstat.total_cpu(client_pids)
         busy0 = procstat.machine_busy_seconds()
         wait0 = sum(procstat.runqueue_wait_seconds(pid) for pid in workers)
         sampler.sample()
         sampler.start()
-        time.sleep(max(0.0, start + args.seconds - time.monotonic()))
+        time.sleep(max(0.0, start + case.seconds - time.monotonic()))
         t1 = time.monotonic()
+        result.wall_end = time.time()
         cpu1, cl1 = procstat.total_cpu(workers), procstat.total_cpu(client_pids)
         # Database processes that ended during the window are left out (their time is lost).
         db_used = sum(max(0.0, procstat.cpu_seconds(pid) - t) for pid, t in db_start.items())
@@ -302,6 +388,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         sampler.sample()
         sampler.stop.set()
         elapsed = t1 - t0
+        result.cpu_seconds = cpu1 - cpu0
         result.cpu_pct = (cpu1 - cpu0) / elapsed * 100
         result.db_cpu_pct = db_used / elapsed * 100 if db_pids else None
         result.client_cpu_pct = (cl1 - cl0) / elapsed * 100
@@ -329,6 +416,8 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             result.extra.update(data["extra"])
         if got < clients:
             result.errors["client_process_lost"] += clients - got
+        if case.stalls:
+            result.stalls = read_stalls(servers, result.wall_start, result.wall_end)
         lost = case.tables - ready
         if lost:
             result.note = f"{lost} tables failed set-up"
@@ -353,10 +442,15 @@ def fmt(value: float | None, digits: int = 1) -> str:
     return f"{value:.{digits}f}"
 
 
-HEADER = (
-    f"{'run':<20} {'tables':>6} {'cmd/s':>7} {'p50':>7} {'p95':>7} {'p99':>7} {'max':>8} "
-    f"{'errors':>6} {'cpu%':>6} {'rss MiB':>8} {'db cpu%':>7} {'cli cpu%':>8} {'lag p99':>7}"
-)
+LABEL_WIDTH = 20
+
+
+def header() -> str:
+    return (
+        f"{'run':<{LABEL_WIDTH}} {'tables':>6} {'cmd/s':>7} {'p50':>7} {'p95':>7} {'p99':>7} "
+        f"{'max':>8} {'errors':>6} {'cpu%':>6} {'rss MiB':>8} {'db cpu%':>7} {'cli cpu%':>8} "
+        f"{'lag p99':>7}"
+    )
 
 
 def row(s: dict[str, Any]) -> str:
@@ -364,7 +458,8 @@ def row(s: dict[str, Any]) -> str:
         s["tables"] if s["tables_ready"] == s["tables"] else f"{s['tables_ready']}/{s['tables']}"
     )
     return (
-        f"{s['run']:<20} {tables!s:>6} {fmt(s['commands_per_s']):>7} {fmt(s['p50_ms'], 2):>7} "
+        f"{s['run']:<{LABEL_WIDTH}} {tables!s:>6} {fmt(s['commands_per_s']):>7} "
+        f"{fmt(s['p50_ms'], 2):>7} "
         f"{fmt(s['p95_ms'], 2):>7} {fmt(s['p99_ms'], 2):>7} {fmt(s['max_ms'], 1):>8} "
         f"{s['errors'] + sum(s['setup_errors'].values()):>6} {fmt(s['cpu_pct']):>6} "
         f"{fmt(s['rss_mib'], 0):>8} {fmt(s['db_cpu_pct']):>7} {fmt(s['client_cpu_pct']):>8} "
@@ -372,14 +467,95 @@ def row(s: dict[str, Any]) -> str:
     )
 
 
+def seconds_text(summaries: list[dict[str, Any]]) -> str:
+    """How long the runs measured: `60 s`, or `relay 60 s, server 1800 s`."""
+    by_mode: dict[str, set[float]] = {}
+    for s in summaries:
+        by_mode.setdefault(s["mode"], set()).add(s["seconds"])
+    every = {v for values in by_mode.values() for v in values}
+    if len(every) <= 1:
+        return f"{next(iter(every), 0):.0f} s"
+    return ", ".join(
+        f"{'relay' if mode == 'relay' else 'server'} "
+        + "/".join(f"{v:.0f}" for v in sorted(values))
+        + " s"
+        for mode, values in by_mode.items()
+    )
+
+
+def cost_line(s: dict[str, Any], relay: dict[str, Any] | None) -> str:
+    """CPU per command beside the relay's CPU per message, and RSS per table, with targets."""
+    cpu, cpu_limit = s["cpu_per_command_ms"], report.CPU_PER_COMMAND_MS
+    rss = s["rss_per_table_kib"]
+    relay_cpu = (
+        f", relay {report.num(relay['cpu_per_command_ms'], 3)} ms per message "
+        f"({report.num(report.ratio(cpu, relay['cpu_per_command_ms']), 1)}x)"
+        if relay
+        else ""
+    )
+    return (
+        f"  CPU per command {report.num(cpu, 3)} ms ({s['cpu_s']:.1f} s / {s['commands']:,}; "
+        f"target <= {cpu_limit:g}: {report.verdict(cpu, cpu_limit)})"
+        f"{relay_cpu}; RSS per table {report.num(rss, 0)} KiB (target <= "
+        f"{report.RSS_PER_TABLE_KIB:g}: {report.verdict(rss, report.RSS_PER_TABLE_KIB)})"
+    )
+
+
+def print_long(s: dict[str, Any], args: argparse.Namespace) -> None:
+    """The long run's tail and every stall of the worker's loop in the window, with its cause."""
+    print(
+        f"  command to opponent, ms: p50 {fmt(s['p50_ms'], 2)}, p99 {fmt(s['p99_ms'], 2)}, "
+        f"p99.9 {fmt(s['p999_ms'], 2)} (target <= {report.LONG_TARGETS['p999_ms']:g}: "
+        f"{report.verdict(s['p999_ms'], report.LONG_TARGETS['p999_ms'])}), "
+        f"max {fmt(s['max_ms'], 1)} (target <= {report.LONG_TARGETS['max_ms']:g}: "
+        f"{report.verdict(s['max_ms'], report.LONG_TARGETS['max_ms'])}); "
+        f"{s['commands']:,} commands in {s['seconds']:.0f} s"
+    )
+    for line in report.settings_lines(s["stall_header"]):
+        print(line)
+    print(
+        "  (the CPU figures include the stall monitor's own cost, a wake every 5 ms and a "
+        "watchdog every 10 ms: 0.3 s of CPU per 10 s in an idle worker on the 2-core test "
+        "machine; runs without --long or --stalls do not carry it)"
+    )
+    if s["stalls"] is None:
+        print("  no stall report from this server (its code has no stall monitor)")
+        return
+    stalls = s["stalls"]
+    print(
+        f"  stalls of the worker's loop over {report.STALL_BUCKETS_MS[0]} ms in the window: "
+        + report.stall_summary(stalls, s["stall_wakes"])
+    )
+    if stalls:
+        for line in report.stall_table(stalls, s["window"][0]):
+            print(line)
+
+
+def print_baseline(summaries: list[dict[str, Any]], ref: str) -> None:
+    """Current against baseline, per table count, from the runs of this invocation."""
+    print()
+    print(f"Same-run comparison with {ref} (runs alternated, baseline first):")
+    for tables in sorted({s["tables"] for s in summaries}):
+        runs = [s for s in summaries if s["tables"] == tables and s["mode"] == "server"]
+        baseline = [s for s in runs if s["code"]]
+        current = [s for s in runs if not s["code"]]
+        if not baseline or not current:
+            continue
+        print(f" {tables} tables ({baseline[0]['code_path']} against {current[0]['code_path']}):")
+        for line in report.baseline_lines(baseline, current, ref):
+            print(line)
+
+
 def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    global LABEL_WIDTH
+    LABEL_WIDTH = max([20, *(len(s["run"]) for s in summaries)])
     print()
     print(
         f"Latency in ms: command sent -> the opponent's phone has the update "
-        f"(relay: message sent -> the other phone has it). {args.seconds:.0f} s measured, "
+        f"(relay: message sent -> the other phone has it). {seconds_text(summaries)} measured, "
         f"a command every {args.interval:g} s per table on average."
     )
-    print(HEADER)
+    print(header())
     for s in summaries:
         print(row(s))
     for s in summaries:
@@ -402,6 +578,9 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
             )
         line += f" own reply p50 {fmt(s['reply_p50_ms'], 2)} ms, p99 {fmt(s['reply_p99_ms'], 2)} ms"
         print(line)
+        print(cost_line(s, relay))
+        if s["stalls"] is not None or args.long:
+            print_long(s, args)
         kinds = {**s["error_kinds"], **{f"setup:{k}": v for k, v in s["setup_errors"].items()}}
         if kinds:
             print(f"  errors: {kinds}")
@@ -433,8 +612,13 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
         f"Targets: at 2,500 tables + 20 floor views: 0 errors, p99 <= {TARGETS['p99_ms']:g} ms, "
         f"RSS <= {TARGETS['rss_mib']:g} MiB, CPU <= {TARGETS['cpu_pct']:g}% of a core, "
         f"p50 <= {TARGETS['p50_ratio']:g}x and p99 <= {TARGETS['p99_ratio']:g}x the bare relay; "
-        f"at 5,000 tables: 0 errors, p99 <= {TARGETS['p99_ms_5000']:g} ms."
+        f"at 5,000 tables: 0 errors, p99 <= {TARGETS['p99_ms_5000']:g} ms. Every run: CPU per "
+        f"command <= {report.CPU_PER_COMMAND_MS:g} ms, RSS per table <= "
+        f"{report.RSS_PER_TABLE_KIB:g} KiB. Long run: p99.9 <= {report.LONG_TARGETS['p999_ms']:g} "
+        f"ms, max <= {report.LONG_TARGETS['max_ms']:g} ms."
     )
+    if args.baseline_ref:
+        print_baseline(summaries, args.baseline_ref)
 
 
 def parse_list(text: str, kind: type = str) -> list[Any]:
@@ -443,8 +627,49 @@ def parse_list(text: str, kind: type = str) -> list[Any]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    p.add_argument("--tables", default="500", help="table counts, comma-separated (default 500)")
-    p.add_argument("--seconds", type=float, default=30.0, help="measured seconds per run")
+    p.add_argument(
+        "--tables",
+        default=None,
+        help=f"table counts, comma-separated (default 500; {LONG_TABLES} with --long)",
+    )
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=30.0,
+        help="measured seconds per run (with --long: the relay's run)",
+    )
+    p.add_argument(
+        "--long",
+        action="store_true",
+        help=f"the long run: {LONG_SECONDS / 60:.0f} minutes measured at {LONG_TABLES} tables "
+        f"with {LONG_FLOOR_VIEWS} floor views, the production settings of "
+        f"{', '.join(PRODUCTION)}, p99.9 and max, and every stall of the worker's loop over 20 ms "
+        "with its cause",
+    )
+    p.add_argument(
+        "--long-seconds",
+        type=float,
+        default=None,
+        help=f"the long run's measured seconds (default {LONG_SECONDS:.0f}; implies --long), "
+        "e.g. --long-seconds 60 --tables 300 for a quick check",
+    )
+    p.add_argument(
+        "--stalls",
+        action="store_true",
+        help="the worker records its loop's stalls (STALL_REPORT; on with --long)",
+    )
+    p.add_argument(
+        "--baseline-ref",
+        help="also run the server of this git ref (a temporary worktree), alternately with "
+        "the current code, and print the ratios current/baseline",
+    )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="server runs of each code per table count (with --baseline-ref: baseline, "
+        "current, baseline, current, ... for 2)",
+    )
     p.add_argument(
         "--interval",
         type=float,
@@ -467,8 +692,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--floor-views",
         type=int,
-        default=0,
-        help="judges' floor views to open during the run (skipped if the server has none); "
+        default=None,
+        help=f"judges' floor views to open during the run (default 0; {LONG_FLOOR_VIEWS} with "
+        "--long; skipped if the server has none); "
         "--floor-bench runs the floor-view benchmark of bench/floorview.py instead",
     )
     p.add_argument(
@@ -514,20 +740,33 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if "--floor-bench" in argv:
-        # Issue 6: the judges' floor view under load has its own driver (bench/floorview.py).
-        from .floorview import main as floor_main
+def resolve(args: argparse.Namespace) -> argparse.Namespace:
+    """Fill in what --long implies: its table count, floor views, length and stall report."""
+    if args.long_seconds is not None:
+        args.long = True
+    if args.long:
+        args.long_seconds = LONG_SECONDS if args.long_seconds is None else args.long_seconds
+        args.tables = args.tables or LONG_TABLES
+        args.floor_views = LONG_FLOOR_VIEWS if args.floor_views is None else args.floor_views
+        args.stalls = True
+    args.tables = args.tables or "500"
+    args.floor_views = args.floor_views or 0
+    if args.repeat < 1:
+        raise SystemExit("--repeat must be at least 1")
+    return args
 
-        return floor_main([a for a in argv if a != "--floor-bench"])
-    args = build_parser().parse_args(argv)
-    raise_nofile()
-    tables = parse_list(args.tables, int)
+
+def build_cases(args: argparse.Namespace, baseline_root: Path | None) -> list[Case]:
+    """The runs, in order: per table count the relay, then the server runs; with a baseline,
+    baseline and current alternately (`--repeat` pairs), baseline first."""
     cases: list[Case] = []
-    for n in tables:
+    server_seconds = args.long_seconds if args.long else args.seconds
+    codes: list[tuple[str, Path]] = [("", ROOT)]
+    if baseline_root is not None:
+        codes = [(f"baseline {args.baseline_ref}", baseline_root), ("", ROOT)]
+    for n in parse_list(args.tables, int):
         if not args.no_relay:
-            cases.append(Case("relay", n))
+            cases.append(Case("relay", n, seconds=args.seconds))
         if args.relay_only:
             continue
         for db in parse_list(args.db):
@@ -535,25 +774,108 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"unknown --db {db!r}")
             for processes in parse_list(args.processes, int):
                 redis = args.redis or processes > 1
-                cases.append(Case("server", n, db, processes, redis, args.placement))
+                for _ in range(args.repeat):
+                    for code, root in codes:
+                        cases.append(
+                            Case(
+                                "server",
+                                n,
+                                db,
+                                processes,
+                                redis,
+                                args.placement,
+                                seconds=server_seconds,
+                                code=code,
+                                root=root,
+                                stalls=args.stalls,
+                            )
+                        )
+    return cases
+
+
+def production_text() -> str:
+    """What the long run says of the settings it keeps at production values."""
+    inherited = {k: os.environ[k] for k in PRODUCTION if k in os.environ}
+    dropped = (
+        "; left out of the environment the servers inherit: "
+        + ", ".join(f"{k}={v}" for k, v in inherited.items())
+        if inherited
+        else ""
+    )
+    return (
+        "Long run: "
+        + ", ".join(f"{k}={v}" for k, v in PRODUCTION.items())
+        + " (production defaults; bench/servers.py sets none of them"
+        + dropped
+        + "). Checked again after the run from what the worker reports."
+    )
+
+
+@contextlib.contextmanager
+def baseline_worktree(ref: str | None, run_dir: Path) -> Iterator[Path | None]:
+    """A detached git worktree of `ref` for the baseline's server, removed afterwards."""
+    if not ref:
+        yield None
+        return
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", f"{ref}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if commit.returncode != 0:
+        raise SystemExit(f"--baseline-ref {ref!r}: {commit.stderr.strip()}")
+    path = Path(tempfile.mkdtemp(prefix="bench-baseline-")) / "src"
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), commit.stdout.strip()],
+        check=True,
+        capture_output=True,
+    )
+    print(f"baseline {ref} = {commit.stdout.strip()[:12]} checked out in {path}", flush=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)],
+            capture_output=True,
+        )
+        shutil.rmtree(path.parent, ignore_errors=True)
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"], capture_output=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--floor-bench" in argv:
+        # Issue 6: the judges' floor view under load has its own driver (bench/floorview.py).
+        from .floorview import main as floor_main
+
+        return floor_main([a for a in argv if a != "--floor-bench"])
+    args = resolve(build_parser().parse_args(argv))
+    raise_nofile()
     run_dir = ROOT / "bench-results" / time.strftime("%Y%m%d-%H%M%S")
     run_dir.mkdir(parents=True, exist_ok=True)
-    summaries = []
-    try:
-        for case in cases:
-            print(f"running {case.label} with {case.tables} tables ...", flush=True)
-            try:
-                result = run_case(case, args, run_dir)
-            except Exception as exc:
-                print(f"  failed: {exc}", flush=True)
-                result = Result(case, seconds=args.seconds, note=f"failed: {exc}")
-            summary = result.summary()
-            summaries.append(summary)
-            print("  " + row(summary), flush=True)
-            if args.json:
-                args.json.write_text(json.dumps(summaries, indent=1))
-    except KeyboardInterrupt:
-        print("interrupted", flush=True)
+    if args.long:
+        print(production_text(), flush=True)
+    summaries: list[dict[str, Any]] = []
+    with baseline_worktree(args.baseline_ref, run_dir) as baseline_root:
+        cases = build_cases(args, baseline_root)
+        try:
+            for case in cases:
+                print(
+                    f"running {case.label} with {case.tables} tables for {case.seconds:.0f} s ...",
+                    flush=True,
+                )
+                try:
+                    result = run_case(case, args, run_dir)
+                except Exception as exc:
+                    print(f"  failed: {exc}", flush=True)
+                    result = Result(case, seconds=case.seconds, note=f"failed: {exc}")
+                summary = result.summary()
+                summaries.append(summary)
+                print("  " + row(summary), flush=True)
+                if args.json:
+                    args.json.write_text(json.dumps(summaries, indent=1))
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
     print_report(summaries, args)
     if args.keep:
         print(f"logs and data: {run_dir}")

@@ -35,6 +35,8 @@ class Server:
     proc: subprocess.Popen
     log_path: Path
     env: dict[str, str] = field(default_factory=dict)
+    root: Path = ROOT  # the checkout whose code it runs (its cwd and first PYTHONPATH entry)
+    code_file: str = ""  # `server.__file__` as the server imports it (`check_code`)
 
     @property
     def url(self) -> str:
@@ -63,17 +65,36 @@ class Server:
             self.proc.wait(5)
 
 
+def code_path(root: Path, environ: dict[str, str]) -> str:
+    """PYTHONPATH for a server running the code of checkout `root`: `root` first, and no entry
+    naming this checkout when `root` is another one (a baseline's worktree)."""
+    kept = [
+        entry
+        for entry in environ.get("PYTHONPATH", "").split(os.pathsep)
+        if entry and (root == ROOT or Path(entry).resolve() != ROOT)
+    ]
+    return os.pathsep.join([str(root), *(e for e in kept if Path(e).resolve() != root)])
+
+
 def start_gunicorn(
     name: str,
     app_spec: str,
     run_dir: Path,
     env_extra: dict[str, str] | None = None,
     conf: Path = GUNICORN_CONF,
+    root: Path = ROOT,
+    drop: tuple[str, ...] = (),
 ) -> Server:
-    """One gunicorn master with one gevent worker on a free loopback port."""
+    """One gunicorn master with one gevent worker on a free loopback port, running the code of
+    checkout `root` (this one, or a baseline's worktree: its cwd and first PYTHONPATH entry,
+    and its own gunicorn settings unless `conf` names others). `drop`: variables of this
+    process's environment the server must not inherit."""
     port = free_port()
+    if conf == GUNICORN_CONF:
+        conf = root / "server" / "gunicorn_conf.py"
     data_dir = run_dir / f"data-{name}"
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["PYTHONPATH"] = code_path(root, env)
     env.update(
         {
             "HOST": "127.0.0.1",
@@ -106,13 +127,51 @@ def start_gunicorn(
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(
             command,
-            cwd=ROOT,
+            cwd=root,
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    return Server(name, port, proc, log_path, env)
+    return Server(name, port, proc, log_path, env, root)
+
+
+def check_code(server: Server) -> str:
+    """Make sure the server runs the code of `server.root`: its worker's cwd and PYTHONPATH
+    (read from /proc), and where `server` is imported from with that cwd and environment.
+    Returns that path; raises RuntimeError if any of them points elsewhere."""
+    root = server.root.resolve()
+    found = subprocess.run(
+        [sys.executable, "-c", "import server; print(server.__file__)"],
+        cwd=server.root,
+        env=server.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    imported = Path(found.stdout.strip() or "?").resolve()
+    problems = []
+    if imported.parent.parent != root:
+        problems.append(f"server imported from {imported} ({found.stderr.strip()[-200:]})")
+    workers = server.worker_pids()
+    if not workers:
+        problems.append("no worker process")
+    for pid in workers:
+        try:
+            cwd = Path(os.readlink(f"/proc/{pid}/cwd")).resolve()
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError as exc:
+            problems.append(f"worker {pid}: {exc}")
+            continue
+        paths = [e[len(b"PYTHONPATH=") :].decode() for e in environ if e.startswith(b"PYTHONPATH=")]
+        first = paths[0].split(os.pathsep)[0] if paths else ""
+        if cwd != root:
+            problems.append(f"worker {pid} runs in {cwd}")
+        if not first or Path(first).resolve() != root:
+            problems.append(f"worker {pid} has PYTHONPATH {paths[0] if paths else '(none)'}")
+    if problems:
+        raise RuntimeError(f"{server.name} does not run the code of {root}: {'; '.join(problems)}")
+    return str(imported)
 
 
 def wait_ready(server: Server, path: str, timeout: float = 60.0) -> None:

@@ -92,6 +92,20 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         found.auditor = Auditor(store, clock)
         found.auditor.start()
 
+    if app.config["STALL_REPORT"]:
+        from server import stalls
+
+        stalls.start(
+            app.config["STALL_REPORT"],
+            {
+                "DATABASE": "sqlite" if not app.config["DATABASE_URL"] else "url",
+                "SQLITE_CHECKPOINT_MS": checkpoint_ms,
+                "checkpointer": found.checkpointer is not None,
+                "TIMER_ENABLED": app.config["TIMER_ENABLED"],
+                "TIMER_INTERVAL_MS": app.config["TIMER_INTERVAL_MS"],
+            },
+        )
+
     app.wsgi_app = DeclineWebSocketCompression(app.wsgi_app)  # type: ignore[method-assign]
     if app.config["PROXY_COUNT"]:
         count = app.config["PROXY_COUNT"]

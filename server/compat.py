@@ -20,6 +20,9 @@ Each entry: the internal, why we use it, and the test that pins it.
   `Ping` sent from the socket's writer). Pinned by
   `test_the_attributes_used_are_set_by_the_library` (read from `Base.__init__`) and
   `test_ping_if_answered_sends_one_ping_until_a_pong`.
+- CPython's `sys._current_frames` (documented, underscored, "for internal and specialized
+  purposes only"): `thread_frames`, the stall monitor's look at what the loop's thread runs
+  (`server/stalls.py`). Pinned by `test_thread_frames_holds_this_threads_frame`.
 - werkzeug's `LocalProxy._get_current_object` (documented, underscored): `real_app`, the app
   itself rather than its proxy. Pinned by `test_real_app_is_the_app`.
 
@@ -34,8 +37,10 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 from collections.abc import Callable
 from functools import partial
+from types import FrameType
 from typing import Any
 
 import orjson
@@ -70,6 +75,11 @@ def phone_text(value: Any) -> str:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except (orjson.JSONEncodeError, UnicodeDecodeError):
         return _stdlib_text(value)
+
+
+# The frame each OS thread runs now, by thread id (the function itself: a wrapper would be the
+# innermost frame of the calling thread's own sample).
+thread_frames: Callable[[], dict[int, FrameType]] = sys._current_frames
 
 
 def real_app() -> Any:

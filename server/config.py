@@ -95,6 +95,8 @@ DEFAULTS: dict[str, Any] = {
     # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
+    # The bench's stall monitor (server/stalls.py) writes to this file; empty (production): off.
+    "STALL_REPORT": "",
 }
 
 PARSERS: dict[str, Callable[[str], Any]] = {
@@ -137,6 +139,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "HTTP_MISS_BURST": parse_int,
     "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
+    "STALL_REPORT": parse_str,
 }
 
 

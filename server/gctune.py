@@ -13,8 +13,8 @@ during a run found 0 cycles), so this:
   last: 6 ms p50, 10 ms max, the worker's longest regular pauses (with it off, the loop's
   stalls over 5 ms went from about 27 to 14 per 10 s);
 - never starts a middle or full collection on its own; instead a full one runs every
-  `full_every_s` seconds (the cyclic garbage of closed sockets would otherwise stay), whose
-  pause is logged;
+  `GC_FULL_SECONDS` (the cyclic garbage of closed sockets would otherwise stay), whose pause is
+  logged;
 - freezes what survives each periodic full collection (`gc.freeze()`), so the next one walks
   only what was made since, not the long-lived heap again: measured in process over 2,500
   tables' worth of state (1.4 million objects, `python -m bench.gcpause`), 366 ms walked, 25 ms
@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import threading
 import time
+from collections.abc import Mapping
 
 log = logging.getLogger(__name__)
 
@@ -38,20 +40,31 @@ YOUNG = 700  # CPython's default
 NEVER = 1_000_000_000
 THAW_EVERY = 8  # with GC_FULL_SECONDS=900: the whole heap walked every 2 hours, not 4 times an hour
 MIDDLE = NEVER  # CPython's default is 10
+DEFAULT_FULL_SECONDS = 900.0  # GC_FULL_SECONDS unset
+# What `tune` was last asked for in this process (None: not tuned), for the stall report.
+full_every_s: float | None = None
 
 
-def tune(full_every_s: float, thaw_every: int = THAW_EVERY) -> threading.Event | None:
-    """Set the thresholds; start the periodic full collection (none if `full_every_s` <= 0).
+def full_seconds_from_env(environ: Mapping[str, str] | None = None) -> float:
+    """GC_FULL_SECONDS, or its default."""
+    env = os.environ if environ is None else environ
+    return float(env.get("GC_FULL_SECONDS", DEFAULT_FULL_SECONDS))
+
+
+def tune(full_every: float, thaw_every: int = THAW_EVERY) -> threading.Event | None:
+    """Set the thresholds; start the periodic full collection (none if `full_every` <= 0).
     Returns the event that stops it."""
+    global full_every_s
+    full_every_s = float(full_every)
     gc.collect()
     # Everything loaded so far (modules, the app) lives as long as the process.
     gc.freeze()
     gc.set_threshold(YOUNG, MIDDLE, NEVER)
-    if full_every_s <= 0:
+    if full_every <= 0:
         return None
     stop = threading.Event()
     thread = threading.Thread(
-        target=_collect_every, args=(full_every_s, stop, thaw_every), daemon=True
+        target=_collect_every, args=(full_every, stop, thaw_every), daemon=True
     )
     thread.start()
     return stop

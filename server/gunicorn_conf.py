@@ -49,6 +49,6 @@ def post_fork(server, worker):
 def post_worker_init(worker):
     """Collector thresholds for a long-lived worker (`server/gctune.py`); after gevent's patch,
     so the periodic full collection runs on a green thread."""
-    from server.gctune import tune
+    from server.gctune import full_seconds_from_env, tune
 
-    tune(float(os.environ.get("GC_FULL_SECONDS", "900")))
+    tune(full_seconds_from_env())

@@ -66,6 +66,10 @@ EN: dict[str, str] = {
         "This sheet may not match what the players confirmed; call the head judge."
     ),
     "head": "Head:",
+    "pages": "Pages of the LP entries",
+    "earlier": "Earlier",
+    "later": "Later",
+    "rows": "Entries {from}–{to} of {total}",
     "receipts_ok": "This phone's {n} signed receipt(s) match the log.",
     "receipts_bad": (
         "This phone's receipt for event {seq} does NOT match the log: the log was changed "
@@ -143,6 +147,10 @@ JA: dict[str, str] = {
         "ヘッドジャッジを呼んでください。"
     ),
     "head": "ヘッド：",
+    "pages": "LP記録のページ",
+    "earlier": "前へ",
+    "later": "次へ",
+    "rows": "{total} 行中 {from}–{to} 行",
     "receipts_ok": "この端末の署名付きレシート{n}件はログと一致します。",
     "receipts_bad": (
         "この端末のイベント {seq} のレシートはログと一致しません：署名後にログが変更されました。"
@@ -217,6 +225,10 @@ ZH_HANT: dict[str, str] = {
     "chain_broken": "雜湊鏈在事件 {seq} 斷裂：{problem}。",
     "chain_broken_detail": "本表可能與玩家確認的內容不符，請呼叫主裁判。",
     "head": "鏈頭：",
+    "pages": "LP 記錄分頁",
+    "earlier": "較早",
+    "later": "較後",
+    "rows": "第 {from}–{to} 行，共 {total} 行",
     "receipts_ok": "本手機的 {n} 張簽章收據與紀錄相符。",
     "receipts_bad": "本手機事件 {seq} 的收據與紀錄不符：紀錄在簽章後被修改。請呼叫主裁判。",
     "signatures": "簽名：A ______________ B ______________ 裁判 ______________",

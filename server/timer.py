@@ -13,6 +13,7 @@ from collections.abc import Callable
 from server.hub import Hub
 from server.rules import RuleError
 from server.service import TableService
+from server.stalls import span
 from server.store import EventStore
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ class Timer:
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             try:
-                run_due(self.store, self.hub, self.clock())
+                with span("timer sweep"):
+                    run_due(self.store, self.hub, self.clock())
             except Exception:
                 log.exception("timer round failed")

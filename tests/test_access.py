@@ -82,7 +82,8 @@ def test_every_route_against_every_kind_of_asker(app: Flask, world: World, spect
 @pytest.mark.parametrize(
     "path",
     ["/api/tables/{c}", "/api/tables/{c}/log", "/api/tables/{c}/export.json",
-     "/api/tables/{c}/ledger.csv", "/t/{c}/sheet", "/sheets?codes={c}", "/api/tables/{c}/event"],
+     "/api/tables/{c}/ledger.csv", "/api/tables/{c}/ledger", "/t/{c}/sheet", "/sheets?codes={c}",
+     "/api/tables/{c}/event"],
 )  # fmt: skip
 def test_spectators_off_hides_the_table_from_anonymous_requests(world: World, path: str):
     url = path.format(c=world.code)

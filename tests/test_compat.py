@@ -180,3 +180,11 @@ def test_replace_socket_wraps_what_the_library_writes_through():
 def test_real_app_is_the_app(app):
     with app.app_context():
         assert compat.real_app() is app
+
+
+def test_thread_frames_holds_this_threads_frame():
+    import sys
+    import threading
+
+    frame = compat.thread_frames()[threading.get_ident()]
+    assert frame.f_code is sys._getframe().f_code

@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "server.compat": SHARED,
     "server.names": SHARED,
     "server.offload": SHARED,
+    "server.stalls": SHARED,
     "server.rules": RULES,
     "server.store": STORE,
     "server.hub": SERVICE,

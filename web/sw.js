@@ -2,7 +2,7 @@
 // they live on the server and reach the page through the websocket and /api/.
 
 // Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
-const VERSION = "v9";
+const VERSION = "v10";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [
   "/",
@@ -20,6 +20,26 @@ const SHELL = [
   "/js/i18n/ja.js",
   "/js/i18n/zh-Hant.js",
   "/js/lp.js",
+  "/js/panels/ask.js",
+  "/js/panels/banners.js",
+  "/js/panels/bar.js",
+  "/js/panels/board.js",
+  "/js/panels/counters.js",
+  "/js/panels/dice.js",
+  "/js/panels/disputes.js",
+  "/js/panels/index.js",
+  "/js/panels/judge.js",
+  "/js/panels/keypad.js",
+  "/js/panels/kit.js",
+  "/js/panels/lang.js",
+  "/js/panels/ledger.js",
+  "/js/panels/pending.js",
+  "/js/panels/phase.js",
+  "/js/panels/phase_between.js",
+  "/js/panels/phase_duel.js",
+  "/js/panels/phase_pregame.js",
+  "/js/panels/phase_registration.js",
+  "/js/panels/share.js",
   "/js/seat_asks.js",
   "/js/seats.js",
   "/js/sheet_link.js",

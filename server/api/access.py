@@ -68,6 +68,7 @@ POLICIES: dict[str, str] = {
     "api.join_table": JOIN,
     "api.table_qr": TABLE,
     "api.table_log": TABLE,
+    "api.table_ledger": TABLE,  # the ledger by range: as visible as the table itself
     "api.server_time": PUBLIC,
     "table_ws.table_socket": SOCKET,
     "decklists.check_list": SEAT,

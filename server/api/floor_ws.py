@@ -23,6 +23,7 @@ from server.context import services
 from server.errors import error_body
 from server.floor import summarise
 from server.rules.view import calls_view, shared_view
+from server.stalls import span
 
 from .access import GRANTS, session_grant
 from .identity import COOKIE, current_staff, origin_allowed, tournament
@@ -163,7 +164,8 @@ class Feed:
     def _run(self) -> None:
         while not self._stop.wait(self.registry.interval):
             try:
-                self.flush()
+                with span("floor flush"):
+                    self.flush()
             except Exception:
                 log.exception("floor feed of event %s failed", self.event_id)
 

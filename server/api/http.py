@@ -26,9 +26,10 @@ from server.errors import (
     error_body,
 )
 from server.rules import RuleError, event_for, get_ruleset, view
+from server.rules.view import ledger_row
 
 from .ratelimit import rate_limit
-from .schemas import CreateTableSchema, JoinSchema
+from .schemas import LEDGER_PAGE_MAX, CreateTableSchema, JoinSchema, LedgerRangeSchema
 from .seats import join
 
 log = logging.getLogger(__name__)
@@ -144,6 +145,24 @@ def table_log(code: str) -> Response:
     code = code.upper()
     events = [event_for(entry, None) for entry in services().store.log(code)]
     return jsonify({"code": code, "events": events})
+
+
+@bp.get("/tables/<code>/ledger")
+def table_ledger(code: str) -> Response:
+    """A range of the confirmed LP ledger (R1.4): `?from=<position>&limit=<n>`, the last page
+    when `from` is absent; `total` says how many rows the ledger has, `seq` at which state."""
+    rate_limit()
+    code = code.upper()
+    query = LedgerRangeSchema().load(request.args.to_dict())
+    snap = services().store.snapshot(code)
+    ledger = snap.state.ledger
+    limit = min(query["limit"], LEDGER_PAGE_MAX)
+    start = query.get("start", max(0, len(ledger) - limit))
+    rows = [ledger_row(r) for r in ledger[start : start + limit]]
+    total = len(ledger)
+    return jsonify(
+        {"code": code, "seq": snap.seq, "from": start, "limit": limit, "total": total, "rows": rows}
+    )
 
 
 @bp.get("/time")

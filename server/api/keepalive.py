@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from simple_websocket import ConnectionClosed
 
 from server.compat import ping_if_answered, shutdown, wake_reader
+from server.stalls import span
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,8 @@ class Pinger:
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval / SLICES):
-            self.tick()
+            with span("pinger slice"):
+                self.tick()
 
 
 def send_ping(ws: Any) -> bool:

@@ -128,6 +128,31 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
 # -- HTTP bodies ---------------------------------------------------------------------------
 
 
+LEDGER_PAGE_MAX = 50  # rows of the ledger one range request returns at most
+_DIGITS = re.compile("[0-9]{1,9}")
+
+
+class QueryInt(fields.Integer):
+    """A whole number in a query string: plain ASCII digits only (no sign, blank or exponent),
+    within [low, high]."""
+
+    def __init__(self, low: int = 0, high: int = MAX_INT, **kwargs: Any) -> None:
+        super().__init__(validate=validate.Range(min=low, max=high), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if not isinstance(value, str) or not _DIGITS.fullmatch(value):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class LedgerRangeSchema(Schema):
+    """The query of `GET /api/tables/<code>/ledger`: the rows from position `from` (0 is the
+    first row; absent: the last page), at most `limit` of them (capped at LEDGER_PAGE_MAX)."""
+
+    start = QueryInt(0, MAX_INT, data_key="from")
+    limit = QueryInt(1, MAX_INT, load_default=LEDGER_PAGE_MAX)
+
+
 class CreateTableSchema(Schema):
     ruleset = Text(NAME_MAX, min_length=1)
     match_minutes = Minutes(0.05, 600)

@@ -28,6 +28,8 @@ from collections.abc import Callable
 
 from peewee import Database
 
+from server.stalls import span
+
 from .group import off_loop
 from .models import is_sqlite
 
@@ -48,7 +50,8 @@ class Checkpointer:
         """One PASSIVE checkpoint: (busy, frames in the log, frames checkpointed)."""
         if self._conn is None:
             self._conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-        row = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        with span("checkpoint"):
+            row = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         self.runs += 1
         return int(row[0]), int(row[1]), int(row[2])
 

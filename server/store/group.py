@@ -22,6 +22,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
+from server.stalls import span
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -90,6 +92,10 @@ class GroupCommit(Generic[T]):
             self._closed = True
             self._wake.notify()
 
+    def _timed_write(self, items: Sequence[T]) -> None:
+        with span("group commit", f"{len(items)} commands"):
+            self._write(items)
+
     def _loop(self) -> None:
         run = self._run or off_loop()
         while True:
@@ -102,7 +108,7 @@ class GroupCommit(Generic[T]):
             self.groups += 1
             self.largest = max(self.largest, len(items))
             try:
-                run(functools.partial(self._write, items))
+                run(functools.partial(self._timed_write, items))
             except BaseException:
                 # `write` settles each item's outcome itself; this is a bug, not a lost commit.
                 log.exception("group commit failed")

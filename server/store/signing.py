@@ -20,6 +20,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from server.stalls import span
+
 # A confirmed result (both seats), a decided match, and a match confirmed by a seat.
 SIGN_AT = frozenset({"duel.final", "match.decided", "match.confirmed"})
 
@@ -111,6 +113,7 @@ class Auditor:
 
         while not self._stop.wait(self.interval):
             try:
-                self.store.audit_some(self.per_round, self.clock())
+                with span("audit"):
+                    self.store.audit_some(self.per_round, self.clock())
             except Exception:
                 logging.getLogger(__name__).exception("audit failed")

@@ -38,3 +38,66 @@ document.addEventListener("DOMContentLoaded", async () => {
     (head ? head.parentElement : section).after(line);
   }
 });
+
+// On screen, a long ledger is shown PAGE entries at a time, with "earlier" / "later" buttons;
+// the rows off the page are hidden by a screen-only rule (css/sheet.css), so printing still
+// prints every row (R1.4). The page holds every row already: the printed sheet needs them.
+const PAGE = 50;
+
+function pageLedger(section) {
+  const rows = [...section.querySelectorAll("tr.entry")];
+  if (rows.length <= PAGE) return;
+  const d = section.dataset;
+  let from = 0;
+  const nav = document.createElement("nav");
+  nav.className = "sheet-pages";
+  nav.setAttribute("aria-label", d.pages || "");
+  nav.dataset.testid = "sheet-pages";
+  const button = (label, testid) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label || "";
+    b.dataset.testid = testid;
+    return b;
+  };
+  const earlier = button(d.earlier, "sheet-earlier");
+  const later = button(d.later, "sheet-later");
+  const range = document.createElement("span");
+  range.setAttribute("aria-live", "polite");
+  range.dataset.testid = "sheet-range";
+  nav.append(earlier, range, later);
+
+  function show() {
+    const to = Math.min(from + PAGE, rows.length);
+    rows.forEach((r, i) => r.classList.toggle("off-page", i < from || i >= to));
+    // A duel's table with none of its entries on this page is hidden too (its start line and
+    // result stay with the page that holds its entries).
+    for (const table of section.querySelectorAll("table.ledger")) {
+      const entries = [...table.querySelectorAll("tr.entry")];
+      const wrap = table.closest(".scroll") || table;
+      wrap.classList.toggle("off-page", entries.length > 0 && entries.every((r) => r.classList.contains("off-page")));
+    }
+    range.textContent = (d.rows || "{from}–{to} / {total}")
+      .replace("{from}", String(from + 1))
+      .replace("{to}", String(to))
+      .replace("{total}", String(rows.length));
+    earlier.disabled = from === 0;
+    later.disabled = to >= rows.length;
+    section.dataset.pageFrom = String(from);
+  }
+  earlier.addEventListener("click", () => {
+    from = Math.max(0, from - PAGE);
+    show();
+  });
+  later.addEventListener("click", () => {
+    from = Math.min(from + PAGE, Math.floor((rows.length - 1) / PAGE) * PAGE);
+    show();
+  });
+  const first = section.querySelector("table.ledger");
+  (first.closest(".scroll") || first).before(nav);
+  show();
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  for (const section of document.querySelectorAll("section.sheet[data-code]")) pageLedger(section);
+});

@@ -5,11 +5,14 @@
 
 import { Connection } from "../conn.js";
 import { formatDuration, formatTime, h } from "../dom.js";
-import { callReason, lang, t } from "../i18n.js";
+import { lang, t } from "../i18n.js";
+import { PanelHost } from "../panels/kit.js";
 import { sheetHref } from "../sheet_link.js";
-import { age, call, refusal, topBar } from "../staff/common.js";
+import { TableStore } from "../state.js";
+import { call, refusal, topBar } from "../staff/common.js";
 import { clockText, phaseText } from "./floor.js";
-import { disputeLine } from "./lines.js";
+import { ledgerPages } from "./ledger_pages.js";
+import { JUDGE_PANELS } from "./panels.js";
 import { seatsCard } from "./seats.js";
 
 const LEVELS = ["caution", "warning", "duel_loss", "match_loss", "disqualification", "disqualification_total"];
@@ -44,15 +47,12 @@ function actorLabel(a) {
 
 export function mountTable(root, eventId, code, navigate) {
   const conn = new Connection(code, { token: null });
-  let state = null;
+  const store = new TableStore(); // the same store as the players' screen (web/js/state.js)
   let info = null;
   let log = [];
   const toast = h("p", { class: "staff-toast", role: "status", testid: "judge-toast" });
   const head = h("section", { class: "card jt-head", testid: "judge-table-head" });
-  const calls = h("section", { class: "card" });
-  const disputes = h("section", { class: "card" });
-  const penalties = h("section", { class: "card" });
-  const decksBox = h("section", { class: "card", testid: "judge-decks" });
+  const slots = Object.fromEntries(JUDGE_PANELS.map((p) => [p.name, h("div", { class: `slot slot-${p.name}` })]));
   const logBox = h("ol", { class: "jt-log", testid: "judge-log", reversed: true });
   const clockLine = h("p", { class: "jt-clock num", testid: "judge-clock" });
   const seats = seatsCard(code, (text, ok) => {
@@ -148,8 +148,11 @@ export function mountTable(root, eventId, code, navigate) {
       })),
   );
 
-  // --- live parts ------------------------------------------------------------------------------
+  // --- live parts: panels on the table's store, each redrawn when what it reads changes ------
+  const host = new PanelHost(JUDGE_PANELS, slots, (panel, picked) => ({ s: picked, send, now: conn.serverNow() }));
+
   function renderHead() {
+    const state = store.state;
     if (!state) return;
     const now = conn.serverNow();
     const p = { kind: state.phase, duel: state.duel_no };
@@ -169,112 +172,6 @@ export function mountTable(root, eventId, code, navigate) {
     const deadline = c.deadline_ms;
     clockLine.textContent =
       c.status === "running" && typeof deadline === "number" ? formatDuration(deadline - now) : clockText(c, now);
-  }
-
-  function renderCalls() {
-    const open = state.calls.filter((c) => c.status !== "closed");
-    const now = conn.serverNow();
-    calls.replaceChildren(
-      h("h2", { text: t("staff.calls") }),
-      open.length
-        ? h("ul", { class: "staff-list" }, open.map((c) => {
-            const note = h("input", { type: "text", maxlength: "200", placeholder: t("staff.note"), testid: `call-note-${c.call}` });
-            return h("li", { class: "jt-call", testid: `call-${c.call}` },
-              h("strong", { text: `#${c.call} ${c.seat || ""} ` }),
-              h("span", { text: callReason(c.reason) }),
-              h("span", { class: "muted", text: ` · ${age(now - c.at_ms)}` }),
-              c.judge ? h("span", { class: "muted", text: ` · ${t("staff.alert.taken", { judge: c.judge })}` }) : null,
-              h("div", { class: "row" },
-                c.status === "open"
-                  ? h("button", { class: "btn btn-primary btn-small", type: "button", testid: `ack-${c.call}`, text: t("staff.ack"),
-                      onclick: () => send("judge.ack", { call: c.call }) })
-                  : null,
-                note,
-                h("button", { class: "btn btn-small", type: "button", testid: `close-${c.call}`, text: t("staff.close"),
-                  onclick: () => send("judge.close", { call: c.call, note: note.value }) })),
-            );
-          }))
-        : h("p", { class: "muted", text: t("staff.no_calls") }),
-    );
-  }
-
-  function seatNames() {
-    return { A: state.seats.A.name || "A", B: state.seats.B.name || "B" };
-  }
-
-  function renderDisputes() {
-    const open = state.disputes.filter((d) => d.status === "open");
-    disputes.hidden = !open.length;
-    disputes.replaceChildren(
-      h("h2", { text: t("staff.disputes") }),
-      h("ul", { class: "staff-list" }, open.map((d) =>
-        h("li", { testid: `dispute-${d.entry}` },
-          h("strong", { text: `#${d.entry} ` }),
-          h("span", { testid: `dispute-line-${d.entry}`, text: disputeLine(d, seatNames()) }),
-          h("div", { class: "row" },
-            h("button", { class: "btn btn-small", type: "button", testid: `settle-apply-${d.entry}`, text: t("staff.apply"),
-              onclick: () => send("dispute.settle", { entry: d.entry, action: "apply", note: "" }) }),
-            h("button", { class: "btn btn-small", type: "button", testid: `settle-void-${d.entry}`, text: t("staff.void"),
-              onclick: () => send("dispute.settle", { entry: d.entry, action: "void", note: "" }) })),
-        ))),
-    );
-  }
-
-  function renderPenalties() {
-    penalties.hidden = !state.penalties.length;
-    penalties.replaceChildren(
-      h("h2", { text: t("staff.penalties") }),
-      h("ul", { class: "staff-list" }, state.penalties.map((p) =>
-        h("li", { text: `${formatTime(p.at_ms)} ${p.seat} ${t(`staff.level.${p.level}`)} · ${t(`staff.inf.${p.infraction}`)} · ${p.judge} ${p.note}` }))),
-    );
-  }
-
-  // Each seat's deck now (after side decking) against its registered list (R2.6, R6.8).
-  function renderDecks() {
-    const parts = [h("h2", { text: t("staff.decks") })];
-    if (state.banlist) parts.push(h("p", { class: "muted", testid: "judge-banlist", text: t("staff.banlist", { name: state.banlist.name }) }));
-    for (const seat of ["A", "B"]) {
-      const d = state.decks[seat] || {};
-      const who = `${seat} ${state.seats[seat].name || ""}`.trim();
-      if (d.check_failed) parts.push(deckClear(seat, who));
-      if (!d.list || !d.cards) {
-        const counts = d.declared ? `${d.declared.main}/${d.declared.extra}/${d.declared.side}` : "—";
-        parts.push(h("p", { testid: `judge-deck-${seat}`, text: `${who}: ${t("staff.deck_none", { counts })}` }));
-        continue;
-      }
-      const reg = d.cards.registered || {};
-      const cur = d.cards.current || reg;
-      const rows = [];
-      let changed = 0;
-      for (const part of ["main", "extra", "side"]) {
-        const names = [...new Set([...Object.keys(reg[part] || {}), ...Object.keys(cur[part] || {})])].sort();
-        for (const c of names) {
-          const r = (reg[part] || {})[c] || 0;
-          const n = (cur[part] || {})[c] || 0;
-          if (r !== n) changed++;
-          rows.push(h("tr", { class: r !== n ? "changed" : "", dataset: { card: c, part } },
-            h("td", { text: t(`staff.part.${part}`) }), h("td", { text: c }),
-            h("td", { class: "num", text: String(r) }), h("td", { class: "num", testid: "judge-deck-now", text: String(n) })));
-        }
-      }
-      parts.push(h("div", { testid: `judge-deck-${seat}` },
-        h("h3", { text: who }),
-        h("p", { class: changed ? "bad" : "muted", testid: `judge-deck-${seat}-status`, text: changed ? t("staff.deck_changed", { n: changed }) : t("staff.deck_as_registered") }),
-        h("table", { class: "staff-table" },
-          h("thead", {}, h("tr", {}, ["", t("staff.card"), t("staff.deck_registered"), t("staff.deck_current")].map((x) => h("th", { text: x })))),
-          h("tbody", {}, rows))));
-    }
-    decksBox.replaceChildren(...parts);
-  }
-
-  // R7.5: a failed after-duel deck check holds the table until a judge clears it, with a note.
-  function deckClear(seat, who) {
-    const note = h("input", { type: "text", maxlength: "200", placeholder: t("staff.note"), "aria-label": t("staff.note"), testid: `deck-clear-note-${seat}` });
-    return h("div", { class: "row", testid: `deck-failed-${seat}` },
-      h("p", { class: "bad", text: t("staff.deck_check_failed", { who }) }),
-      note,
-      h("button", { class: "btn btn-primary btn-small", type: "button", testid: `deck-clear-${seat}`, text: t("staff.deck_clear"),
-        onclick: () => send("deck.clear", { seat, note: note.value }) }));
   }
 
   function renderLog() {
@@ -298,22 +195,20 @@ export function mountTable(root, eventId, code, navigate) {
     renderHead();
   }
 
-  conn.on("state", (msg) => {
-    state = msg.state;
-    if (msg.type === "update") {
-      const events = msg.events || [];
-      const last = log.length ? log[log.length - 1].seq : 0;
-      if (events.length && events[0].seq === last + 1) {
-        log.push(...events);
-        renderLog();
-      } else if (msg.seq > last) loadLog();
-    }
+  conn.on("welcome", (msg) => store.welcome(msg));
+  conn.on("update", (msg) => {
+    const events = msg.events || [];
+    const last = log.length ? log[log.length - 1].seq : 0;
+    if (events.length && events[0].seq === last + 1) {
+      log.push(...events);
+      renderLog();
+    } else if (msg.seq > last) loadLog();
+    store.take(msg);
+  });
+  store.subscribe(() => {
     renderHead();
-    renderCalls();
-    seats.render(state, conn.serverNow());
-    renderDisputes();
-    renderPenalties();
-    renderDecks();
+    host.update(store.state, null, {});
+    seats.render(store.state, conn.serverNow());
   });
 
   const back = h("a", {
@@ -326,8 +221,8 @@ export function mountTable(root, eventId, code, navigate) {
   root.replaceChildren(
     topBar(t("staff.judges"), [back, h("a", { href: sheetHref(code, lang()), class: "btn btn-small btn-quiet", testid: "judge-sheet-link", text: t("staff.sheet") })]),
     h("main", { class: "staff-main jt" },
-      h("div", { class: "jt-col" }, head, toast, calls, seats.box, disputes, decksBox, clockTools, correction, penaltyForm, resultForm, penalties),
-      h("div", { class: "jt-col" }, h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
+      h("div", { class: "jt-col" }, head, toast, slots.calls, seats.box, slots.disputes, slots.decks, clockTools, correction, penaltyForm, resultForm, slots.penalties),
+      h("div", { class: "jt-col" }, ledgerPages(code, { on: (_kind, fn) => store.subscribe(() => fn({ state: store.state })) }), h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
   );
   loadLog();
   conn.start();

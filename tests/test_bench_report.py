@@ -1,0 +1,179 @@
+"""The bench's pure parts (bench/report.py, bench/run.py, bench/servers.py): the stall report read
+back and printed, CPU per command and RSS per table, the ratios to a baseline, the order of the
+runs of `--baseline-ref`, what `--long` implies, and the PYTHONPATH of a baseline's server.
+No processes are started and nothing is timed."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from bench import report
+from bench.run import LONG_FLOOR_VIEWS, LONG_SECONDS, LONG_TABLES, build_cases, build_parser
+from bench.run import resolve as resolve_args
+from bench.servers import ROOT, code_path
+
+START = 1_796_000_000.0
+HEADER = {
+    "kind": "start",
+    "at": START - 30,
+    "pid": 4242,
+    "server": "/srv/duel/server",
+    "settings": {
+        "GC_FULL_SECONDS": 900.0,
+        "SQLITE_CHECKPOINT_MS": 200,
+        "checkpointer": True,
+        "TIMER_ENABLED": True,
+        "TIMER_INTERVAL_MS": 250,
+    },
+}
+GC_STALL = {
+    "kind": "stall",
+    "at": START + 12.25,
+    "ms": 180.4,
+    "causes": [
+        {"name": "gc gen2", "ms": 171.0, "count": 1, "span_ms": 171.0, "detail": "9 collected"},
+        {
+            "name": "checkpoint",
+            "ms": 12.0,
+            "count": 3,
+            "span_ms": 6.0,
+            "detail": "",
+            "on_loop": False,
+        },
+    ],
+    "stack": ["gevent/hub.py:647 run", "server/api/ws.py:10 handle", "server/store/events.py:5 x"],
+}
+BARE_STALL = {"kind": "stall", "at": START + 3.5, "ms": 24.0, "causes": [], "stack": None}
+
+
+def lines_of(*records: dict) -> list[str]:
+    return [json.dumps(r) for r in records]
+
+
+def test_a_stall_report_is_read_back_and_cut_to_the_window():
+    early = {**BARE_STALL, "at": START - 5}  # during set-up: not in the window
+    ticks = [{"kind": "tick", "at": START + t, "wakes": w} for t, w in ((1, 200), (11, 2200))]
+    text = lines_of(HEADER, early, BARE_STALL, GC_STALL, *ticks)
+    text.append('{"kind": "stall", "at": 17960')  # the worker killed mid-line
+    got = report.parse_stall_report(text)
+    assert got.header == HEADER and got.bad_lines == 1
+    assert len(got.stalls) == 3
+    window = got.window(START, START + 60)
+    assert [s["ms"] for s in window.stalls] == [24.0, 180.4]
+    assert window.header == HEADER
+    assert window.wakes() == 2000
+    assert report.StallReport().wakes() is None
+
+
+def test_causes_are_printed_longest_first_and_a_thread_says_so():
+    assert report.cause_text(GC_STALL) == (
+        "gc gen2 171 ms (9 collected); checkpoint 12 ms (x3, longest 6 ms; in a thread)"
+    )
+    assert report.cause_text(BARE_STALL) == "unknown"
+    # The innermost frames first.
+    assert report.stack_text(GC_STALL) == (
+        "server/store/events.py:5 x <- server/api/ws.py:10 handle <- gevent/hub.py:647 run"
+    )
+
+
+def test_the_stall_table_lists_every_stall_in_time_order_with_its_stack():
+    table = report.stall_table([GC_STALL, BARE_STALL], START)
+    assert table[0].split() == ["time", "(UTC)", "+s", "ms", "cause"]
+    assert table[1].split()[1:] == ["3.5", "24.0", "unknown"]
+    assert table[1].split()[0] == report.clock_text(START + 3.5)
+    assert table[2].split()[1:4] == ["12.2", "180.4", "gc"]  # 12.25 s printed to a tenth
+    assert table[3].strip().startswith("at server/store/events.py:5 x")
+    assert len(table) == 4  # no stack line for the stall without one
+
+
+def test_the_stall_summary_counts_over_each_bound():
+    line = report.stall_summary([GC_STALL, BARE_STALL], 2000)
+    assert line == (
+        "2 stalls (2 over 20 ms, 1 over 50 ms, 1 over 100 ms, 1 over 150 ms), "
+        "the longest 180.4 ms; the monitor woke 2,000 times"
+    )
+    assert report.stall_summary([], None).startswith("0 stalls (0 over 20 ms")
+
+
+def test_the_settings_the_worker_reported_are_printed():
+    [line] = report.settings_lines(HEADER)
+    assert "GC_FULL_SECONDS=900" in line
+    assert "SQLITE_CHECKPOINT_MS=200 (checkpointer running)" in line
+    assert "TIMER_INTERVAL_MS=250" in line and "/srv/duel/server" in line
+    assert "no stall report header" in report.settings_lines(None)[0]
+
+
+def test_cpu_per_command_and_rss_per_table():
+    # 39% of a core for 60 s over 415 commands a second (the 2,500-table run of performance.md).
+    assert report.per_unit_ms(0.39 * 60, 415 * 60) == pytest.approx(0.9398, abs=1e-4)
+    assert math.isnan(report.per_unit_ms(3.0, 0))
+    assert report.per_table_kib(567, 2500) == pytest.approx(232.24, abs=0.01)
+    assert math.isnan(report.per_table_kib(100, 0))
+    assert report.verdict(0.60, report.CPU_PER_COMMAND_MS) == "met"
+    assert report.verdict(0.94, report.CPU_PER_COMMAND_MS) == "NOT met"
+    assert report.verdict(math.nan, 1.0) == "not measured"
+
+
+def test_ratios_to_a_baseline_are_of_the_means():
+    def run(p50: float, p99: float, cpu: float, rss: float) -> dict:
+        return {"p50_ms": p50, "p99_ms": p99, "cpu_per_command_ms": cpu, "rss_mib": rss}
+
+    baseline = [run(2.0, 16.0, 0.90, 560), run(2.2, 18.0, 0.94, 570)]
+    current = [run(2.1, 20.0, 0.60, 500), run(2.3, 22.0, 0.62, 505)]
+    lines = report.baseline_lines(baseline, current, "v1")
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert "2.00 / 2.20" in rows["p50"] and "1.048 (met)" in rows["p50"]
+    assert "1.235 (NOT met)" in rows["p99"]  # 21 / 17
+    assert "0.663 (met)" in rows["CPU/command"]
+    assert "0.889 (met)" in rows["RSS"]
+    assert "within 10%" in lines[-1]
+    assert math.isnan(report.ratio(1.0, 0.0)) and math.isnan(report.ratio(None, 1.0))
+    assert report.ratio(3.0, 2.0) == 1.5
+
+
+def parse(*argv: str):
+    return resolve_args(build_parser().parse_args(list(argv)))
+
+
+def test_long_means_30_minutes_at_2500_tables_with_floor_views_and_stalls():
+    args = parse("--long")
+    assert (args.tables, args.floor_views, args.long_seconds, args.stalls) == (
+        LONG_TABLES,
+        LONG_FLOOR_VIEWS,
+        LONG_SECONDS,
+        True,
+    )
+    assert (LONG_TABLES, LONG_FLOOR_VIEWS, LONG_SECONDS) == ("2500", 20, 1800.0)
+    quick = parse("--long-seconds", "60", "--tables", "300")
+    assert (quick.long, quick.tables, quick.long_seconds) == (True, "300", 60.0)
+    cases = build_cases(quick, None)
+    assert [(c.mode, c.tables, c.seconds, c.stalls) for c in cases] == [
+        ("relay", 300, 30.0, False),
+        ("server", 300, 60.0, True),
+    ]
+    plain = parse()
+    assert (plain.long, plain.tables, plain.floor_views, plain.stalls) == (False, "500", 0, False)
+
+
+def test_a_baseline_alternates_with_the_current_code_baseline_first(tmp_path: Path):
+    args = parse("--baseline-ref", "v1", "--repeat", "2", "--tables", "100", "--no-relay")
+    cases = build_cases(args, tmp_path)
+    assert [(c.code, c.root) for c in cases] == [
+        ("baseline v1", tmp_path),
+        ("", ROOT),
+        ("baseline v1", tmp_path),
+        ("", ROOT),
+    ]
+    assert cases[0].label == "baseline v1 sqlite 1p" and cases[1].label == "sqlite 1p"
+
+
+def test_a_baseline_server_sees_its_own_checkout_first_and_never_this_one(tmp_path: Path):
+    other = "/opt/extra"
+    env = {"PYTHONPATH": f"{ROOT}:{other}"}
+    assert code_path(tmp_path, env) == f"{tmp_path}:{other}"
+    assert code_path(ROOT, env) == f"{ROOT}:{other}"
+    assert code_path(ROOT, {}) == str(ROOT)

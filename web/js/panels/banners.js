@@ -1,0 +1,42 @@
+// The banners under the header: time called, a duel or match over, the round ended.
+
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+import { get } from "../state.js";
+import { matchText, resultText, seatName } from "./kit.js";
+
+export const name = "banners";
+export const reads = ["time", "phase", "result", "lp", "match", "wins", "seats", "flags", "duel_no", "turn"];
+
+export function render({ s }) {
+  const out = [];
+  const stage = get(s, "time.stage", null);
+  const called = get(s, "time.called", false);
+  // The time banner belongs to a duel (or the Extra Duel still to come), not to its result.
+  if ((stage || called) && !["duel_result", "match_result", "match_over"].includes(s.phase)) {
+    let text = t("time.called");
+    if (stage === "finish_turn") text = t("time.finish_turn");
+    else if (stage === "extra_turns")
+      text = t("time.extra_turn", { n: get(s, "time.extra_turn", 0) || 1, of: get(s, "time.extra_turns", 3) });
+    else if (stage === "sudden_death" || stage === "extra_duel_sudden_death") text = t("time.sudden_death");
+    else if (stage === "extra_duel") text = t("time.extra_duel", { n: get(s, "turn.no", 1), of: get(s, "time.extra_duel_turns", 4) });
+    out.push(h("div", { class: "banner banner-time", testid: "time-banner", role: "alert", dataset: { stage: stage || "called" }, text }));
+  }
+  const lp = s.lp || {};
+  if (s.phase === "duel" && (lp.A <= 0 || lp.B <= 0)) {
+    const text = lp.A <= 0 && lp.B <= 0 ? t("duel.both_zero") : t("duel.zero", { name: seatName(s, lp.A <= 0 ? "A" : "B") });
+    out.push(h("div", { class: "banner banner-end", testid: "duel-over", role: "alert", text }));
+  }
+  if (s.phase === "duel_result" && s.result) {
+    out.push(h("div", { class: "banner banner-end", testid: "duel-result", role: "alert", text: resultText(s, s.result) }));
+  }
+  if ((s.phase === "match_result" || s.phase === "match_over") && s.match) {
+    out.push(h("div", { class: "banner banner-end", testid: "match-result", role: "alert", text: matchText(s, s.match) }));
+  }
+  // The organiser ended the event's round while this match was still on.
+  const ended = (s.flags || []).find((f) => f.kind === "round_ended");
+  if (ended) {
+    out.push(h("div", { class: "banner banner-time", testid: "round-ended", role: "alert", text: t("round.ended", { n: ended.detail || "" }) }));
+  }
+  return out.length ? h("div", { class: "banners" }, out) : null;
+}

@@ -1,0 +1,58 @@
+// The board: both seats' LP and wins, and the strip between them (phase, duel, turn, clock).
+// The clock's text is the mount's tick, written into the element this draws.
+
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+import { get } from "../state.js";
+import { seatName } from "./kit.js";
+
+export const name = "board";
+export const reads = ["seats", "lp", "wins", "phase", "duel_no", "turn", "clock"];
+
+function seatBlock(s, view, seat, big) {
+  const lp = get(s, `lp.${seat}`, null);
+  const wins = get(s, `wins.${seat}`, 0);
+  const mine = view.isSeat && seat === view.seat;
+  const turnPlayer = s.phase === "duel" && get(s, "turn.player", null) === seat;
+  const wrapId = view.isSeat ? (mine ? "my-lp" : "opp-lp") : big ? "lp-bottom" : "lp-top";
+  const joined = get(s, `seats.${seat}.joined`, Boolean(get(s, `seats.${seat}.name`, "")));
+  const name = seatName(s, seat);
+  return h(
+    "section",
+    {
+      class: ["seat", big ? "seat-me" : "seat-opp", turnPlayer && "seat-turn", lp !== null && lp <= 0 && "seat-zero"],
+      "aria-label": t("seat.label", { name }),
+      dataset: { seat },
+    },
+    h("div", { class: "seat-head" },
+      h("span", { class: "seat-name", testid: `name-${seat}`, text: joined ? name : t("seat.empty", { seat }) }),
+      mine ? h("span", { class: "tag", text: t("seat.you") }) : null,
+      turnPlayer ? h("span", { class: "tag tag-turn", text: t("duel.turn_tag") }) : null,
+      h("span", { class: "wins", testid: `wins-${seat}`, "aria-label": t("seat.wins", { n: wins }), text: "\u25cf".repeat(wins) + "\u25cb".repeat(Math.max(0, 2 - wins)) }),
+    ),
+    h("div", { class: "lp-wrap", testid: wrapId },
+      h("span", { class: "lp", testid: `lp-${seat}`, "aria-label": t("lp.aria", { name }), text: lp === null ? "\u2013" : String(lp) }),
+    ),
+  );
+}
+
+export function render({ s, view }) {
+  const turnNo = get(s, "turn.no", null);
+  const turnPlayer = get(s, "turn.player", null);
+  const strip = h(
+    "div",
+    { class: "strip" },
+    h("span", { class: "phase", testid: "phase", dataset: { phase: s.phase || "" }, text: s.phase ? t(`phase.${s.phase}`) : "" }),
+    s.duel_no && s.phase !== "match_result" && s.phase !== "match_over" ? h("span", { class: "duel-no", testid: "duel-no", text: t("duel.no", { n: s.duel_no }) }) : null,
+    s.phase === "duel" && turnNo
+      ? h("span", {
+          class: "turn-info",
+          testid: "turn-info",
+          dataset: { turn: String(turnNo), player: turnPlayer || "" },
+          text: t("duel.turn", { n: turnNo, name: seatName(s, turnPlayer) }),
+        })
+      : null,
+    h("span", { class: "clock", testid: "clock", role: "timer", "aria-label": t("clock.label"), dataset: { status: get(s, "clock.status", "idle") } }),
+  );
+  return h("div", { class: "board" }, seatBlock(s, view, view.opp, false), strip, seatBlock(s, view, view.me, true));
+}

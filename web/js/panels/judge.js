@@ -1,0 +1,37 @@
+// Judge calls: what is open, and for a seat the button (and reason) to call one.
+
+import { h } from "../dom.js";
+import { callReason, t } from "../i18n.js";
+import { card, seatName } from "./kit.js";
+
+export const name = "judge";
+export const reads = ["calls", "seats"];
+export const local = ["judgeOpen"];
+
+export function render({ s, view, ui, send, redraw }) {
+  const calls = (s.calls || []).filter((c) => c && c.status !== "closed");
+  const parts = [];
+  for (const c of calls) {
+    const coming = c.status === "acknowledged";
+    parts.push(h("p", { class: ["status-line", coming ? "ok" : "attention"], testid: "judge-status", dataset: { status: c.status || "" },
+      text: `${coming ? t("judge.coming") : t("judge.called", { name: seatName(s, c.seat) })}${c.judge && coming ? ` (${c.judge})` : ""}${c.reason ? ` \u2014 ${callReason(c.reason)}` : ""}` }));
+  }
+  if (view.isSeat) {
+    if (!ui.judgeOpen) {
+      parts.push(h("button", { class: "btn btn-wide", testid: "call-judge", onclick: () => { ui.judgeOpen = true; redraw(); }, text: `\u2691 ${t("judge.call")}` }));
+    } else {
+      const form = (ui.forms.judge ||= { reason: "" });
+      parts.push(
+        h("label", { class: "field", for: "f-judge" }, h("span", { text: t("judge.reason") }),
+          h("input", { id: "f-judge", type: "text", maxlength: "200", testid: "judge-reason", value: form.reason, oninput: (e) => (form.reason = e.target.value) }),
+        ),
+        h("div", { class: "row" },
+          h("button", { class: "btn", testid: "judge-cancel", onclick: () => { ui.judgeOpen = false; redraw(); }, text: t("common.cancel") }),
+          h("button", { class: "btn btn-primary", testid: "judge-send", onclick: () => { send("judge.call", { reason: form.reason || "" }); form.reason = ""; ui.judgeOpen = false; redraw(); }, text: t("judge.send") }),
+        ),
+      );
+    }
+  }
+  if (!parts.length) return null;
+  return card(t("judge.title"), "judge", parts);
+}

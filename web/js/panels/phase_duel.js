@@ -1,0 +1,129 @@
+// A duel and its ends: whose turn and End turn (R5.5), conceding, the duel's result to confirm
+// or dispute (R7.4), the match's result, and a new match.
+
+import { h } from "../dom.js";
+import { t } from "../i18n.js";
+import { get, other } from "../state.js";
+import { card, seatName } from "./kit.js";
+
+export const reads = ["phase", "turn", "disputes", "duel_no", "pending", "seats", "result", "wins", "ruleset", "extra_duel", "time", "match", "new_match_votes"];
+export const local = ["concedeArmed", "resultDisputeOpen"];
+// Set when the deciding duel's confirmation should confirm the match too (the mount sends it).
+export const own = ["matchConfirmAfter"];
+
+const BUILDERS = {
+  duel: (ctx) => phaseDuel(ctx),
+  duel_result: (ctx) => phaseDuelResult(ctx),
+  match_result: (ctx) => phaseMatchResult(ctx),
+  match_over: (ctx) => phaseMatchOver(ctx),
+};
+
+/** The card for the duel's phases (null in the others). */
+export function build(ctx) {
+  const builder = BUILDERS[ctx.s.phase];
+  return builder ? builder(ctx) : null;
+}
+
+function phaseDuel(ctx) {
+  const { s, view, ui, send, redraw } = ctx;
+  const turn = s.turn || {};
+  const parts = [];
+  const myTurn = view.isSeat && turn.player === view.seat;
+  parts.push(h("p", { class: "status-line big-line", testid: "whose-turn", text: turn.no ? (myTurn ? t("duel.your_turn", { n: turn.no }) : t("duel.turn", { n: turn.no, name: seatName(s, turn.player) })) : "" }));
+  if (!view.isSeat) return card(t("phase.duel"), "duel", parts);
+  if (myTurn) {
+    // R5.5: a turn cannot end while an LP entry of this duel waits for a yes or a judge.
+    const disputed = (s.disputes || []).filter((d) => d.status === "open" && d.duel === s.duel_no).length;
+    const waiting = (s.pending || []).length + disputed;
+    // Entries waiting for this phone's yes already have the banner at the bottom saying so;
+    // the line explains the rest (the opponent's yes, a judge) without taking the keypad's room.
+    const elsewhere = (s.pending || []).filter((p) => !p.by || p.by === view.seat).length + disputed;
+    const why = elsewhere ? "end-turn-why" : waiting ? "confirm-banner-title" : null;
+    parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "end-turn", disabled: waiting > 0, "aria-describedby": why, onclick: () => send("turn.end", { turn: turn.no }), text: t("duel.end_turn", { n: turn.no }) }));
+    if (elsewhere) parts.push(h("p", { class: "muted", id: "end-turn-why", testid: "end-turn-blocked", text: t("duel.end_turn_pending", { n: waiting }) }));
+  }
+  if (!ui.concedeArmed) {
+    parts.push(h("button", { class: "btn btn-quiet", testid: "concede", onclick: () => { ui.concedeArmed = true; redraw(); }, text: t("duel.concede") }));
+  } else {
+    parts.push(
+      h("p", { class: "attention status-line", text: t("duel.concede_sure") }),
+      h("div", { class: "row" },
+        h("button", { class: "btn", testid: "concede-cancel", onclick: () => { ui.concedeArmed = false; redraw(); }, text: t("common.cancel") }),
+        h("button", { class: "btn btn-danger", testid: "concede-confirm", onclick: () => { ui.concedeArmed = false; send("duel.concede"); redraw(); }, text: t("duel.concede_yes") }),
+      ),
+    );
+  }
+  return card(t("phase.duel"), "duel", parts);
+}
+
+function confirmedLine(ctx, confirmed, testid) {
+  const { s } = ctx;
+  return ["A", "B"].map((seat) =>
+    h("p", { class: "status-line", testid: `${testid}-${seat}`, text: `${seatName(s, seat)}: ${confirmed && confirmed[seat] ? t("common.confirmed") : t("common.not_yet")}` }),
+  );
+}
+
+function phaseDuelResult(ctx) {
+  const { s, view, ui, send } = ctx;
+  const result = s.result || {};
+  const duel = result.duel || s.duel_no || 1;
+  const confirmed = result.confirmed || {};
+  const parts = [confirmedLine(ctx, confirmed, "result-confirmed")]; // the result itself is in the banner
+  if (view.isSeat && !confirmed[view.seat]) {
+    // The duel that decides the match (R3.1): one tap confirms the duel and, named on the
+    // button, the match result it makes (R7.4: each is still a confirmation of this seat).
+    const w = result.winner;
+    const wins = s.wins || {};
+    const needed = get(s, "ruleset.wins_needed", 2);
+    const decides = Boolean(w && !s.extra_duel && !get(s, "time.called", false) && (wins[w] || 0) + 1 >= needed);
+    const score = decides ? `${(wins[w] || 0) + 1}\u2013${wins[other(w)] || 0}` : "";
+    parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "result-confirm",
+      onclick: () => {
+        ui.matchConfirmAfter = decides ? duel : null;
+        send("result.confirm", { duel });
+      },
+      text: decides ? t("result.confirm_match", { name: seatName(s, w), score }) : t("result.confirm") }));
+    parts.push(disputeControl(ctx, duel));
+  }
+  return card(t("phase.duel_result"), "duel-result-panel", parts);
+}
+
+function disputeControl(ctx, duel) {
+  const { ui, send, redraw } = ctx;
+  if (!ui.resultDisputeOpen) {
+    return h("button", { class: "btn btn-quiet", testid: "result-dispute", onclick: () => { ui.resultDisputeOpen = true; redraw(); }, text: t("result.dispute") });
+  }
+  const form = (ui.forms.dispute ||= { reason: "" });
+  return h("div", { class: "stack" },
+    h("label", { class: "field", for: "f-dispute" }, h("span", { text: t("result.dispute_reason") }),
+      h("input", { id: "f-dispute", type: "text", maxlength: "200", testid: "result-dispute-reason", value: form.reason, oninput: (e) => (form.reason = e.target.value) }),
+    ),
+    h("div", { class: "row" },
+      h("button", { class: "btn", testid: "result-dispute-cancel", onclick: () => { ui.resultDisputeOpen = false; redraw(); }, text: t("common.cancel") }),
+      h("button", { class: "btn btn-danger", testid: "result-dispute-send", onclick: () => { ui.resultDisputeOpen = false; send("result.dispute", { duel, reason: form.reason || "" }); redraw(); }, text: t("result.dispute_send") }),
+    ),
+  );
+}
+
+function phaseMatchResult(ctx) {
+  const { s, view, send } = ctx;
+  const match = s.match || {};
+  const confirmed = match.confirmed || {};
+  const parts = [confirmedLine(confirmed, "match-confirmed")];
+  if (view.isSeat && !confirmed[view.seat]) {
+    parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-confirm", onclick: () => send("match.confirm"), text: t("match.confirm") }));
+  }
+  return card(t("phase.match_result"), "match-result-panel", parts);
+}
+
+function phaseMatchOver(ctx) {
+  const { s, view, send } = ctx;
+  const parts = [];
+  const votes = s.new_match_votes || [];
+  if (view.isSeat) {
+    const voted = votes.includes(view.seat);
+    parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-new", disabled: voted, onclick: () => send("match.new"), text: voted ? t("match.new_waiting") : t("match.new") }));
+  }
+  for (const seat of votes) if (!view.isSeat || seat !== view.seat) parts.push(h("p", { class: "status-line", testid: `match-new-${seat}`, text: t("match.new_voted", { name: seatName(s, seat) }) }));
+  return card(t("phase.match_over"), "match-over", parts);
+}

@@ -1,0 +1,228 @@
+// The registration phase: deck counts declared and confirmed (R1.6), and the deck list pasted,
+// checked live by the server and registered (R2.1-R2.6), with a casual table's ban list pick.
+
+import { api, getTableEvent } from "../api.js";
+import { h } from "../dom.js";
+import { has, t } from "../i18n.js";
+import { get, other } from "../state.js";
+import { toastError } from "../toast.js";
+import { card, countsText, numberField, seatName } from "./kit.js";
+
+export const reads = ["decks", "seats", "banlist"];
+export const local = ["banlists"];
+// The list check's answer is painted in place as it arrives (not a redraw).
+export const own = ["listCheck", "listChecks", "listTimer", "listRefs"];
+
+/** The registration card. */
+export function build(ctx) {
+  return phaseRegistration(ctx);
+}
+
+// Deck counts to start the form with: the declared (or registered list's) counts, else the
+// last ones declared on this phone, else 40/15/15.
+function deckDefaults(declared) {
+  let last = null;
+  try {
+    last = JSON.parse(localStorage.getItem("dt.deck.last") || "null");
+  } catch {
+    last = null;
+  }
+  const c = declared || (last && Number.isInteger(last.main) ? last : { main: 40, extra: 15, side: 15 });
+  return { main: String(c.main), extra: String(c.extra ?? 0), side: String(c.side ?? 0) };
+}
+
+function rememberDeck(counts) {
+  try {
+    localStorage.setItem("dt.deck.last", JSON.stringify(counts));
+  } catch {
+    /* storage full: the defaults next time */
+  }
+}
+
+
+function phaseRegistration(ctx) {
+  const { s, view, ui, send } = ctx;
+  const decks = s.decks || {};
+  const meSeat = view.seat;
+  const parts = [];
+  if (view.isSeat) {
+    const mine = get(decks, `${meSeat}.declared`, null);
+    const form = (ui.forms.deck ||= {});
+    const seen = JSON.stringify(mine);
+    if (form.main === undefined || (mine && form.seen !== seen)) Object.assign(form, deckDefaults(mine), { seen });
+    const err = h("p", { class: "form-error", testid: "deck-error", role: "alert" });
+    const declare = () => {
+      const v = { main: Number(form.main), extra: Number(form.extra || 0), side: Number(form.side || 0) };
+      const problems = [];
+      if (!Number.isInteger(v.main) || form.main === "" || v.main < 40 || v.main > 60) problems.push(t("deck.err_main"));
+      if (!Number.isInteger(v.extra) || v.extra < 0 || v.extra > 15) problems.push(t("deck.err_extra"));
+      if (!Number.isInteger(v.side) || v.side < 0 || v.side > 15) problems.push(t("deck.err_side"));
+      err.textContent = problems.join(" ");
+      if (problems.length) return;
+      send("deck.declare", v);
+      rememberDeck(v);
+      // The opponent's counts, already on screen and named on this button, confirmed with it.
+      if (theirsOpen) send("deck.confirm", { seat: other(meSeat) });
+    };
+    const theirs = get(decks, `${other(meSeat)}.declared`, null);
+    const theirsOpen = Boolean(theirs && !get(decks, `${other(meSeat)}.confirmed`, false));
+    parts.push(
+      h("p", { class: "muted", text: t("deck.hint") }),
+      h("div", { class: "fields3" },
+        numberField(ui, "deck", "main", t("deck.main"), "deck-main", { min: 40, max: 60 }),
+        numberField(ui, "deck", "extra", t("deck.extra"), "deck-extra", { max: 15 }),
+        numberField(ui, "deck", "side", t("deck.side"), "deck-side", { max: 15 }),
+      ),
+      err,
+      h("button", { class: "btn btn-primary btn-wide", testid: "deck-declare", onclick: declare,
+        text: mine ? t("deck.redeclare") : theirsOpen ? t("deck.declare_and_confirm", { name: seatName(s, other(meSeat)), counts: countsText(theirs) }) : t("deck.declare") }),
+      h("p", { class: "status-line", testid: "deck-mine", text: mine ? t("deck.mine", { counts: countsText(mine) }) + " \u00b7 " + (get(decks, `${meSeat}.confirmed`, false) ? t("deck.confirmed_by_opp") : t("deck.waiting_opp")) : t("deck.not_declared") }),
+    );
+    parts.push(deckListForm(ctx));
+  }
+  for (const seat of view.isSeat ? [other(meSeat)] : ["A", "B"]) {
+    const decl = get(decks, `${seat}.declared`, null);
+    const confirmed = get(decks, `${seat}.confirmed`, false);
+    parts.push(
+      h("div", { class: ["status-line", view.isSeat && decl && !confirmed && "attention"], testid: `deck-${seat}` },
+        h("span", { text: decl ? t("deck.theirs", { name: seatName(s, seat), counts: countsText(decl) }) : t("deck.theirs_none", { name: seatName(s, seat) }) }),
+        decl && confirmed ? h("span", { class: "ok", text: " \u2713" }) : null,
+      ),
+    );
+    if (view.isSeat && decl && !confirmed) {
+      parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "confirm-deck", onclick: () => send("deck.confirm", { seat }), text: t("deck.confirm", { name: seatName(s, seat) }) }));
+    }
+  }
+  return card(t("phase.registration"), "registration", parts);
+}
+
+// --- deck lists (R1.6, R2.1-R2.6): paste, live problems from the server, register -------------
+
+function problemText(p) {
+  const key = `list.problem.${p.code}`;
+  if (!has(key)) return p.message || p.code;
+  return `${p.rule}: ${t(key, { card: p.card ?? "", count: p.count ?? "", max: p.max ?? "", min: p.min ?? "", part: p.part ? t(`deck.${p.part}`) : "", line: p.line ?? "" })}`;
+}
+
+function paintListCheck(ctx) {
+  const { ui } = ctx;
+  const refs = ui.listRefs;
+  if (!refs) return;
+  const res = ui.listCheck;
+  if (!res) {
+    refs.counts.textContent = "";
+    refs.problems.replaceChildren();
+    return;
+  }
+  refs.counts.textContent = res.counts ? countsText(res.counts) : "";
+  const problems = res.problems || [];
+  refs.problems.replaceChildren(
+    ...(problems.length
+      ? problems.map((p) => h("li", { class: "bad", testid: "deck-list-problem", dataset: { rule: p.rule, code: p.code }, text: problemText(p) }))
+      : res.counts ? [h("li", { class: "ok", testid: "deck-list-ok", text: t("list.legal") })] : []),
+  );
+}
+
+async function checkList(ctx) {
+  const { ui, code, token } = ctx;
+  const text = (ui.forms.list && ui.forms.list.text) || "";
+  const mine = ++ui.listChecks;
+  if (!text.trim() || !token) {
+    ui.listCheck = null;
+    paintListCheck(ctx);
+    return;
+  }
+  try {
+    const res = await fetch(`/api/tables/${encodeURIComponent(code)}/decklist/check`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json", Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ text }),
+    });
+    const body = await res.json();
+    if (mine !== ui.listChecks) return; // a later check is on its way
+    ui.listCheck = res.ok ? body : { problems: [{ rule: "", code: body.code, message: body.message }] };
+  } catch {
+    if (mine !== ui.listChecks) return;
+    ui.listCheck = null;
+  }
+  paintListCheck(ctx);
+}
+
+function deckListForm(ctx) {
+  const { s, view, ui, send } = ctx;
+  const form = (ui.forms.list ||= {});
+  const deck = get(s, `decks.${view.seat}`, {}) || {};
+  const registered = deck.list && deck.cards && deck.cards.registered;
+  const area = h("textarea", {
+    rows: "8",
+    testid: "deck-list-text",
+    "aria-label": t("list.paste"),
+    placeholder: t("list.placeholder"),
+    spellcheck: false,
+    oninput: (e) => {
+      form.text = e.target.value;
+      clearTimeout(ui.listTimer);
+      ui.listTimer = setTimeout(() => checkList(ctx), 350);
+    },
+  });
+  area.value = form.text ?? ""; // a textarea's text is its value, not an attribute
+  ui.listRefs = {
+    counts: h("p", { class: "muted", testid: "deck-list-counts", "aria-live": "polite" }),
+    problems: h("ul", { class: "list-problems", testid: "deck-list-problems", "aria-live": "polite" }),
+  };
+  paintListCheck(ctx);
+  const banlist = s.banlist;
+  return h("div", { class: "deck-list", testid: "deck-list" },
+    h("h3", { text: t("list.title") }),
+    h("p", { class: "muted", testid: "deck-list-banlist", text: banlist && banlist.name ? t("list.banlist", { name: banlist.name }) : t("list.no_banlist") }),
+    banlistPicker(ctx),
+    h("label", { class: "field" }, h("span", { text: t("list.paste") }), area),
+    ui.listRefs.counts,
+    ui.listRefs.problems,
+    h("button", {
+      class: "btn btn-primary btn-wide",
+      testid: "deck-list-register",
+      onclick: () => send("deck.register", { text: form.text || "" }),
+      text: registered ? t("list.register_again") : t("list.register"),
+    }),
+    registered ? h("p", { class: "status-line ok", testid: "deck-list-mine", text: t("list.mine", { counts: countsText(deck.declared) }) }) : null,
+  );
+}
+
+// A casual table picks its ban list here (R2.5), before either seat registers a list; an
+// event table uses its event's list and shows no picker.
+function loadBanlists(ctx) {
+  const { ui, redraw, code, token } = ctx;
+  if (ui.banlists !== null || !token) return;
+  ui.banlists = [];
+  Promise.all([getTableEvent(code), api("GET", "/api/banlists")]).then(([ev, lists]) => {
+    if (ev.ok || ev.status !== 404 || !lists.ok) return;
+    const casual = (lists.body.banlists || []).filter((b) => b.event_id === null || b.event_id === undefined);
+    if (!casual.length) return;
+    ui.banlists = casual;
+    redraw();
+  });
+}
+
+function banlistPicker(ctx) {
+  const { s, ui, code, token } = ctx;
+  loadBanlists(ctx);
+  const lists = ui.banlists || [];
+  if (!lists.length || Object.values(s.decks || {}).some((d) => d && d.cards)) return null;
+  const current = (s.banlist && s.banlist.name) || "";
+  const select = h("select", {
+    id: "f-banlist",
+    testid: "deck-list-banlist-pick",
+    onchange: async (e) => {
+      const res = await api("POST", `/api/tables/${encodeURIComponent(code)}/banlist`, { name: e.target.value }, token);
+      if (!res.ok) {
+        toastError(res.body);
+        e.target.value = current;
+      }
+    },
+  },
+    h("option", { value: "", text: t("list.pick_none"), selected: current === "" }),
+    lists.map((b) => h("option", { value: b.name, text: t("list.pick_option", { name: b.name, n: b.size }), selected: current === b.name })),
+  );
+  return h("label", { class: "field", for: "f-banlist" }, h("span", { text: t("list.pick") }), select);
+}
