@@ -85,7 +85,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     # The record proves itself: signed heads, and alarms for a log changed under the cache.
     store.signer = Signer.load_or_create(key_path(app.config))
-    store.on_alarm = hub.publish
+    store.on_alarm = found.tables.publish
     if app.config["TIMER_ENABLED"]:
         found.timer = Timer(store, hub, clock, app.config["TIMER_INTERVAL_MS"])
         found.timer.start()

@@ -20,7 +20,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def load_banlist(args: argparse.Namespace) -> int:
     """Store the list in the database the environment names (DATABASE_URL, DATA_DIR)."""
     from server import config as settings
-    from server.errors import AppError
+    from server.errors import DomainError
     from server.store import banlists, bind, open_database
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
@@ -33,7 +33,7 @@ def load_banlist(args: argparse.Namespace) -> int:
     try:
         entries = banlists.parse_file(text, args.file)
         count = banlists.save(args.name, entries, args.event, time.time_ns() // 1_000_000)
-    except AppError as exc:
+    except DomainError as exc:
         print(exc.message, file=sys.stderr)
         return 1
     where = f" for event {args.event}" if args.event else ""

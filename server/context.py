@@ -11,6 +11,8 @@ from typing import Any
 
 from flask import current_app
 
+from server.service import TableService
+
 
 def now_ms() -> int:
     """Server time in milliseconds since the Unix epoch."""
@@ -29,6 +31,11 @@ class Services:
     checkpointer: Any = None
     pinger: Any = None
     auditor: Any = None
+
+    @property
+    def tables(self) -> TableService:
+        """The one write path of every table: append, then publish (server/service.py)."""
+        return TableService(self.store, self.hub)
 
     def close(self) -> None:
         """Stop the timer, the checkpointer, the pinger, the group committer and the hub (tests

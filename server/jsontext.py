@@ -2,26 +2,21 @@
 
 `json.dumps(value, separators=(",", ":"), ensure_ascii=False)` builds a new encoder on every
 call: for a phone's state that was a third of the time of encoding it, and the store encodes a
-few small values per event. These make the C encoder once and reuse it."""
+few small values per event. `compact_encoder` makes CPython's C encoder once and reuses it (the
+hash chain's canonical text); `phone_text` is orjson, for what goes to phones
+(docs/decisions.md). The internals they use live in `server/compat.py`."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from functools import partial
 from typing import Any
+
+from server.compat import c_json_encoder, phone_text, string_literal
+
+__all__ = ["compact_encoder", "phone_text", "string_literal"]
 
 
 def compact_encoder(sort_keys: bool = False) -> Callable[[Any], str]:
     """What `json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=...)`
     gives, without the check for circular references (the values encoded have none)."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:
-        return partial(json.dumps, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys)
-    basestring = json.encoder.c_encode_basestring  # type: ignore[attr-defined]
-    chunks = make(None, None, basestring, None, ":", ",", sort_keys, False, True)
-    return lambda value: "".join(chunks(value, 0))
-
-
-# A JSON string literal of a str, non-ASCII kept as is.
-string_literal: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+    return c_json_encoder(sort_keys)

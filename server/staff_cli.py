@@ -19,7 +19,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def create_organiser(args: argparse.Namespace) -> int:
     """Create the account in the database the environment names (DATABASE_URL, DATA_DIR)."""
     from server import config as settings
-    from server.errors import AppError
+    from server.errors import DomainError
     from server.store import bind, open_database
     from server.store.tournament import Tournament
 
@@ -35,7 +35,7 @@ def create_organiser(args: argparse.Namespace) -> int:
         Tournament(None).create_account(  # type: ignore[arg-type]
             args.username, password, "organiser", time.time_ns() // 1_000_000
         )
-    except AppError as exc:
+    except DomainError as exc:
         print(exc.message, file=sys.stderr)
         return 1
     print(f"Organiser {args.username} created.")

@@ -28,7 +28,6 @@ import gc
 import json
 import logging
 import os
-import sys
 import threading
 import time
 import traceback
@@ -40,6 +39,7 @@ from types import FrameType, TracebackType
 from typing import Any
 
 from server import gctune
+from server.compat import thread_frames
 
 log = logging.getLogger(__name__)
 
@@ -88,10 +88,10 @@ _start_thread, _get_ident, _os_sleep = _real_thread_functions()
 def thread_stack(ident: int, limit: int = STACK_FRAMES) -> list[str] | None:
     """The innermost `limit` frames running in OS thread `ident` now, outermost first.
 
-    Uses `sys._current_frames()`, CPython's documented-but-underscored hook for debuggers and
-    watchdogs; under gevent a thread's current frame is the frame of whichever greenlet runs
-    on it, so for the loop's thread this is the code holding the loop."""
-    frame: FrameType | None = sys._current_frames().get(ident)
+    Uses `sys._current_frames()` (`server/compat.py: thread_frames`); under gevent a thread's
+    current frame is the frame of whichever greenlet runs on it, so for the loop's thread this
+    is the code holding the loop."""
+    frame: FrameType | None = thread_frames().get(ident)
     if frame is None:
         return None
     return [

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from server.hub import Hub
 from server.rules import RuleError
-from server.rules.base import SYSTEM_ACTOR
+from server.service import TableService
 from server.stalls import span
 from server.store import EventStore
 
@@ -22,9 +22,10 @@ log = logging.getLogger(__name__)
 def run_due(store: EventStore, hub: Hub, now_ms: int) -> int:
     """Tick every table whose deadline has passed; return how many wrote events."""
     written = 0
+    tables = TableService(store, hub)
     for code, due_ms in store.due(now_ms):
         try:
-            result = store.append(code, "tick", {}, SYSTEM_ACTOR, f"tick:{due_ms}", now_ms)
+            result = tables.system(code, "tick", {}, f"tick:{due_ms}", now_ms)
         except RuleError as exc:
             log.warning("tick refused at table %s: %s", code, exc.code)
             continue
@@ -33,7 +34,6 @@ def run_due(store: EventStore, hub: Hub, now_ms: int) -> int:
             continue
         if result.events:
             written += 1
-            hub.publish(code, result.seq)
     return written
 
 

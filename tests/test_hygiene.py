@@ -8,7 +8,7 @@ from access_world import World, make_world
 from flask import Flask
 from flask.testing import FlaskClient
 
-from server.errors import AppError
+from server.errors import DomainError
 from server.store.tournament import parse_pairings
 
 
@@ -41,17 +41,17 @@ def test_a_bom_and_no_header_keeps_table_one():
 
 
 def test_superscript_and_full_width_digits_are_table_numbers_or_a_coded_error():
-    with pytest.raises(AppError) as refused:
+    with pytest.raises(DomainError) as refused:
         parse_pairings("table,a,ida,b,idb\n²,Yugi,1,Kaiba,2\n")
     assert refused.value.code == "invalid" and "Line 2" in refused.value.message
     assert [p.table for p in parse_pairings("１２,Yugi,1,Kaiba,2\n")] == [12]
-    with pytest.raises(AppError) as refused:
+    with pytest.raises(DomainError) as refused:
         parse_pairings("1,Yugi,1,Kaiba,2\n3a,Joey,3,Mai,4\n")
     assert refused.value.code == "invalid" and "Line 2" in refused.value.message
 
 
 def test_a_first_line_with_a_broken_number_is_not_dropped_as_a_header():
-    with pytest.raises(AppError) as refused:
+    with pytest.raises(DomainError) as refused:
         parse_pairings("1½,Yugi,1,Kaiba,2\n2,Joey,3,Mai,4\n")
     assert "Line 1" in refused.value.message
 
@@ -59,7 +59,7 @@ def test_a_first_line_with_a_broken_number_is_not_dropped_as_a_header():
 def test_pairing_names_lose_invisible_characters():
     [p] = parse_pairings("1,Yu\u200bgi,0001,Ｋａｉｂａ,0002\n")
     assert (p.a_name, p.b_name) == ("Yugi", "Kaiba")
-    with pytest.raises(AppError) as refused:
+    with pytest.raises(DomainError) as refused:
         parse_pairings("1,\u3164,0001,Kaiba,0002\n")
     assert "Line 1" in refused.value.message
 

@@ -21,13 +21,12 @@ from marshmallow import Schema
 from server.context import services
 from server.errors import AppError
 from server.rules import Actor, RuleError
-from server.rules.base import SYSTEM_ACTOR
 from server.rules.decklist import BanList, check
 from server.rules.registration import MAX_TEXT
 from server.store import banlists
-from server.store.models import TableRow, db
 
 from .http import load_body
+from .identity import tournament
 from .ratelimit import rate_limit
 from .schemas import ListText, Text
 
@@ -55,9 +54,8 @@ def seat_of_request(code: str) -> Actor:
 
 
 def event_of(code: str) -> int | None:
-    with db.connection_context():
-        row = TableRow.select(TableRow.event_id).where(TableRow.code == code).first()
-        return row.event_id if row else None
+    """The event of a table (None: a casual table)."""
+    return tournament().table_event(code)
 
 
 def event_banlist(code: str) -> tuple[str, list[list[str]]] | None:
@@ -67,13 +65,8 @@ def event_banlist(code: str) -> tuple[str, list[list[str]]] | None:
 
 def _set(code: str, name: str, entries: list[list[str]], now_ms: int) -> int:
     """Append banlist.set as the server; publish; the new seq."""
-    found = services()
-    done = found.store.append(
-        code, "banlist.set", {"name": name, "entries": entries}, SYSTEM_ACTOR, None, now_ms
-    )
-    if done.events:
-        found.hub.publish(code, done.seq)
-    return done.seq
+    args = {"name": name, "entries": entries}
+    return services().tables.system(code, "banlist.set", args, None, now_ms).seq
 
 
 def ensure_event_banlist(code: str, now_ms: int) -> None:

@@ -15,7 +15,16 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
 from server.context import services
-from server.errors import AppError, error_body
+from server.errors import (
+    AppError,
+    Busy,
+    Conflict,
+    DomainError,
+    Forbidden,
+    NotFound,
+    Unauthenticated,
+    error_body,
+)
 from server.rules import RuleError, event_for, get_ruleset, view
 from server.rules.view import ledger_row
 
@@ -92,8 +101,7 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
     overrides = {"match_minutes": body["match_minutes"]} if "match_minutes" in body else {}
     ruleset = get_ruleset(body.get("ruleset", "ocg-2008"), **overrides)
     found = services()
-    code = found.store.create_table(ruleset, found.clock())
-    found.hub.publish(code, 1)
+    code = found.tables.create_table(ruleset, found.clock())
     join_url = f"/t/{code}"
     return jsonify({"code": code, "join_url": join_url}), 201, {"Location": join_url}
 
@@ -163,9 +171,29 @@ def server_time() -> Response:
     return jsonify({"now_ms": services().clock()})
 
 
-def handle_app_error(exc: AppError) -> Response:
-    response = error_response(exc.status, exc.code, exc.message, exc.details)
-    if exc.status == 413:
+# The one place a refusal from below the edge gets its HTTP status: by its kind. A plain
+# DomainError is a bad request; an AppError (raised at the edge) names its own status.
+STATUS_OF_KIND: dict[type[DomainError], int] = {
+    Unauthenticated: 401,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    Busy: 503,
+    DomainError: 400,
+}
+
+
+def status_of(exc: DomainError) -> int:
+    """The HTTP status of a refusal: its own if raised at the edge, else its kind's."""
+    if isinstance(exc, AppError):
+        return exc.status
+    return next(STATUS_OF_KIND[k] for k in type(exc).__mro__ if k in STATUS_OF_KIND)
+
+
+def handle_app_error(exc: DomainError) -> Response:
+    status = status_of(exc)
+    response = error_response(status, exc.code, exc.message, exc.details)
+    if status == 413:
         stop_reading()
     return response
 
@@ -236,7 +264,7 @@ def add_security_headers(response: Response) -> Response:
 def init_app(app: Flask) -> None:
     """Register the routes, the error handlers and the headers on `app`."""
     app.register_blueprint(bp)
-    app.register_error_handler(AppError, handle_app_error)
+    app.register_error_handler(DomainError, handle_app_error)
     app.register_error_handler(RuleError, handle_rule_error)
     app.register_error_handler(ValidationError, handle_validation_error)
     app.register_error_handler(HTTPException, handle_http_error)

@@ -22,8 +22,7 @@ import threading
 import time
 from typing import Any, Protocol
 
-from wsproto.events import Ping
-
+from server.compat import send_ping_frame
 from server.stalls import span
 
 log = logging.getLogger(__name__)
@@ -135,5 +134,5 @@ class Pinger:
 
 
 def send_ping(ws: Any) -> None:
-    """Ping a simple-websocket socket from its writer (the caller cleared `pong_received`)."""
-    ws.sock.send(ws.ws.send(Ping()))
+    """Ping a simple-websocket socket from its writer (the caller cleared its pong flag)."""
+    send_ping_frame(ws)

@@ -12,8 +12,10 @@ from typing import Any
 
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
-from flask import Blueprint, Flask, Response, current_app, jsonify
+from flask import Blueprint, Flask, Response, jsonify
 from marshmallow import Schema, fields
+
+from server.compat import real_app
 
 from .schemas import CreateTableSchema, JoinSchema
 
@@ -113,7 +115,7 @@ def build_spec(app: Flask) -> dict[str, Any]:
 @bp.get("/api/openapi.json")
 def spec() -> Response:
     """This API as an OpenAPI 3 document."""
-    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    app = real_app()
     document = app.extensions.get(SPEC_KEY)
     if document is None:
         document = app.extensions[SPEC_KEY] = build_spec(app)

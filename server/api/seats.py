@@ -88,23 +88,20 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     if taken and body.get("takeover"):
         return _request(code, str(seat), name, player_id, "takeover"), 202
     device = str(body.get("device") or "")
-    joined, _events = found.store.join(code, seat, name, player_id, found.clock(), device)
-    found.hub.publish(code, joined.seq)
+    joined = found.tables.join(code, seat, name, player_id, found.clock(), device)
     return {"seat": joined.seat, "token": joined.token, "seq": joined.seq}, 201
 
 
 def _request(code: str, seat: str, name: str, player_id: str, why: str) -> dict[str, Any]:
     found = services()
-    ref, token, seq = found.store.request_seat(code, seat, name, player_id, why, found.clock())
-    found.hub.publish(code, seq)
+    ref, token, _seq = found.tables.request_seat(code, seat, name, player_id, why, found.clock())
     return {"status": "waiting", "request": ref, "seat": seat, "token": token, "why": why}
 
 
 def _grant(code: str, ref: str, by: str) -> Response:
     found = services()
-    seat, old = found.store.grant_request(code, ref, by, found.clock())
-    end_seat(old)  # the phone that had the seat: its sockets close now
-    found.hub.publish(code, found.store.snapshot(code).seq)
+    # The phone that had the seat: its sockets close before the table hears of the change.
+    seat, _old = found.tables.grant_request(code, ref, by, found.clock(), ended=end_seat)
     return jsonify({"request": ref, "seat": seat, "status": "approved"})
 
 
@@ -153,8 +150,7 @@ def refuse_request(code: str, ref: str) -> Response:
 
 def _refuse(code: str, ref: str, by: str) -> Response:
     found = services()
-    seat = found.store.refuse_request(code, ref, by, found.clock())
-    found.hub.publish(code, found.store.snapshot(code).seq)
+    seat = found.tables.refuse_request(code, ref, by, found.clock())
     return jsonify({"request": ref, "seat": seat, "status": "refused"})
 
 
@@ -188,9 +184,7 @@ def release_seat(code: str, seat: str) -> Response:
     if seat not in ("A", "B"):
         raise AppError("unknown_seat", "The seat must be A or B.", status=404)
     found = services()
-    old = found.store.release_seat(code, seat, by, found.clock())
-    end_seat(old)
-    found.hub.publish(code, found.store.snapshot(code).seq)
+    found.tables.release_seat(code, seat, by, found.clock(), ended=end_seat)
     return jsonify({"seat": seat, "released": True})
 
 

@@ -32,19 +32,34 @@ from functools import wraps
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request
-from simple_websocket import ConnectionClosed, Server
+from simple_websocket import ConnectionClosed
 from wsproto.events import BytesMessage, Ping, Pong, TextMessage
 from wsproto.utilities import LocalProtocolError
 
+from server.compat import (
+    ReplacedReader,
+    clear_pong,
+    drop_queued,
+    feed,
+    pong_received,
+    queued,
+    raw_socket,
+    recv_chunk,
+    replace_socket,
+    serving_mode,
+    shutdown,
+    wake_reader,
+    wrap_connection,
+)
 from server.errors import error_body
-from server.jsontext import compact_encoder
+from server.jsontext import phone_text
 from server.memtrim import TRIMMER
 
 from .keepalive import CLOSE_POLICY, send_ping
 from .ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
-encode = compact_encoder()
+encode = phone_text
 
 YIELD_EVERY = 8  # frames parsed between two yields to the loop
 MAX_QUEUED = 64  # messages read and not yet handled: past it the handler cannot keep up
@@ -81,7 +96,7 @@ class _CountedConnection:
         owner = self._owner
         for n, event in enumerate(self._raw.events(), start=1):
             if isinstance(event, TextMessage | BytesMessage | Ping | Pong):
-                if not owner.budget.take_frame() or len(owner.input_buffer) > MAX_QUEUED:
+                if not owner.budget.take_frame() or queued(owner) > MAX_QUEUED:
                     owner.over_budget = "too many frames"
                     return
             yield event
@@ -92,7 +107,7 @@ class _CountedConnection:
         return getattr(self._raw, name)
 
 
-class GuardedServer(Server):
+class GuardedServer(ReplacedReader):
     """simple-websocket's server socket with a reader that spends a budget and yields."""
 
     budget: FrameBudget
@@ -102,52 +117,50 @@ class GuardedServer(Server):
         self.budget = budget
         super().__init__(environ, **options)
 
-    ws: Any
     connected: bool
 
     def handshake(self) -> None:
         super().handshake()
-        self.ws = _CountedConnection(self.ws, self)
+        wrap_connection(self, lambda raw: _CountedConnection(raw, self))
 
-    def _thread(self) -> None:  # replaces simple_websocket.Base._thread
+    def read_loop(self) -> None:
+        """The library's reader (`Base._thread`, pinned in tests/test_compat.py) without its
+        timed pings, spending the budget and yielding after every read."""
+        parse = feed(self)
         while self.connected:
             try:
-                data = self.sock.recv(self.receive_bytes)
+                data = recv_chunk(self)
                 if not data:
                     raise OSError()
                 if not self.budget.take_bytes(len(data)):
                     self.over_budget = "too many bytes"
                 else:
-                    self.ws.receive_data(data)
-                    self.connected = self._handle_events()
+                    self.connected = parse(data)
             except (OSError, LocalProtocolError):
                 self.connected = False
-                self.event.set()
+                wake_reader(self)
                 break
             if self.over_budget:
                 self.cut_off(CLOSE_POLICY, self.over_budget)
                 break
             yield_now()
         try:
-            self.sock.close()
+            raw_socket(self).close()
         except OSError:
             pass
 
     def cut_off(self, code: int, reason: str) -> None:
         """Close now: a close frame if it can go, then the socket; wake the handler. Whatever
         the client sent and was not handled yet is dropped."""
-        self.input_buffer.clear()
+        drop_queued(self)
         if self.connected:
             try:
                 self.close(reason=code, message=reason)
             except (ConnectionClosed, OSError, LocalProtocolError):
                 pass
         self.connected = False
-        try:
-            self.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.event.set()
+        shutdown(self)
+        wake_reader(self)
 
 
 class WriteTimeout(OSError):
@@ -199,9 +212,8 @@ def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]],
             config = current_app.config
             options = dict(config.get("SOCK_SERVER_OPTIONS", {}))
             ws = GuardedServer(request.environ, FrameBudget(config), **options)
-            ws.sock = DeadlineSocket(
-                ws.sock, config["WS_WRITE_TIMEOUT_SECONDS"], config["WS_SEND_BUFFER_BYTES"]
-            )
+            timeout, buffer = config["WS_WRITE_TIMEOUT_SECONDS"], config["WS_SEND_BUFFER_BYTES"]
+            replace_socket(ws, lambda raw: DeadlineSocket(raw, timeout, buffer))
             try:
                 view(ws, *args, **kwargs)
             except ConnectionClosed:
@@ -213,9 +225,9 @@ def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]],
 
             class WebSocketResponse(Response):
                 def __call__(self, *args: Any, **kwargs: Any) -> Any:
-                    if ws.mode == "gunicorn":
+                    if serving_mode(ws) == "gunicorn":
                         raise StopIteration()
-                    if ws.mode == "werkzeug":
+                    if serving_mode(ws) == "werkzeug":
                         return super().__call__(*args, **kwargs)
                     return []
 
@@ -285,12 +297,12 @@ class Session(ABC):
 
     def ping(self) -> None:
         """Queue a keep-alive ping (`keepalive.Pinger`): the writer sends it between frames."""
-        self.ws.pong_received = False
+        clear_pong(self.ws)
         self.queue("ping")
 
     def answered(self) -> bool:
         """Whether the pong of the last ping came (`keepalive.Pinger`)."""
-        return bool(self.ws.pong_received)
+        return pong_received(self.ws)
 
     def expire(self) -> None:
         """The pong did not come in time: close, on a thread of its own (the close frame may
@@ -333,7 +345,7 @@ class Session(ABC):
             self.outbox = queue.Queue()
             self.outbox.put(None)
         if self.writer.is_alive():
-            self.writer.join(timeout=self.ws.sock.timeout + 2)
+            self.writer.join(timeout=raw_socket(self.ws).timeout + 2)
 
     def close(self, code: int, reason: str) -> None:
         """Flush what is queued (an error frame), then the close frame."""

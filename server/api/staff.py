@@ -258,8 +258,7 @@ def start_round(event_id: int) -> Response:
     found = services()
     actor = Actor(role="organiser", name=staff.username)
     result = tournament().start_round(event_id, actor, found.clock())
-    for code, seq in result.pop("seqs").items():
-        found.hub.publish(code, seq)
+    found.tables.announce(result.pop("seqs"))
     return jsonify(result)
 
 
@@ -270,8 +269,7 @@ def end_round(event_id: int) -> Response:
     found = services()
     actor = Actor(role="organiser", name=staff.username)
     number, unfinished, seqs = tournament().end_round(event_id, actor, found.clock())
-    for code, seq in seqs.items():
-        found.hub.publish(code, seq)
+    found.tables.announce(seqs)
     return jsonify(
         {"round": number, "ended": True, "unfinished": [t["number"] for t in unfinished]}
     )

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
 from marshmallow import ValidationError
 
 from server.context import Services, services
-from server.errors import AppError, error_body
-from server.jsontext import compact_encoder
+from server.errors import DomainError, error_body
+from server.jsontext import phone_text
 from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_row, seat_view, shared_view
+from server.store import Appended
 
 from .access import GRANTS, look_up, request_grant, socket_actor
 from .decklists import before_command
@@ -41,7 +43,7 @@ CLOSE_FORBIDDEN = 4003
 SPECTATOR = Actor(role="spectator")
 
 
-encode = compact_encoder()
+encode = phone_text
 encode.__doc__ = "A message as compact JSON text (non-ASCII kept as is)."
 
 
@@ -108,6 +110,7 @@ class Connection(Session):
         self.code = code
         self.store = found.store
         self.hub = found.hub
+        self.tables = found.tables
         self.clock = found.clock
         self.actor = SPECTATOR
         self.welcomed = False
@@ -292,7 +295,7 @@ class Connection(Session):
         try:
             # A seat by its token; a judge or organiser of the table's event by the login cookie.
             actor = socket_actor(self.code, token)
-        except AppError as exc:
+        except DomainError as exc:
             bad = exc.code == "bad_token"
             self.send(
                 {"type": "error", "error": error_body(exc.code, "Unknown token." if bad else "")}
@@ -359,11 +362,13 @@ class Connection(Session):
             return
         try:
             loaded = before_command(self.code, cmd, loaded, self.actor, self.clock())
-            result = self.store.append(self.code, cmd, loaded, self.actor, ref, self.clock())
+            self.tables.command(
+                self.code, cmd, loaded, self.actor, ref, self.clock(), answered=self._answer(ref)
+            )
         except RuleError as exc:
             self._refuse(ref, exc.code, exc.message, jsonable(dict(exc.details)))
             return
-        except AppError as exc:
+        except DomainError as exc:
             self._refuse(ref, exc.code, exc.message, exc.details)
             return
         except Exception:
@@ -371,12 +376,17 @@ class Connection(Session):
             log.exception("command %s failed at table %s", cmd, self.code)
             self._refuse(ref, "internal", "Something went wrong on the server.")
             return
-        reply: dict[str, Any] = {"type": "reply", "re": ref, "ok": True, "seq": result.seq}
-        if result.duplicate:
-            reply["duplicate"] = True
-        self.send(reply)
-        if result.events:
-            self.hub.publish(self.code, result.seq)
+
+    def _answer(self, ref: str) -> Callable[[Appended], None]:
+        """The reply to a stored command, sent before the publish that brings its update."""
+
+        def answer(result: Appended) -> None:
+            reply: dict[str, Any] = {"type": "reply", "re": ref, "ok": True, "seq": result.seq}
+            if result.duplicate:
+                reply["duplicate"] = True
+            self.send(reply)
+
+        return answer
 
 
 @websocket_route(bp, "/ws/table/<code>")
@@ -396,7 +406,7 @@ def table_socket(ws: GuardedServer, code: str) -> None:
         return
     try:
         exists = look_up(code)  # an unknown code spends a "miss" token, as over HTTP
-    except AppError:
+    except DomainError:
         ws.send(json.dumps({"type": "error", "error": error_body("rate_limited")}))
         ws.close(reason=CLOSE_POLICY, message="rate limited")
         return

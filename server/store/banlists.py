@@ -14,7 +14,7 @@ from typing import Any
 
 from peewee import BigIntegerField, CharField, IntegerField
 
-from server.errors import AppError
+from server.errors import DomainError, NotFound
 from server.rules import RuleError
 from server.rules.decklist import BanList, fold
 
@@ -65,27 +65,27 @@ def status_of(word: str, line: int) -> str:
     key = fold(word).replace("_", " ").strip()
     found = STATUS_WORDS.get(key) or STATUS_WORDS.get(key.replace(" ", "_"))
     if found is None:
-        raise AppError("invalid", f"Line {line}: unknown status {word!r}.", {"line": line})
+        raise DomainError("invalid", f"Line {line}: unknown status {word!r}.", {"line": line})
     return found
 
 
 def parse_file(text: str, filename: str = "") -> list[tuple[str, str]]:
     """The entries of a CSV or JSON ban list; errors name their line (CSV) or entry (JSON)."""
     if len(text) > MAX_FILE:
-        raise AppError("invalid", "A ban-list file is at most 500 kB.")
+        raise DomainError("invalid", "A ban-list file is at most 500 kB.")
     stripped = text.lstrip("\ufeff").strip()
     if filename.lower().endswith(".json") or stripped.startswith(("{", "[")):
         entries = _parse_json(stripped)
     else:
         entries = _parse_csv(stripped)
     if not entries:
-        raise AppError("invalid", "The ban list has no entries.")
+        raise DomainError("invalid", "The ban list has no entries.")
     if len(entries) > MAX_ENTRIES:
-        raise AppError("invalid", f"A ban list has at most {MAX_ENTRIES} entries.")
+        raise DomainError("invalid", f"A ban list has at most {MAX_ENTRIES} entries.")
     try:
         BanList.build("check", entries)
     except RuleError as exc:
-        raise AppError("invalid", exc.message, dict(exc.details)) from None
+        raise DomainError("invalid", exc.message, dict(exc.details)) from None
     return entries
 
 
@@ -100,9 +100,9 @@ def _parse_csv(text: str) -> list[tuple[str, str]]:
         if lineno == 1 and fold(cells[0]) in ("card", "name", "card name"):
             continue  # a header
         if len(cells) < 2 or not cells[0] or not cells[1]:
-            raise AppError("invalid", f"Line {lineno}: give card,status.", {"line": lineno})
+            raise DomainError("invalid", f"Line {lineno}: give card,status.", {"line": lineno})
         if len(cells[0]) > 80:
-            raise AppError("invalid", f"Line {lineno}: a card name is at most 80 characters.")
+            raise DomainError("invalid", f"Line {lineno}: a card name is at most 80 characters.")
         entries.append((cells[0], status_of(cells[1], lineno)))
     return entries
 
@@ -111,7 +111,7 @@ def _parse_json(text: str) -> list[tuple[str, str]]:
     try:
         data: Any = json.loads(text)
     except ValueError as exc:
-        raise AppError("invalid", f"Not valid JSON: {exc}.") from None
+        raise DomainError("invalid", f"Not valid JSON: {exc}.") from None
     if isinstance(data, dict) and "entries" in data:
         data = data["entries"]
     entries: list[tuple[str, str]] = []
@@ -121,7 +121,7 @@ def _parse_json(text: str) -> list[tuple[str, str]]:
                 continue
             status = status_of(str(word), 0)
             if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
-                raise AppError("invalid", f"{word}: give a list of card names.")
+                raise DomainError("invalid", f"{word}: give a list of card names.")
             entries += [(c.strip(), status) for c in cards]
     elif isinstance(data, list):
         for n, item in enumerate(data, start=1):
@@ -130,10 +130,10 @@ def _parse_json(text: str) -> list[tuple[str, str]]:
             if not (
                 isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item)
             ):
-                raise AppError("invalid", f"Entry {n}: give [card, status].", {"entry": n})
+                raise DomainError("invalid", f"Entry {n}: give [card, status].", {"entry": n})
             entries.append((item[0].strip(), status_of(item[1], n)))
     else:
-        raise AppError("invalid", "A JSON ban list is an object or a list.")
+        raise DomainError("invalid", "A JSON ban list is an object or a list.")
     return entries
 
 
@@ -141,7 +141,7 @@ def save(name: str, entries: list[tuple[str, str]], event_id: int | None, now_ms
     """Store (or replace) the list called `name`; returns its number of entries."""
     name = name.strip()
     if not 0 < len(name) <= MAX_NAME:
-        raise AppError("invalid", f"A ban list's name has 1 to {MAX_NAME} characters.")
+        raise DomainError("invalid", f"A ban list's name has 1 to {MAX_NAME} characters.")
     data = [[c, s] for c, s in entries]
     with db.connection_context(), db.atomic():
         row = BanListRow.get_or_none(BanListRow.name == name)
@@ -158,7 +158,7 @@ def entries_of(name: str) -> list[list[str]]:
     with db.connection_context():
         row = BanListRow.get_or_none(BanListRow.name == name)
     if row is None:
-        raise AppError("no_such_banlist", "No ban list has this name.", status=404)
+        raise NotFound("no_such_banlist", "No ban list has this name.")
     return [list(e) for e in row.entries]
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from peewee import BigIntegerField, CharField, ForeignKeyField
 
-from server.errors import AppError
+from server.errors import NotFound
 
 from .models import BaseModel, db
 from .tournament import Tournament, TournamentEvent
@@ -32,7 +32,7 @@ def event_by_slug(slug: str) -> TournamentEvent:
     with db.connection_context():
         ev = TournamentEvent.get_or_none(TournamentEvent.slug == slug)
     if ev is None:
-        raise AppError("no_such_event", "No such event.", status=404)
+        raise NotFound("no_such_event", "No such event.")
     return ev
 
 

@@ -25,7 +25,7 @@ from peewee import (
     fn,
 )
 
-from server.errors import AppError
+from server.errors import Busy, Conflict, DomainError, NotFound
 from server.rules import get_ruleset, view
 from server.rules import swiss as core
 from server.rules.swiss import Match, Player, SwissError
@@ -131,7 +131,7 @@ class SwissService:
                         return seq
                 except IntegrityError:
                     continue  # another writer took this seq: read again
-        raise AppError("busy", "Try again.", status=503)
+        raise Busy("busy", "Try again.")
 
     def log(self, event_id: int) -> list[dict[str, Any]]:
         with db.connection_context():
@@ -180,7 +180,7 @@ class SwissService:
         self.tournament.event(event_id)
         s = self.state(event_id)
         if s.cut_rounds():
-            raise AppError("cut_started", "The top cut has started.", status=409)
+            raise Conflict("cut_started", "The top cut has started.")
         with db.connection_context():
             try:
                 with db.atomic():
@@ -199,8 +199,9 @@ class SwissService:
                         created_ms=now,
                     )
             except IntegrityError:
-                raise AppError(
-                    "already_done", "A player with this ID is registered.", status=409
+                raise Conflict(
+                    "already_done",
+                    "A player with this ID is registered.",
                 ) from None
         self._append(
             event_id,
@@ -215,9 +216,9 @@ class SwissService:
         """Drop a player: not paired again; still an opponent in others' tie-breakers."""
         s = self.state(event_id)
         if number not in s.players:
-            raise AppError("no_such_player", "No such player.", status=404)
+            raise NotFound("no_such_player", "No such player.")
         if number in s.dropped:
-            raise AppError("already_done", "The player has already dropped.", status=409)
+            raise Conflict("already_done", "The player has already dropped.")
         after = s.last_round
         self._append(
             event_id, "player.dropped", {"player": number, "after_round": after}, actor, now
@@ -266,13 +267,13 @@ class SwissService:
         s = self.state(event_id)
         rp = s.rounds.get(round_no)
         if rp is None or not any(t == table for t, _, _ in rp.tables):
-            raise AppError("no_such_table", "No such table in that round.", status=404)
+            raise NotFound("no_such_table", "No such table in that round.")
         if result not in core.RESULTS:
-            raise AppError("invalid", "The result is A, B, draw or loss.")
+            raise DomainError("invalid", "The result is A, B, draw or loss.")
         if rp.stage == CUT and result not in ("A", "B"):
-            raise AppError("invalid", "A top cut match needs a winner.")
+            raise DomainError("invalid", "A top cut match needs a winner.")
         if any(n > round_no for n in s.rounds):
-            raise AppError("round_closed", "A later round is already paired.", status=409)
+            raise Conflict("round_closed", "A later round is already paired.")
         self._append(
             event_id,
             "result.entered",
@@ -285,7 +286,7 @@ class SwissService:
 
     def settings(self, event_id: int, changes: dict[str, Any], actor: str, now: int) -> None:
         if "cut" in changes and changes["cut"] not in (None, *core.CUT_SIZES):
-            raise AppError("invalid", "A top cut has 4, 8, 16 or 32 players.")
+            raise DomainError("invalid", "A top cut has 4, 8, 16 or 32 players.")
         self._append(event_id, "settings", changes, actor, now)
 
     # -- pairing ----------------------------------------------------------------------------------
@@ -300,16 +301,15 @@ class SwissService:
         """Pair the next Swiss round (every result of the last one must be in)."""
         s = self.state(event_id)
         if s.cut_rounds():
-            raise AppError("cut_started", "The top cut has started.", status=409)
+            raise Conflict("cut_started", "The top cut has started.")
         round_no = s.last_round + 1
         active = sum(1 for p in self.players(s) if p.active_in(round_no))
         planned = s.swiss_rounds or core.swiss_rounds(max(active, 2))
         if round_no > planned:
-            raise AppError(
+            raise Conflict(
                 "swiss_over",
                 f"The {planned} Swiss rounds are played: start the top cut, or raise the "
                 "number of rounds.",
-                status=409,
             )
         seed = secrets.randbits(63) if round_no == 1 else None
         rng = Random(seed)
@@ -318,7 +318,7 @@ class SwissService:
                 self.players(s), self.matches(event_id, s, SWISS), round_no, rng.randrange
             )
         except SwissError as exc:
-            raise AppError(exc.code, exc.message, status=409) from None
+            raise Conflict(exc.code, exc.message) from None
         self._place(event_id, s, round_no, list(pairing.tables), now)
         self._append(
             event_id,
@@ -341,10 +341,10 @@ class SwissService:
         s = self.state(event_id)
         rp = s.rounds.get(s.last_round)
         if rp is None or rp.stage != SWISS:
-            raise AppError("no_such_round", "No Swiss round to pair again.", status=409)
+            raise Conflict("no_such_round", "No Swiss round to pair again.")
         rnd = self.tournament.current_round(event_id)
         if rnd.number != rp.number or rnd.started_ms is not None:
-            raise AppError("round_started", "The round has started.", status=409)
+            raise Conflict("round_started", "The round has started.")
         del s.rounds[rp.number]
         seed = secrets.randbits(63) if rp.number == 1 else None
         try:
@@ -355,7 +355,7 @@ class SwissService:
                 Random(seed).randrange,
             )
         except SwissError as exc:
-            raise AppError(exc.code, exc.message, status=409) from None
+            raise Conflict(exc.code, exc.message) from None
         self._place(event_id, s, rp.number, list(pairing.tables), now)
         self._append(
             event_id,
@@ -377,10 +377,10 @@ class SwissService:
         """The top cut's first round, seeded by the Swiss standings (dropped players out)."""
         s = self.state(event_id)
         if s.cut_rounds():
-            raise AppError("cut_started", "The top cut has started.", status=409)
+            raise Conflict("cut_started", "The top cut has started.")
         swiss = self.matches(event_id, s, SWISS)
         if not swiss or any(m.result is None for m in swiss):
-            raise AppError("results_missing", "Every Swiss result must be in.", status=409)
+            raise Conflict("results_missing", "Every Swiss result must be in.")
         ranked = [
             st.player.id
             for st in core.standings(self.players(s), swiss)
@@ -389,20 +389,20 @@ class SwissService:
         try:
             pairs = core.top_cut(ranked, size)
         except SwissError as exc:
-            raise AppError(exc.code, exc.message, status=409) from None
+            raise Conflict(exc.code, exc.message) from None
         return self._cut_round(event_id, s, pairs, actor, now, size)
 
     def next_cut(self, event_id: int, actor: str, now: int) -> dict[str, Any]:
         s = self.state(event_id)
         cut = s.cut_rounds()
         if not cut:
-            raise AppError("no_cut", "The top cut has not started.", status=409)
+            raise Conflict("no_cut", "The top cut has not started.")
         last = [m for m in self.matches(event_id, s, CUT) if m.round == cut[-1].number]
         if any(m.result is None for m in last):
-            raise AppError("results_missing", "Every result of the round must be in.", status=409)
+            raise Conflict("results_missing", "Every result of the round must be in.")
         winners = [m.a if m.result == "A" else m.b for m in sorted(last, key=lambda m: m.table)]
         if len(winners) == 1:
-            raise AppError("already_done", "The final is over.", status=409)
+            raise Conflict("already_done", "The final is over.")
         pairs = core.next_cut_round([w for w in winners if w is not None])
         return self._cut_round(event_id, s, pairs, actor, now, None)
 
@@ -443,7 +443,7 @@ class SwissService:
         rnd = self.tournament.current_round(event_id)
         if rnd.number < round_no:
             if rnd.number != round_no - 1:
-                raise AppError("invalid", "The event's rounds are out of step.", status=409)
+                raise Conflict("invalid", "The event's rounds are out of step.")
             with db.connection_context():
                 Round.update(ended_ms=now).where(
                     (Round.id == rnd.id) & Round.ended_ms.is_null()
@@ -451,7 +451,7 @@ class SwissService:
             self.tournament._make_round(ev, round_no, now)
             rnd = self.tournament.current_round(event_id)
         elif rnd.number > round_no or rnd.started_ms is not None:
-            raise AppError("round_started", "That round has started.", status=409)
+            raise Conflict("round_started", "That round has started.")
         codes = self._codes(event_id, round_no)
         rules = ev.ruleset
         for n in range(len(codes) + 1, need + 1):
@@ -553,5 +553,5 @@ class SwissService:
         with db.connection_context():
             ev = TournamentEvent.get_or_none(TournamentEvent.slug == slug)
         if ev is None:
-            raise AppError("no_such_event", "No such event.", status=404)
+            raise NotFound("no_such_event", "No such event.")
         return ev

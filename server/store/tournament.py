@@ -27,7 +27,7 @@ from peewee import (
 )
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from server.errors import AppError
+from server.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenticated
 from server.names import clean
 from server.offload import off_loop
 from server.rules import Actor, RuleError, get_ruleset
@@ -177,14 +177,14 @@ def parse_pairings(text: str) -> list[Pairing]:
         if not cells[0].isdecimal():  # "²" is a digit but not a decimal one: refused
             if lineno == 1 and not any(ch.isdigit() for ch in cells[0]):
                 continue  # a header line (its first cell holds no digit at all)
-            raise AppError(
+            raise DomainError(
                 "invalid",
                 f"Line {lineno}: the first column is the table number.",
                 {"line": [lineno]},
             )
         for cell, before in zip(cells[1:5], raw[1:5], strict=False):
             if before and not cell:
-                raise AppError(
+                raise DomainError(
                     "invalid",
                     f"Line {lineno}: a name or ID is only invisible characters.",
                     {"line": [lineno]},
@@ -192,9 +192,9 @@ def parse_pairings(text: str) -> list[Pairing]:
         cells += [""] * (5 - len(cells))
         number = int(cells[0])
         if number in seen:
-            raise AppError("invalid", f"Line {lineno}: table {number} appears twice.")
+            raise DomainError("invalid", f"Line {lineno}: table {number} appears twice.")
         if any(len(c) > 40 for c in cells[1:5]):
-            raise AppError("invalid", f"Line {lineno}: a name or ID is over 40 characters.")
+            raise DomainError("invalid", f"Line {lineno}: a name or ID is over 40 characters.")
         seen.add(number)
         found.append(Pairing(number, cells[1], cells[2], cells[3], cells[4]))
     return found
@@ -211,11 +211,11 @@ class Tournament:
     def create_account(self, username: str, password: str, kind: str, now_ms: int) -> Account:
         """A new account; the username must be free."""
         if not USERNAME.match(username):
-            raise AppError("invalid", "A username has 3 to 40 letters, digits, '_', '.' or '-'.")
+            raise DomainError("invalid", "A username has 3 to 40 letters, digits, '_', '.' or '-'.")
         if len(password) < MIN_PASSWORD:
-            raise AppError("invalid", f"A password has at least {MIN_PASSWORD} characters.")
+            raise DomainError("invalid", f"A password has at least {MIN_PASSWORD} characters.")
         if kind not in ROLES:
-            raise AppError("invalid", "An account is a judge or an organiser.")
+            raise DomainError("invalid", "An account is a judge or an organiser.")
         try:
             with db.connection_context(), db.atomic():
                 return Account.create(
@@ -225,7 +225,7 @@ class Tournament:
                     created_ms=now_ms,
                 )
         except IntegrityError:
-            raise AppError("username_taken", "That username is taken.", status=409) from None
+            raise Conflict("username_taken", "That username is taken.") from None
 
     def login(self, username: str, password: str, now_ms: int) -> tuple[str, Staff]:
         """Check a password and open a session; returns the cookie token (shown once)."""
@@ -234,7 +234,7 @@ class Tournament:
             # Hash even for an unknown name, so timing does not tell which names exist.
             stored = account.password_hash if account else _dummy_hash()
             if not off_loop(check_password_hash, stored, password) or account is None:
-                raise AppError("bad_login", "Wrong username or password.", status=401)
+                raise Unauthenticated("bad_login", "Wrong username or password.")
             token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
             with db.atomic():
                 StaffSession.delete().where(StaffSession.expires_ms < now_ms).execute()
@@ -313,13 +313,13 @@ class Tournament:
     ) -> TournamentEvent:
         """A new event with its first round's tables; its creator is its organiser."""
         if owner.kind != "organiser":
-            raise AppError("forbidden", "Only an organiser creates events.", status=403)
+            raise Forbidden("forbidden", "Only an organiser creates events.")
         if not 1 <= tables <= MAX_TABLES:
-            raise AppError("invalid", f"An event has 1 to {MAX_TABLES} tables.")
+            raise DomainError("invalid", f"An event has 1 to {MAX_TABLES} tables.")
         try:
             rules = get_ruleset(ruleset, match_minutes=match_minutes)
         except RuleError as exc:
-            raise AppError(exc.code, exc.message) from None
+            raise DomainError(exc.code, exc.message) from None
         with db.connection_context(), db.atomic():
             ev = TournamentEvent.create(
                 name=name,
@@ -381,7 +381,7 @@ class Tournament:
         with db.connection_context():
             ev = TournamentEvent.get_or_none(TournamentEvent.id == event_id)
         if ev is None:
-            raise AppError("no_such_event", "No such event.", status=404)
+            raise NotFound("no_such_event", "No such event.")
         return ev
 
     def event_detail(self, event_id: int) -> dict[str, Any]:
@@ -428,25 +428,25 @@ class Tournament:
             account = Account.get_or_none(Account.username == username)
         if account is None:
             if not password:
-                raise AppError("invalid", "A new judge needs a password.")
+                raise DomainError("invalid", "A new judge needs a password.")
             account = self.create_account(username, password, "judge", now_ms)
         elif password:
-            raise AppError(
+            raise Conflict(
                 "username_taken",
                 "That account exists; leave the password empty to add it.",
-                status=409,
             )
         elif account.kind != "judge":
             # Only judge accounts are added: an organiser is never made staff of another's
             # event without asking (decisions.md, "Adding staff").
-            raise AppError("not_a_judge", "Only a judge account can be added.", status=409)
+            raise Conflict("not_a_judge", "Only a judge account can be added.")
         with db.connection_context():
             try:
                 with db.atomic():
                     EventStaff.create(event=event_id, account=account.id, role="judge")
             except IntegrityError:
-                raise AppError(
-                    "already_done", "That account is already staff here.", status=409
+                raise Conflict(
+                    "already_done",
+                    "That account is already staff here.",
                 ) from None
         return account.username
 
@@ -464,7 +464,7 @@ class Tournament:
                 )
             )
             if account is None or row is None or row.role != "judge":
-                raise AppError("no_such_judge", "No judge of this event has that name.", status=404)
+                raise NotFound("no_such_judge", "No judge of this event has that name.")
             row.delete_instance()
             sessions = StaffSession.select(StaffSession.token_hash).where(
                 StaffSession.account == account.id
@@ -479,7 +479,7 @@ class Tournament:
                 Round.select().where(Round.event == event_id).order_by(Round.number.desc()).first()
             )
         if rnd is None:
-            raise AppError("no_such_event", "No such event.", status=404)
+            raise NotFound("no_such_event", "No such event.")
         return cast(Round, rnd)
 
     def tables(self, event_id: int, round_no: int | None = None) -> list[dict[str, Any]]:
@@ -498,7 +498,7 @@ class Tournament:
         with db.connection_context():
             rnd = Round.get_or_none((Round.event == event_id) & (Round.number == round_no))
         if rnd is None:
-            raise AppError("no_such_round", "No such round.", status=404)
+            raise NotFound("no_such_round", "No such round.")
         return rnd
 
     def pairings(self, event_id: int) -> dict[str, dict[str, dict[str, str]]]:
@@ -538,21 +538,21 @@ class Tournament:
         with db.connection_context():
             ev = TournamentEvent.get_or_none(TournamentEvent.slug == slug)
         if ev is None:
-            raise AppError("no_such_event", "No such event.", status=404)
+            raise NotFound("no_such_event", "No such event.")
         for table in self.tables(ev.id):
             if table["number"] == number:
                 return str(table["code"])
-        raise AppError("no_such_table", "No table has this number.", status=404)
+        raise NotFound("no_such_table", "No table has this number.")
 
     def set_pairings(self, event_id: int, pairings: list[Pairing]) -> int:
         """Store the current round's pairings (tables not listed keep theirs)."""
         rnd = self.current_round(event_id)
         if rnd.started_ms is not None:
-            raise AppError("round_started", "The round has started; pair the next one.", status=409)
+            raise Conflict("round_started", "The round has started; pair the next one.")
         ev = self.event(event_id)
         for p in pairings:
             if not 1 <= p.table <= ev.table_count:
-                raise AppError("invalid", f"There is no table {p.table}.")
+                raise DomainError("invalid", f"There is no table {p.table}.")
         with db.connection_context(), db.atomic():
             for p in pairings:
                 EventTable.update(a_name=p.a_name, a_id=p.a_id, b_name=p.b_name, b_id=p.b_id).where(
@@ -564,7 +564,7 @@ class Tournament:
         """Start every table's match clock at the same server instant `now_ms`."""
         rnd = self.current_round(event_id)
         if rnd.ended_ms is not None:
-            raise AppError("round_ended", "This round has ended; open the next one.", status=409)
+            raise Conflict("round_ended", "This round has ended; open the next one.")
         with db.connection_context():
             Round.update(started_ms=now_ms).where(
                 (Round.id == rnd.id) & Round.started_ms.is_null()
@@ -617,7 +617,7 @@ class Tournament:
         tables, and the new sequence number of each table told."""
         rnd = self.current_round(event_id)
         if rnd.started_ms is None:
-            raise AppError("round_not_started", "The round has not started.", status=409)
+            raise Conflict("round_not_started", "The round has not started.")
         with db.connection_context():
             Round.update(ended_ms=now_ms).where(
                 (Round.id == rnd.id) & Round.ended_ms.is_null()
@@ -639,7 +639,7 @@ class Tournament:
         """Open the next round with fresh tables (the table cards' seat links follow)."""
         rnd = self.current_round(event_id)
         if rnd.ended_ms is None:
-            raise AppError("round_not_ended", "End the current round first.", status=409)
+            raise Conflict("round_not_ended", "End the current round first.")
         return self._make_round(self.event(event_id), rnd.number + 1, now_ms).number
 
 
