@@ -201,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"command path: {min(runs):.0f} us CPU per command (best of {args.repeat}; all: "
         + ", ".join(f"{r:.0f}" for r in runs)
-        + f"; {args.commands} commands over {args.tables} tables, {args.spectators} spectators each)"
+        + f"; {args.commands} commands over {args.tables} tables,"
+        + f" {args.spectators} spectators each)"
     )
     return 0
 
