@@ -467,7 +467,9 @@ def load_command_message(message: dict[str, Any]) -> dict[str, Any] | None:
 
 def _propose(args: dict[str, Any]) -> dict[str, Any] | None:
     seat, delta = args.get("seat"), args.get("delta")
-    if len(args) != 2 or seat not in SEATS or not _int(delta, -MAX_INT, MAX_INT) or delta == 0:
+    if len(args) != 2 or seat not in SEATS or type(delta) is not int:
+        return None
+    if not -MAX_INT <= delta <= MAX_INT or delta == 0:
         return None
     kind = "damage" if delta < 0 else "gain"
     return {"changes": [{"seat": seat, "kind": kind, "amount": abs(delta)}]}
