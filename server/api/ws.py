@@ -256,8 +256,11 @@ class Connection(Session):
         """Handle one message; False closes the socket."""
         try:
             message = json.loads(raw)
-            # A lone surrogate (the escape \ud800) decodes, but can be neither stored nor sent back.
-            encode(message).encode("utf-8")
+            # A lone surrogate (the escape \ud800) decodes, but can be neither stored nor sent
+            # back. Only an escape or a non-ASCII text can hold one: a plain ASCII message (a
+            # phone's every command) is not encoded a second time to find out.
+            if not (isinstance(raw, str) and raw.isascii() and "\\u" not in raw):
+                encode(message).encode("utf-8")
         except (ValueError, UnicodeDecodeError, RecursionError):
             # RecursionError: a few thousand nested brackets, well within the size limit.
             self.send({"type": "error", "error": error_body("bad_json", "Not valid JSON.")})
