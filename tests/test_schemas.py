@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from marshmallow import ValidationError
 
-from server.api.schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS, clean_text
+from server.api.schemas import (
+    COMMAND_SCHEMAS,
+    FAST_COMMANDS,
+    MESSAGE_SCHEMAS,
+    clean_text,
+    load_args,
+    load_command_message,
+)
 from server.rules import COMMANDS
 
 
@@ -41,6 +52,7 @@ def test_clean_text_drops_controls_and_direction_overrides():
 )
 def test_valid_arguments(cmd, args, loaded):
     assert COMMAND_SCHEMAS[cmd].load(args) == loaded
+    assert load_args(cmd, args) == loaded  # the hot path's loader, fast or not
 
 
 @pytest.mark.parametrize(
@@ -71,6 +83,8 @@ def test_valid_arguments(cmd, args, loaded):
 def test_invalid_arguments(cmd, args):
     with pytest.raises(ValidationError):
         COMMAND_SCHEMAS[cmd].load(args)
+    with pytest.raises(ValidationError):
+        load_args(cmd, args)
 
 
 def test_command_message_needs_an_id_and_refuses_extras():
@@ -80,3 +94,71 @@ def test_command_message_needs_an_id_and_refuses_extras():
     with pytest.raises(ValidationError):
         schema.load({"type": "command", "id": "1", "cmd": "duel.draw", "seat": "A"})
     assert schema.load({"type": "command", "id": "1", "cmd": "duel.draw"})["args"] == {}
+
+
+# The fast loaders of the hot commands (server/api/schemas.py) must agree with the schemas on
+# everything: the same result for what they accept, the schema's error for anything else.
+_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-2_000_000, 2_000_000),
+    st.sampled_from([0, 1, 2, 3, 4, -1, 1_000_000, 1_000_001, -1_000_001, 2**53]),
+    st.floats(allow_nan=False),
+    st.sampled_from(["A", "B", "C", "a", " A", "A ", "", "1"]),
+    st.text(max_size=5),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+_keys = st.sampled_from(["seat", "delta", "entry", "count", "note", "changes", "x"])
+
+
+def _outcome(load: Any, *args: Any) -> Any:
+    try:
+        return ("ok", load(*args))
+    except ValidationError as exc:
+        return ("invalid", exc.messages)
+
+
+@settings(max_examples=400, deadline=None)
+@given(cmd=st.sampled_from(sorted(FAST_COMMANDS)), args=st.dictionaries(_keys, _values, max_size=3))
+def test_fast_argument_loaders_agree_with_the_schemas(cmd, args):
+    expected = _outcome(COMMAND_SCHEMAS[cmd].load, args)
+    assert _outcome(load_args, cmd, args) == expected
+    fast = FAST_COMMANDS[cmd](args)
+    assert fast is None or ("ok", fast) == expected
+
+
+_ids = st.one_of(
+    st.text(max_size=4),
+    st.sampled_from(["c1", "A-1", "x" * 100, "x" * 101, "lp.confirm", "a b", " a", "a\n", "ａ"]),
+    st.integers(),
+    st.none(),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    message=st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.sampled_from(["command", "hello", 1]),
+            "id": _ids,
+            "cmd": _ids,
+            "args": st.one_of(st.dictionaries(st.text(max_size=3), _values, max_size=2), _values),
+            "note": st.text(max_size=3),
+        },
+    )
+)
+def test_the_fast_command_message_loader_agrees_with_the_schema(message):
+    fast = load_command_message(message)
+    expected = _outcome(MESSAGE_SCHEMAS["command"].load, message)
+    assert fast is None or ("ok", fast) == expected
+
+
+def test_the_plain_forms_of_the_hot_commands_take_the_fast_path():
+    assert FAST_COMMANDS["lp.propose"]({"seat": "B", "delta": -10}) is not None
+    assert FAST_COMMANDS["lp.confirm"]({"entry": 7}) is not None
+    assert FAST_COMMANDS["coin.toss"]({"count": 1}) is not None
+    assert FAST_COMMANDS["duel.draw"]({}) is not None
+    message = {"type": "command", "id": "T1-5", "cmd": "lp.confirm", "args": {"entry": 7}}
+    assert load_command_message(message) == MESSAGE_SCHEMAS["command"].load(message)

@@ -193,6 +193,12 @@ BAD_MESSAGES = [
     ('{"type": "ping", "t": "soon"}', "invalid"),
     ('{"type": "hello", "since": -1}', "invalid"),
     ('{"type": "command", "cmd": "deck.declare"}', "invalid"),
+    # A lone surrogate decodes but can be neither stored nor sent back.
+    ('{"type": "ping", "t": 1, "x": "\\ud800"}', "bad_json"),
+    (
+        '{"type": "command", "id": "c1", "cmd": "judge.call", "args": {"reason": "\\udfff"}}',
+        "bad_json",
+    ),
 ]
 
 

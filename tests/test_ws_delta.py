@@ -151,7 +151,7 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
     command, the deltas applied so far give exactly that viewer's whole state."""
     import sheet_match
 
-    from server.api.ws import Connection
+    from server.api.ws import Connection, _encode_parts
     from server.rules import Actor, view
 
     audiences = {
@@ -194,6 +194,11 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
                     checked["delta_bytes" if version == 2 else "full_bytes"] += len(text)
                 whole = {**view(snap.state, actor.seat, privileged=name == "judge")}
                 assert held[key] == json.loads(json.dumps({**whole, "seq": snap.seq})), key
+                if version == 2:
+                    # Texts reused from earlier snapshots are those a fresh encoding gives.
+                    fresh = {**whole, "seq": snap.seq}
+                    del fresh["ledger"]
+                    assert dict(conn.sent_parts) == dict(_encode_parts(fresh, {})), key
         checked["seqs"] += 1
         checked["ledger"] = len(snap.state.ledger)
         return events
@@ -204,3 +209,14 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
     assert checked["delta_bytes"] * 4 < checked["full_bytes"], checked
     # The judge sees the deck lists and call reasons a seat does not; the views differ.
     assert held[("judge", 2)] != held[("spectator", 2)]
+
+
+def test_a_view_s_texts_are_reused_only_for_values_equal_and_of_the_same_type():
+    from server.api.ws import _encode_parts
+
+    before = _encode_parts({"lp": {"A": 8000}, "flag": 1, "list": [1, 2]}, {})
+    after = _encode_parts({"lp": {"A": 8000}, "flag": True, "list": [1, 2, 3]}, before)
+    assert after["lp"] is before["lp"]  # unchanged: not encoded again
+    assert after["flag"] == '"flag":true'  # 1 == True, but not the same JSON
+    assert after["list"] == '"list":[1,2,3]'
+    assert dict(after) == dict(_encode_parts(dict(after.view), {}))
