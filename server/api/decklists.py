@@ -16,29 +16,18 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
-from marshmallow import Schema
 
 from server.context import services
 from server.errors import AppError
 from server.rules import Actor, RuleError
 from server.rules.decklist import BanList, check
-from server.rules.registration import MAX_TEXT
 from server.store import banlists
 
 from .http import load_body
 from .identity import tournament
 from .ratelimit import rate_limit
-from .schemas import ListText, Text
 
 bp = Blueprint("decklists", __name__, url_prefix="/api")
-
-
-class CheckSchema(Schema):
-    text = ListText(MAX_TEXT, required=True)
-
-
-class PickSchema(Schema):
-    name = Text(banlists.MAX_NAME, load_default="")
 
 
 def seat_of_request(code: str) -> Actor:
@@ -120,7 +109,7 @@ def check_list(code: str) -> Response:
     rate_limit()
     code = code.upper()
     seat_of_request(code)
-    body = load_body(CheckSchema())
+    body = load_body()
     state = services().store.snapshot(code).state
     banlist = state.banlist
     if banlist is None and not any(d.cards for d in state.decks.values()):
@@ -153,7 +142,7 @@ def pick_banlist(code: str) -> Response:
     seat_of_request(code)
     if event_of(code) is not None:
         raise AppError("event_table", "An event table uses its event's ban list.", status=409)
-    name = load_body(PickSchema())["name"]
+    name = load_body()["name"]
     entries = banlists.entries_of(name) if name else []
     seq = _set(code, name, entries, services().clock())
     return jsonify({"name": name or None, "size": len(entries), "seq": seq})

@@ -10,7 +10,7 @@ from typing import Any
 
 import segno
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
-from marshmallow import Schema, ValidationError
+from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -29,7 +29,7 @@ from server.rules import RuleError, event_for, get_ruleset, view
 from server.rules.view import ledger_row
 
 from .ratelimit import rate_limit
-from .schemas import LEDGER_PAGE_MAX, CreateTableSchema, JoinSchema, LedgerRangeSchema
+from .schemas import BODIES, LEDGER_PAGE_MAX, QUERIES
 from .seats import join
 
 log = logging.getLogger(__name__)
@@ -70,8 +70,10 @@ def error_response(
     return response
 
 
-def load_body(schema: Schema) -> dict[str, Any]:
-    """The request's JSON object, loaded by `schema`; an empty body is `{}`."""
+def load_body() -> dict[str, Any]:
+    """The request's JSON object, loaded by its endpoint's schema (`BODIES`, the one list of
+    every route's body); an empty body is `{}`."""
+    schema = BODIES[request.endpoint or ""]()
     if not request.get_data(cache=True):
         body: Any = {}
     else:
@@ -88,6 +90,11 @@ def load_body(schema: Schema) -> dict[str, Any]:
     return schema.load(body)
 
 
+def load_query() -> dict[str, Any]:
+    """The request's query string, loaded by its endpoint's schema (`QUERIES`)."""
+    return QUERIES[request.endpoint or ""]().load(request.args.to_dict())
+
+
 def public_state(code: str) -> tuple[int, dict[str, Any]]:
     snap = services().store.snapshot(code)
     return snap.seq, {**view(snap.state, None), "seq": snap.seq}
@@ -97,7 +104,7 @@ def public_state(code: str) -> tuple[int, dict[str, Any]]:
 def create_table() -> tuple[Response, int, dict[str, str]]:
     """Open a new table."""
     rate_limit()
-    body = load_body(CreateTableSchema())
+    body = load_body()
     overrides = {"match_minutes": body["match_minutes"]} if "match_minutes" in body else {}
     ruleset = get_ruleset(body.get("ruleset", "ocg-2008"), **overrides)
     found = services()
@@ -119,7 +126,7 @@ def join_table(code: str) -> tuple[Response, int]:
     """Take a seat; the token is shown only in this answer."""
     rate_limit()
     code = code.upper()
-    body = load_body(JoinSchema())
+    body = load_body()
     answer, status = join(code, body)  # at once, or a request waiting for approval (202)
     return jsonify(answer), status
 
@@ -153,7 +160,7 @@ def table_ledger(code: str) -> Response:
     when `from` is absent; `total` says how many rows the ledger has, `seq` at which state."""
     rate_limit()
     code = code.upper()
-    query = LedgerRangeSchema().load(request.args.to_dict())
+    query = load_query()
     snap = services().store.snapshot(code)
     ledger = snap.state.ledger
     limit = min(query["limit"], LEDGER_PAGE_MAX)

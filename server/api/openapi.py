@@ -17,7 +17,7 @@ from marshmallow import Schema, fields
 
 from server.compat import real_app
 
-from .schemas import CreateTableSchema, JoinSchema
+from .schemas import BODIES, QUERIES
 
 bp = Blueprint("openapi", __name__)
 
@@ -33,23 +33,6 @@ class ErrorSchema(Schema):
     code = fields.String(required=True)
     message = fields.String(required=True)
     details = fields.Dict()
-
-
-def body_schemas() -> dict[str, type[Schema]]:
-    """Endpoint name -> the schema its JSON body is loaded with."""
-    from .staff import EventPatchSchema, EventSchema, JudgeSchema, LoginSchema, PairingsSchema
-    from .swiss import body_schemas as swiss_body_schemas
-
-    return {
-        "api.create_table": CreateTableSchema,
-        "api.join_table": JoinSchema,
-        "staff.login": LoginSchema,
-        "staff.create_event": EventSchema,
-        "staff.patch_event": EventPatchSchema,
-        "staff.add_judge": JudgeSchema,
-        "staff.set_pairings": PairingsSchema,
-        **swiss_body_schemas(),
-    }
 
 
 def _path_and_parameters(rule: str) -> tuple[str, list[dict[str, Any]]]:
@@ -71,7 +54,7 @@ def build_spec(app: Flask) -> dict[str, Any]:
     )
     spec.components.schema("Error", schema=ErrorSchema)
     error = {"description": "refused", "content": {"application/json": {"schema": "Error"}}}
-    bodies = body_schemas()
+    bodies = BODIES
     for name, schema in bodies.items():
         spec.components.schema(name.replace(".", "_"), schema=schema)
     paths: dict[str, dict[str, Any]] = {}
@@ -98,6 +81,8 @@ def build_spec(app: Flask) -> dict[str, Any]:
                     "429": error,
                 },
             }
+            if rule.endpoint in QUERIES:
+                parameters = [*parameters, {"in": "query", "schema": QUERIES[rule.endpoint]}]
             if parameters:
                 operation["parameters"] = parameters
             if rule.endpoint in bodies:

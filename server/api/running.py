@@ -10,14 +10,12 @@ import time
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify
-from marshmallow import Schema
 
 from server.context import services
 from server.store import hall
 
 from . import identity
 from .http import load_body
-from .schemas import Text
 
 bp = Blueprint("running", __name__)
 bp.before_request(identity.check_request)
@@ -25,10 +23,6 @@ bp.before_request(identity.check_request)
 HALL_CACHE_SECONDS = 0.5  # many screens on one event cost one read of its tables per interval
 _hall_cache: dict[str, tuple[float, dict[str, Any]]] = {}
 _hall_lock = threading.Lock()
-
-
-class HallMessageSchema(Schema):
-    text = Text(hall.MAX_MESSAGE, required=True)
 
 
 @bp.get("/api/events/<int:event_id>/round/unfinished")
@@ -61,7 +55,7 @@ def hall_clock(slug: str) -> Response:
 def hall_message(event_id: int) -> Response:
     """Show a message on the event's hall clock (an empty text takes it down)."""
     identity.require_role(event_id, "organiser")
-    body = load_body(HallMessageSchema())
+    body = load_body()
     message = hall.set_message(event_id, body["text"], services().clock())
     slug = identity.tournament().event(event_id).slug
     with _hall_lock:

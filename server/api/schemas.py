@@ -12,6 +12,10 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
 from server.names import clean
+from server.rules import RULESETS
+from server.rules import swiss as core
+from server.rules.registration import MAX_TEXT
+from server.store import banlists, hall
 
 MAX_INT = 1_000_000
 NAME_MAX = 40
@@ -125,6 +129,21 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
 }
 
 
+_LIST_CONTROL = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+class ListText(fields.String):
+    """A pasted deck list: lines kept, other control characters dropped, capped."""
+
+    def __init__(self, max_length: int, **kwargs: Any) -> None:
+        super().__init__(validate=validate.Length(max=max_length), **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        return _LIST_CONTROL.sub("", super()._deserialize(value, attr, data, **kwargs))
+
+
 # -- HTTP bodies ---------------------------------------------------------------------------
 
 
@@ -167,6 +186,101 @@ class JoinSchema(Schema):
     takeover = Bool(load_default=False)
     # One phone for both seats (table mode): the same opaque id on both joins.
     device = fields.String(load_default="", validate=validate.Regexp(r"^[A-Za-z0-9_-]{0,40}$"))
+
+
+class HallMessageSchema(Schema):
+    text = Text(hall.MAX_MESSAGE, required=True)
+
+
+class CheckSchema(Schema):
+    text = ListText(MAX_TEXT, required=True)
+
+
+class PickSchema(Schema):
+    name = Text(banlists.MAX_NAME, load_default="")
+
+
+class PlayerSchema(Schema):
+    name = Text(64, min_length=1, required=True)
+    player_id = Text(40, min_length=1, required=True)
+    decklist = fields.String(load_default="", validate=validate.Length(max=20_000))
+
+
+class ResultSchema(Schema):
+    round = Int(1, 100, required=True)
+    table = Int(1, 10_000, required=True)
+    result = fields.String(required=True, validate=validate.OneOf(core.RESULTS))
+
+
+class SettingsSchema(Schema):
+    rounds = Int(1, 20, allow_none=True)
+    cut = fields.Integer(allow_none=True, validate=validate.OneOf([*core.CUT_SIZES, None]))
+    public = Bool()
+
+
+class CutSchema(Schema):
+    size = fields.Integer(required=True, validate=validate.OneOf(core.CUT_SIZES))
+
+
+class LoginSchema(Schema):
+    username = Text(40, min_length=1, required=True)
+    password = fields.String(required=True, validate=validate.Length(min=1, max=200))
+
+
+class EventSchema(Schema):
+    name = Text(80, min_length=1, required=True)
+    date = fields.String(required=True, validate=validate.Regexp(r"^\d{4}-\d{2}-\d{2}$"))
+    ruleset = fields.String(load_default="ocg-2008", validate=validate.OneOf(sorted(RULESETS)))
+    match_minutes = Int(1, 600, load_default=40)
+    tables = Int(1, 1000, required=True)
+
+
+class EventPatchSchema(Schema):
+    # Each setting is optional: a PATCH changes the ones it names.
+    spectators = Bool()
+    require_player_id = Bool()
+
+
+class JudgeSchema(Schema):
+    username = Text(40, min_length=3, required=True)
+    password = fields.String(load_default="", validate=validate.Length(max=200))
+
+
+class PairingsSchema(Schema):
+    csv = fields.String(required=True, validate=validate.Length(min=1, max=200_000))
+
+
+class BanListUploadSchema(Schema):
+    name = Text(80, min_length=1, required=True)
+    text = fields.String(required=True, validate=validate.Length(min=1, max=500_000))
+    filename = Text(200, load_default="")
+
+
+# Every JSON body an HTTP route reads, by endpoint: `load_body()` (server/api/http.py) loads the
+# request's body with the schema of its endpoint, and the OpenAPI document (server/api/openapi.py)
+# describes the same schemas, so a route's body and its documentation cannot drift apart.
+BODIES: dict[str, type[Schema]] = {
+    "api.create_table": CreateTableSchema,
+    "api.join_table": JoinSchema,
+    "decklists.check_list": CheckSchema,
+    "decklists.pick_banlist": PickSchema,
+    "running.hall_message": HallMessageSchema,
+    "staff.login": LoginSchema,
+    "staff.create_event": EventSchema,
+    "staff.upload_banlist": BanListUploadSchema,
+    "staff.patch_event": EventPatchSchema,
+    "staff.add_judge": JudgeSchema,
+    "staff.set_pairings": PairingsSchema,
+    "swiss.register_player": PlayerSchema,
+    "swiss.enter_result": ResultSchema,
+    "swiss.settings": SettingsSchema,
+    "swiss.start_cut": CutSchema,
+}
+
+# Every query string a route reads, by endpoint (`load_query()`; the OpenAPI parameters).
+QUERIES: dict[str, type[Schema]] = {
+    "api.table_ledger": LedgerRangeSchema,
+}
 
 
 # -- command arguments ---------------------------------------------------------------------
@@ -306,21 +420,6 @@ class SideExchangeSchema(Schema):
     main_out = CardMoves()
     extra_in = CardMoves()
     extra_out = CardMoves()
-
-
-_LIST_CONTROL = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
-
-
-class ListText(fields.String):
-    """A pasted deck list: lines kept, other control characters dropped, capped."""
-
-    def __init__(self, max_length: int, **kwargs: Any) -> None:
-        super().__init__(validate=validate.Length(max=max_length), **kwargs)
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        return _LIST_CONTROL.sub("", super()._deserialize(value, attr, data, **kwargs))
 
 
 class DeckRegisterSchema(Schema):

@@ -20,7 +20,6 @@ import hmac
 from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify
-from marshmallow import Schema
 
 from server.context import services
 from server.errors import AppError
@@ -31,10 +30,6 @@ from .identity import check_request, require_staff, tournament
 
 bp = Blueprint("seats", __name__)
 bp.before_request(check_request)  # a same-site Origin, and staff's CSRF token
-
-
-class Empty(Schema):
-    pass
 
 
 def _secret() -> bytes:

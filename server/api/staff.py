@@ -17,7 +17,6 @@ from typing import Any
 import segno
 from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, request
 from markupsafe import escape
-from marshmallow import Schema, fields, validate
 
 from server.context import services
 from server.errors import AppError, error_body
@@ -31,7 +30,6 @@ from .http import load_body
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
 from .logins import LoginThrottle, retry_after
 from .ratelimit import rate_limit
-from .schemas import Bool, Int, Text
 from .seats import claim_for, claim_ok
 
 bp = Blueprint("staff", __name__)
@@ -39,34 +37,6 @@ bp.before_request(check_request)
 
 
 # -- schemas ----------------------------------------------------------------------------------
-
-
-class LoginSchema(Schema):
-    username = Text(40, min_length=1, required=True)
-    password = fields.String(required=True, validate=validate.Length(min=1, max=200))
-
-
-class EventSchema(Schema):
-    name = Text(80, min_length=1, required=True)
-    date = fields.String(required=True, validate=validate.Regexp(r"^\d{4}-\d{2}-\d{2}$"))
-    ruleset = fields.String(load_default="ocg-2008", validate=validate.OneOf(sorted(RULESETS)))
-    match_minutes = Int(1, 600, load_default=40)
-    tables = Int(1, 1000, required=True)
-
-
-class EventPatchSchema(Schema):
-    # Each setting is optional: a PATCH changes the ones it names.
-    spectators = Bool()
-    require_player_id = Bool()
-
-
-class JudgeSchema(Schema):
-    username = Text(40, min_length=3, required=True)
-    password = fields.String(load_default="", validate=validate.Length(max=200))
-
-
-class PairingsSchema(Schema):
-    csv = fields.String(required=True, validate=validate.Length(min=1, max=200_000))
 
 
 def _me(staff: Staff) -> dict[str, Any]:
@@ -81,7 +51,7 @@ def login() -> Response:
     """Log in; sets the session cookie and returns the CSRF token."""
     if not services().http_limiter.take("login:" + (request.remote_addr or "?")):
         raise AppError("rate_limited", "Too many attempts; wait a moment.", status=429)
-    body = load_body(LoginSchema())
+    body = load_body()
     throttle: LoginThrottle = current_app.extensions["duel_table_logins"]
     keys = [f"account:{body['username'].lower()}", f"address:{request.remote_addr or '?'}"]
     wait = throttle.attempt(keys)
@@ -149,7 +119,7 @@ def create_event() -> tuple[Response, int]:
     staff = require_staff()
     if staff.kind != "organiser":
         raise AppError("forbidden", "Only an organiser creates events.", status=403)
-    body = load_body(EventSchema())
+    body = load_body()
     ev = tournament().create_event(
         staff,
         body["name"],
@@ -179,12 +149,6 @@ def get_event(event_id: int) -> Response:
     return jsonify(detail)
 
 
-class BanListUploadSchema(Schema):
-    name = Text(80, min_length=1, required=True)
-    text = fields.String(required=True, validate=validate.Length(min=1, max=500_000))
-    filename = Text(200, load_default="")
-
-
 @bp.post("/api/events/<int:event_id>/banlist")
 def upload_banlist(event_id: int) -> Response:
     """Load the event's ban list (CSV or JSON, docs/banlists.md); its tables get it at once
@@ -192,7 +156,7 @@ def upload_banlist(event_id: int) -> Response:
     require_role(event_id, "organiser")
     from server.store import banlists
 
-    body = load_body(BanListUploadSchema())
+    body = load_body()
     entries = banlists.parse_file(body["text"], body["filename"])
     now = services().clock()
     banlists.save(body["name"], entries, event_id, now)
@@ -209,7 +173,7 @@ def patch_event(event_id: int) -> Response:
     """Change an event's settings: whether token-less spectators may watch its tables, and
     whether joining them needs a player ID (R1.1)."""
     require_role(event_id, "organiser")
-    body = load_body(EventPatchSchema())
+    body = load_body()
     if not body:
         raise AppError("invalid", "Name a setting to change.")
     if "spectators" in body:
@@ -223,7 +187,7 @@ def patch_event(event_id: int) -> Response:
 def add_judge(event_id: int) -> tuple[Response, int]:
     """Create a judge account for the event (or add an existing judge)."""
     require_role(event_id, "organiser")
-    body = load_body(JudgeSchema())
+    body = load_body()
     name = tournament().add_judge(
         event_id, body["username"], body["password"] or None, services().clock()
     )
@@ -245,7 +209,7 @@ def remove_judge(event_id: int, username: str) -> Response:
 def set_pairings(event_id: int) -> Response:
     """Pairings of the current round from CSV or pasted lines."""
     require_role(event_id, "organiser")
-    body = load_body(PairingsSchema())
+    body = load_body()
     count = tournament().set_pairings(event_id, parse_pairings(body["csv"]))
     _refresh_floor(event_id)
     return jsonify({"paired": count, "tables": tournament().tables(event_id)})

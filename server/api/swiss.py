@@ -13,53 +13,18 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
 from markupsafe import escape
-from marshmallow import Schema, fields, validate
 
 from server.context import services
 from server.errors import AppError
-from server.rules import swiss as core
 from server.sheet import csv_safe
 from server.store.swiss import SwissService
 
 from .http import load_body
 from .identity import check_request, require_role, tournament
-from .schemas import Bool, Int, Text
 from .staff import _refresh_floor
 
 bp = Blueprint("swiss", __name__)
 bp.before_request(check_request)
-
-
-class PlayerSchema(Schema):
-    name = Text(64, min_length=1, required=True)
-    player_id = Text(40, min_length=1, required=True)
-    decklist = fields.String(load_default="", validate=validate.Length(max=20_000))
-
-
-class ResultSchema(Schema):
-    round = Int(1, 100, required=True)
-    table = Int(1, 10_000, required=True)
-    result = fields.String(required=True, validate=validate.OneOf(core.RESULTS))
-
-
-class SettingsSchema(Schema):
-    rounds = Int(1, 20, allow_none=True)
-    cut = fields.Integer(allow_none=True, validate=validate.OneOf([*core.CUT_SIZES, None]))
-    public = Bool()
-
-
-class CutSchema(Schema):
-    size = fields.Integer(required=True, validate=validate.OneOf(core.CUT_SIZES))
-
-
-def body_schemas() -> dict[str, type[Schema]]:
-    """This module's endpoint names -> their body schemas (for the OpenAPI document)."""
-    return {
-        "swiss.register_player": PlayerSchema,
-        "swiss.enter_result": ResultSchema,
-        "swiss.settings": SettingsSchema,
-        "swiss.start_cut": CutSchema,
-    }
 
 
 def swiss() -> SwissService:
@@ -81,7 +46,7 @@ def get_swiss(event_id: int) -> Response:
 def register_player(event_id: int) -> tuple[Response, int]:
     """Register a player (a late entry plays from the next round)."""
     actor = _actor(event_id, "organiser")
-    body = load_body(PlayerSchema())
+    body = load_body()
     found = swiss().register(
         event_id, body["name"], body["player_id"], body["decklist"], actor, services().clock()
     )
@@ -118,7 +83,7 @@ def repair(event_id: int) -> Response:
 def enter_result(event_id: int) -> Response:
     """A judge's result for a table (a no-show is a loss): A, B, draw or loss (both)."""
     actor = _actor(event_id, "organiser", "judge")
-    body = load_body(ResultSchema())
+    body = load_body()
     swiss().enter_result(
         event_id, body["round"], body["table"], body["result"], actor, services().clock()
     )
@@ -129,7 +94,7 @@ def enter_result(event_id: int) -> Response:
 def settings(event_id: int) -> Response:
     """Number of Swiss rounds (override), top cut size, public standings."""
     actor = _actor(event_id, "organiser")
-    body = load_body(SettingsSchema())
+    body = load_body()
     if not body:
         raise AppError("invalid", "Nothing to change.")
     swiss().settings(event_id, body, actor, services().clock())
@@ -140,7 +105,7 @@ def settings(event_id: int) -> Response:
 def start_cut(event_id: int) -> Response:
     """Start the top cut (4, 8, 16 or 32), seeded by the standings."""
     actor = _actor(event_id, "organiser")
-    body = load_body(CutSchema())
+    body = load_body()
     found = swiss().start_cut(event_id, body["size"], actor, services().clock())
     _refresh_floor(event_id)
     return jsonify(found)
