@@ -408,3 +408,24 @@ def test_the_store_asks_the_database_kind_once_and_uses_no_private_peewee_call()
     for path in store_dir.glob("*.py"):
         text = path.read_text()
         assert "._connect(" not in text and "super(PooledDatabase" not in text, path.name
+
+
+def test_a_link_hashed_before_the_chain_had_one_encoder_still_verifies():
+    # The hash below was made by the earlier `chain_hash` (json.dumps of the event): logs
+    # already stored carry such hashes, so the chain's text must not change.
+    from types import SimpleNamespace
+
+    from server.store.chain import dumps, verify_chain
+
+    data = {"note": '「ライフ」 "q"', "n": -1.5, "z": [1, {"b": "é", "a": None}]}
+    actor = {"role": "seat", "seat": "A", "name": "遊戯"}
+    stored = "8509834ae516dfa424e14155e1742df801dd9b74cdadc6b40e9272e17266c5fe"
+    assert chain_hash(GENESIS, "ABC234", 1, "lp.confirmed", data, actor, T0) == stored
+    row = SimpleNamespace(
+        seq=1, type="lp.confirmed", data=dumps(data), actor=dumps(actor), at_ms=T0,
+        prev_hash=GENESIS, hash=stored,
+    )  # fmt: skip
+    assert verify_chain("ABC234", [row], 1).ok
+    assert verify_chain("ABC234", [row], 2).problem == "log shorter than the table's seq"
+    broken = SimpleNamespace(**{**vars(row), "hash": "0" * 64})
+    assert verify_chain("ABC234", [broken], 1).problem == "hash does not match"
