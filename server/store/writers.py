@@ -260,11 +260,7 @@ class SqliteWriter(_Writer):
 
     def connect(self) -> Any:
         target: Any = self.db.obj if isinstance(self.db, DatabaseProxy) else self.db
-        with self.db.connection_context():
-            values = [
-                self.db.execute_sql(f"PRAGMA {name}").fetchone()[0]
-                for name in SQLITE_CONNECTION_PRAGMAS
-            ]
+        values = self._pool_pragmas()
         params = {**target.connect_params, "check_same_thread": False}
         conn = sqlite3.connect(target.database, isolation_level=None, **params)
         try:
@@ -274,6 +270,21 @@ class SqliteWriter(_Writer):
             conn.close()
             raise
         return conn
+
+    def _pool_pragmas(self) -> list[Any]:
+        """The per-connection pragmas of a pooled connection (this thread's, if it holds one:
+        a nested `connection_context` would close it on the way out)."""
+
+        def read() -> list[Any]:
+            return [
+                self.db.execute_sql(f"PRAGMA {name}").fetchone()[0]
+                for name in SQLITE_CONNECTION_PRAGMAS
+            ]
+
+        if not self.db.is_closed():
+            return read()
+        with self.db.connection_context():
+            return read()
 
 
 class PostgresWriter(_Writer):
