@@ -34,6 +34,9 @@ LAYERS: dict[str, int] = {
     "server.stalls": SHARED,
     "server.rules": RULES,
     "server.store": STORE,
+    "server.store.chain": STORE,  # the hash chain: canonical text, hashes, verify
+    "server.store.cache": STORE,  # snapshots and their LRU
+    "server.store.writers": STORE,  # SQLite's and PostgreSQL's writers
     "server.hub": SERVICE,
     "server.timer": SERVICE,
     "server.floor": SERVICE,

@@ -52,3 +52,15 @@ def test_the_openapi_document_describes_every_body_and_query(app):
     for endpoint, schema in QUERIES.items():
         names = {p["name"] for p in operations[endpoint]["parameters"] if p["in"] == "query"}
         assert names == {field.data_key or name for name, field in schema().fields.items()}
+
+
+def test_the_store_names_no_http_status():
+    """The store raises domain errors; the edge alone picks the status (`status_of`)."""
+    store = API.parent / "store"
+    found = [
+        f"{path.name}: {line.strip()}"
+        for path in sorted(store.glob("*.py"))
+        for line in path.read_text().splitlines()
+        if "AppError" in line or "status=" in line
+    ]
+    assert found == []

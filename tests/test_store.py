@@ -7,8 +7,9 @@ import threading
 
 import pytest
 
-from server.errors import AppError
+from server.errors import NotFound
 from server.rules import Actor, RuleError, get_ruleset, replay
+from server.rules.base import SYSTEM_ACTOR as SYSTEM
 from server.store import EventStore, db
 from server.store.events import GENESIS, chain_hash, hash_token
 from server.store.models import CommandRow, EventRow, SeatRow, TableRow
@@ -52,20 +53,20 @@ def test_join_stores_only_the_token_hash(store: EventStore):
 def test_join_refuses_a_taken_seat_and_a_full_table(store: EventStore):
     code = store.create_table(get_ruleset(), T0)
     store.join(code, "B", "Kaiba", "", T0)
-    with pytest.raises(AppError) as taken:
+    with pytest.raises(RuleError) as taken:
         store.join(code, "B", "Joey", "", T0)
-    assert taken.value.code == "seat_taken" and taken.value.status == 409
+    assert taken.value.code == "seat_taken"
     assert store.join(code, None, "Yugi", "", T0)[0].seat == "A"
-    with pytest.raises(AppError) as full:
+    with pytest.raises(RuleError) as full:
         store.join(code, None, "Joey", "", T0)
     assert full.value.code == "table_full"
     assert store.snapshot(code).seq == 3
 
 
 def test_unknown_table(store: EventStore):
-    with pytest.raises(AppError) as err:
+    with pytest.raises(NotFound) as err:  # the edge answers 404 (server/api/http.py: status_of)
         store.append("ZZZZZZ", "deck.declare", DECK, seat("A"), "c1", T0)
-    assert err.value.code == "no_such_table" and err.value.status == 404
+    assert err.value.code == "no_such_table"
     assert not store.exists("ZZZZZZ")
 
 
@@ -294,7 +295,7 @@ def test_a_command_decided_on_a_state_another_process_moved_past_is_decided_agai
 
 def test_a_failed_group_write_is_retried_one_by_one_and_loses_nothing(store: EventStore):
     code = new_table(store)
-    write_all, calls = store._write_all, []
+    write_all, calls = store.writer.write_all, []
 
     def hiccup(group):
         calls.append(("group", len(group)))
@@ -304,8 +305,8 @@ def test_a_failed_group_write_is_retried_one_by_one_and_loses_nothing(store: Eve
         calls.append(("one", len(group)))
         write_all(group)
 
-    store._write_together = hiccup  # type: ignore[method-assign]
-    store._write_all = one  # type: ignore[method-assign]
+    store.writer.write_together = hiccup  # type: ignore[method-assign]
+    store.writer.write_all = one  # type: ignore[method-assign]
     assert store.append(code, "deck.declare", DECK, seat("A"), "once", T0).seq == 4
     assert calls == [("group", 1), ("one", 1)]
     assert store.append(code, "deck.declare", DECK, seat("A"), "once", T0).duplicate
@@ -320,24 +321,29 @@ def test_a_command_that_cannot_be_stored_is_refused_and_the_table_is_unchanged(
     def broken(group):
         raise OSError("disk full")
 
-    store._write_together = store._write_all = broken  # type: ignore[method-assign]
+    store.writer.write_together = store.writer.write_all = broken  # type: ignore[method-assign]
     with pytest.raises(OSError):
         store.append(code, "deck.declare", DECK, seat("A"), "lost", T0)
-    del store._write_together, store._write_all
+    del store.writer.write_together, store.writer.write_all
     assert store.snapshot(code).seq == 3
     assert store.append(code, "deck.declare", DECK, seat("A"), "lost", T0).seq == 4
 
 
-def test_the_hashed_text_built_from_encoded_parts_is_the_canonical_text():
-    from server.store.events import _dumps, canonical, canonical_of
+def test_the_hashed_text_is_sorted_compact_json_of_the_event():
+    # One encoder makes the text every chain hash covers; it must stay the text the logs
+    # already written were hashed from: json.dumps(sort_keys, compact, non-ASCII kept).
+    from server.store.chain import canonical, canonical_text, dumps
 
     data = {"z": [1, {"b": "é", "a": None}], "note": '「ライフ」 ok "q"', "n": -1.5}
     actor = {"role": "seat", "seat": "A", "name": "遊戯"}
     sorted_text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    assert _dumps(data) == sorted_text
-    assert canonical_of("ABC234", 12, "lp.confirmed", _dumps(data), _dumps(actor), 7) == (
-        canonical("ABC234", 12, "lp.confirmed", data, actor, 7)
+    assert dumps(data) == sorted_text
+    event = {"actor": actor, "at_ms": 7, "code": "ABC\u00e9", "data": data, "seq": 12}
+    expected = json.dumps(
+        {**event, "type": "lp.confirmed"}, sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
+    assert canonical("ABC\u00e9", 12, "lp.confirmed", data, actor, 7) == expected
+    assert canonical_text("ABC\u00e9", 12, "lp.confirmed", dumps(data), dumps(actor), 7) == expected
 
 
 def test_a_snapshot_gives_the_envelopes_after_a_seq_from_memory_or_says_it_cannot():
@@ -350,3 +356,76 @@ def test_a_snapshot_gives_the_envelopes_after_a_seq_from_memory_or_says_it_canno
     assert [e["seq"] for e in snap.since(6)] == [7, 8]
     assert snap.since(8) == [] and snap.since(9) == []
     assert snap.since(3) is None  # seq 4 is not in memory
+
+
+def test_the_seat_a_join_takes_is_the_rules_choice():
+    from server.rules import choose_seat, create_events, decide
+
+    empty = replay(create_events("ABC234", get_ruleset(), T0))
+    assert choose_seat(empty) == "A" and choose_seat(empty, "B") == "B"
+    joined = decide(empty, "seat.join", {"seat": "A", "name": "Yugi"}, SYSTEM, T0, lambda n: 0)
+    state = replay(joined, empty)
+    assert choose_seat(state) == "B"
+    with pytest.raises(RuleError) as taken:
+        choose_seat(state, "A")
+    assert taken.value.code == "seat_taken"
+    both = replay(
+        decide(state, "seat.join", {"seat": "B", "name": "Kaiba"}, SYSTEM, T0, lambda n: 0), state
+    )
+    with pytest.raises(RuleError) as full:
+        choose_seat(both)
+    assert full.value.code == "table_full"
+
+
+def test_the_writer_is_chosen_once_and_its_connections_are_set_up_as_the_pools(
+    store: EventStore,
+):
+    from server.store.models import is_sqlite
+    from server.store.writers import PostgresWriter, SqliteWriter
+
+    expected = SqliteWriter if is_sqlite(db) else PostgresWriter
+    assert type(store.writer) is expected
+    code = new_table(store)
+    store.append(code, "deck.declare", DECK, seat("A"), "w1", T0)
+    assert store.append(code, "deck.declare", DECK, seat("A"), "w1", T0).duplicate
+    if expected is SqliteWriter:
+        own = store.writer.connect()
+        try:
+            with db.connection_context():
+                for name in ("synchronous", "foreign_keys", "busy_timeout", "journal_mode"):
+                    pooled = db.execute_sql(f"PRAGMA {name}").fetchone()[0]
+                    assert own.execute(f"PRAGMA {name}").fetchone()[0] == pooled, name
+        finally:
+            own.close()
+
+
+def test_the_store_asks_the_database_kind_once_and_uses_no_private_peewee_call():
+    from pathlib import Path
+
+    store_dir = Path(__file__).resolve().parent.parent / "server" / "store"
+    events = (store_dir / "events.py").read_text()
+    assert "is_sqlite" not in events
+    for path in store_dir.glob("*.py"):
+        text = path.read_text()
+        assert "._connect(" not in text and "super(PooledDatabase" not in text, path.name
+
+
+def test_a_link_hashed_before_the_chain_had_one_encoder_still_verifies():
+    # The hash below was made by the earlier `chain_hash` (json.dumps of the event): logs
+    # already stored carry such hashes, so the chain's text must not change.
+    from types import SimpleNamespace
+
+    from server.store.chain import dumps, verify_chain
+
+    data = {"note": '「ライフ」 "q"', "n": -1.5, "z": [1, {"b": "é", "a": None}]}
+    actor = {"role": "seat", "seat": "A", "name": "遊戯"}
+    stored = "8509834ae516dfa424e14155e1742df801dd9b74cdadc6b40e9272e17266c5fe"
+    assert chain_hash(GENESIS, "ABC234", 1, "lp.confirmed", data, actor, T0) == stored
+    row = SimpleNamespace(
+        seq=1, type="lp.confirmed", data=dumps(data), actor=dumps(actor), at_ms=T0,
+        prev_hash=GENESIS, hash=stored,
+    )  # fmt: skip
+    assert verify_chain("ABC234", [row], 1).ok
+    assert verify_chain("ABC234", [row], 2).problem == "log shorter than the table's seq"
+    broken = SimpleNamespace(**{**vars(row), "hash": "0" * 64})
+    assert verify_chain("ABC234", [broken], 1).problem == "hash does not match"

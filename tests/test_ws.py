@@ -385,7 +385,7 @@ def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(st
     """Each audience's text is `view(...)` plus "seq", though the shared part is encoded once
     per snapshot and the ledger once per change of it."""
     from server.api.schemas import COMMAND_SCHEMAS
-    from server.api.ws import _state_text
+    from server.api.ws import _ledger_rows, _state_text
     from server.rules import Actor, get_ruleset, view
 
     def send(seat, cmd, args, ref, at_ms):
@@ -412,14 +412,14 @@ def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(st
     texts = {(s, p): _state_text(before, s, p) for s in ("A", "B", None) for p in (False, True)}
     send("A", "coin.toss", {"count": 1}, "t", 5_000)
     after = store.snapshot(code)
-    assert after.state.ledger is before.state.ledger and after.memo is before.memo
-    kept = after.memo["ledger_rows"]
+    assert after.state.ledger is before.state.ledger
+    kept = _ledger_rows(before)
     for (s, p), text in texts.items():
         assert json.loads(text) == {**view(before.state, s, privileged=p), "seq": before.seq}
         again = json.loads(_state_text(after, s, p))
         assert again == {**view(after.state, s, privileged=p), "seq": after.seq}
         assert len(again["ledger"]) == 1 and len(again["rolls"]) == 1
-    assert after.memo["ledger_rows"] is kept  # not encoded again
+    assert _ledger_rows(after) is kept  # not encoded again
 
 
 def test_encode_is_compact_json_with_non_ascii_kept():
@@ -489,3 +489,29 @@ def test_r5_5_a_turn_with_an_entry_pending_cannot_end_over_the_socket(live_serve
                 assert state["time"]["stage"] is None
 
     run(scenario())
+
+
+def test_the_edge_keeps_its_encoded_texts_beside_the_snapshots_not_in_them(store):
+    """The store's snapshots carry no texts of the edge; the edge's per-snapshot texts are
+    shared by every socket sent the same snapshot and dropped with it."""
+    import dataclasses
+    import gc
+
+    from server.api import ws
+    from server.rules import get_ruleset
+    from server.store import Snapshot
+
+    assert {f.name for f in dataclasses.fields(Snapshot)} == {
+        "seq", "state", "last_hash", "recent", "table_id",
+    }  # fmt: skip
+    code = store.create_table(get_ruleset(), 1_000)
+    snap = store.snapshot(code)
+    first = ws._state_text(snap, None, False)
+    assert ws.encoded(snap)["shared"] is ws.encoded(snap)["shared"]
+    assert ws._state_text(snap, None, False) == first
+    key = id(snap)
+    assert key in ws._ENCODED
+    store._cache.clear()
+    del snap
+    gc.collect()
+    assert key not in ws._ENCODED

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -52,11 +54,33 @@ def encode_with(message: dict[str, Any], name: str, text: str) -> str:
     return f'{encode(message)[:-1]},"{name}":{text}}}'
 
 
+# What this edge encoded of the store's snapshots, kept beside them (the store keeps none):
+# per snapshot object, its texts by audience, dropped with the snapshot; per table, the
+# ledger's row texts, handed from one snapshot of the table to the next.
+_ENCODED: dict[int, dict[Any, Any]] = {}
+_LEDGERS: dict[int, tuple[Any, list[str]]] = {}
+LEDGERS_KEPT = 16384  # tables whose ledger texts are kept (the store caches 12,000 by default)
+_ledgers_lock = threading.Lock()
+
+
+def encoded(snap: Any) -> dict[Any, Any]:
+    """The texts encoded of `snap` so far, by audience: one dict per snapshot object, which
+    lives as long as the snapshot does."""
+    key = id(snap)
+    texts = _ENCODED.get(key)
+    if texts is None:
+        mine: dict[Any, Any] = {}
+        texts = _ENCODED.setdefault(key, mine)
+        if texts is mine:
+            weakref.finalize(snap, _ENCODED.pop, key, None)
+    return texts
+
+
 def _ledger_rows(snap: Any) -> list[str]:
     """The ledger of `snap`, one encoded text per row: a row is encoded once, when it first
     appears (or changes), and its text handed on to the table's later snapshots."""
     ledger = snap.state.ledger
-    memo = snap.memo.get("ledger_rows")
+    memo = _LEDGERS.get(snap.table_id)
     if memo is not None and memo[0] is ledger:
         return memo[1]
     old_rows, old_texts = (memo[0], memo[1]) if memo is not None else ((), [])
@@ -64,18 +88,23 @@ def _ledger_rows(snap: Any) -> list[str]:
         old_texts[i] if i < len(old_rows) and old_rows[i] is row else encode(ledger_row(row))
         for i, row in enumerate(ledger)
     ]
-    snap.memo["ledger_rows"] = (ledger, texts)
+    with _ledgers_lock:
+        _LEDGERS.pop(snap.table_id, None)  # kept last in order: the oldest go first
+        _LEDGERS[snap.table_id] = (ledger, texts)
+        while len(_LEDGERS) > LEDGERS_KEPT:
+            del _LEDGERS[next(iter(_LEDGERS))]
     return texts
 
 
 def _state_text(snap: Any, seat: str | None, privileged: bool) -> str:
     """`view(...)` of `snap` plus its "seq", encoded: the viewer-independent part once per
     snapshot, the ledger's rows once per change of them (most commands leave it as it was)."""
-    shared = snap.encoded.get("shared")
+    texts = encoded(snap)
+    shared = texts.get("shared")
     if shared is None:
         ledger = "[" + ",".join(_ledger_rows(snap)) + "]"
         shared = encode_with({**shared_view(snap.state), "seq": snap.seq}, "ledger", ledger)
-        snap.encoded["shared"] = shared
+        texts["shared"] = shared
     return f"{shared[:-1]},{encode(seat_view(snap.state, seat, privileged))[1:]}"
 
 
@@ -109,16 +138,17 @@ def _parts(snap: Any, seat: str | None, privileged: bool, before: dict[str, str]
     text: the shared keys encoded once per snapshot, the viewer's once per audience, each
     only if its value differs from the one in `before` (what this socket was last sent)."""
     key = ("parts", seat, privileged)
-    parts = snap.encoded.get(key)
+    texts = encoded(snap)
+    parts = texts.get(key)
     if parts is None:
-        shared = snap.encoded.get("parts")
+        shared = texts.get("parts")
         if shared is None:
             view = {**shared_view(snap.state), "seq": snap.seq}
-            shared = snap.encoded["parts"] = _encode_parts(view, before)
+            shared = texts["parts"] = _encode_parts(view, before)
         own = _encode_parts(seat_view(snap.state, seat, privileged), before)
         parts = Parts({**shared, **own})
         parts.view = {**shared.view, **own.view}
-        snap.encoded[key] = parts
+        texts[key] = parts
     return parts
 
 
@@ -173,9 +203,10 @@ class Connection(Session):
         snapshot and audience (seat A, seat B, spectators, judges): every socket watching as
         the same viewer is sent the same text."""
         key = (self.actor.seat, self.privileged)
-        text = snap.encoded.get(key)
+        texts = encoded(snap)
+        text = texts.get(key)
         if text is None:
-            text = snap.encoded[key] = _state_text(snap, self.actor.seat, self.privileged)
+            text = texts[key] = _state_text(snap, self.actor.seat, self.privileged)
         if self.version >= 2:
             self.sent_parts = _parts(snap, self.actor.seat, self.privileged, self.sent_parts)
             self.sent_rows = _ledger_rows(snap)

@@ -9,7 +9,7 @@ from .base import COMMANDS, SEATS, Actor, Event, RuleError, other
 from .clock import next_due_ms
 from .ruleset import RULESETS, RuleSet, get_ruleset
 from .state import EMPTY, TableState
-from .table import apply, create_events, decide, replay
+from .table import apply, choose_seat, create_events, decide, replay
 from .view import event_for, view
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "RuleSet",
     "TableState",
     "apply",
+    "choose_seat",
     "create_events",
     "decide",
     "event_for",

@@ -77,12 +77,24 @@ def replay(events: Iterable[Event], state: TableState = EMPTY) -> TableState:
     return state
 
 
+def choose_seat(state: TableState, wanted: str | None = None) -> str:
+    """The seat a join takes: `wanted` if it is free, else the first free one when
+    none is named. Refuses a taken seat ("seat_taken") and a full table ("table_full")."""
+    if wanted is None:
+        free = [s for s in SEATS if not state.seats[s].joined]
+        require(bool(free), "table_full", "Both seats are taken.")
+        return free[0]
+    require(wanted in SEATS, "unknown_seat", "The seat must be A or B.")
+    require(not state.seats[wanted].joined, "seat_taken", "That seat is taken.")
+    return wanted
+
+
 @command("seat.join", SYSTEM)
 def join(tx: Tx, args: Mapping[str, Any]) -> None:
     """A phone takes a free seat (the HTTP join issues its token)."""
     seat = args.get("seat")
     require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
-    require(not tx.state.seats[str(seat)].joined, "seat_taken", "That seat is taken.")
+    choose_seat(tx.state, str(seat))
     name = str(args.get("name") or "").strip()
     require(0 < len(name) <= MAX_NAME, "invalid", f"A name has 1 to {MAX_NAME} characters.")
     player_id = str(args.get("player_id") or "").strip()

@@ -18,110 +18,70 @@ PostgreSQL: SELECT ... FOR UPDATE on the table's row) around deciding and writin
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import secrets
-import sqlite3
 import threading
-import zlib
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from peewee import DatabaseProxy, IntegrityError
-from playhouse.pool import PooledDatabase
 
-from server.errors import AppError
-from server.jsontext import compact_encoder, string_literal
+from server.errors import Busy, DomainError, NotFound
 from server.rules import (
     EMPTY,
     Actor,
     Event,
     RuleSet,
-    TableState,
     apply,
+    choose_seat,
     create_events,
     decide,
     next_due_ms,
 )
 from server.rules.base import SYSTEM_ACTOR
 
+from .cache import LRU, RECENT, Snapshot
+from .chain import (
+    GENESIS,
+    SALT,
+    SECRET_FIELDS,
+    Verification,
+    canonical,
+    chain_hash,
+    dumps,
+    hash_token,
+    link_hash,
+    salted,
+    verify_chain,
+)
 from .group import GroupCommit
-from .models import EventRow, HeadSignature, SeatRequest, SeatRow, TableRow, is_sqlite
+from .models import EventRow, HeadSignature, SeatRequest, SeatRow, TableRow
 from .signing import SIGN_AT
+from .writers import INTEGRITY_ERRORS, Pending, Statement, Writer, writer_for
+
+__all__ = [
+    "GENESIS",
+    "SALT",
+    "SECRET_FIELDS",
+    "Appended",
+    "EventStore",
+    "Joined",
+    "Snapshot",
+    "Verification",
+    "canonical",
+    "chain_hash",
+    "envelope",
+    "hash_token",
+    "salted",
+]
 
 log = logging.getLogger(__name__)
 
-GENESIS = "0" * 64
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 6
-SEATS = ("A", "B")
-# Striped locks: bounded memory whatever the number of tables; two tables sharing a stripe only
-# wait for each other's (sub-millisecond) commit.
-LOCK_STRIPES = 1024
-
-
-# Fields some viewers may not see (`server.rules.view`): an event carrying one also carries a
-# random 128-bit salt, disclosed only with the value, so its public hash cannot be matched by
-# hashing the few values it could hold.
-SECRET_FIELDS: dict[str, tuple[str, ...]] = {
-    "rps.picked": ("hand",),
-    "deck.registered": ("cards",),
-    "side.exchanged": ("cards", "current"),
-}
-SALT = "salt"
-
-
-def salted(raw: dict[str, Any]) -> dict[str, Any]:
-    """`raw` with a fresh salt in its data when it carries a secret field."""
-    fields = SECRET_FIELDS.get(raw["type"], ())
-    if any(k in raw["data"] for k in fields) and SALT not in raw["data"]:
-        raw["data"][SALT] = secrets.token_hex(16)
-    return raw
-
-
-def canonical(code: str, seq: int, type_: str, data: Any, actor: Any, at_ms: int) -> str:
-    """The exact text an event's hash covers."""
-    return json.dumps(
-        {"actor": actor, "at_ms": at_ms, "code": code, "data": data, "seq": seq, "type": type_},
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
-
-
-def chain_hash(
-    prev_hash: str, code: str, seq: int, type_: str, data: Any, actor: Any, at_ms: int
-) -> str:
-    """sha256(prev_hash + canonical JSON of the event), hex."""
-    return _sha256(prev_hash + canonical(code, seq, type_, data, actor, at_ms))
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def canonical_of(code: str, seq: int, type_: str, data: str, actor: str, at_ms: int) -> str:
-    """`canonical(...)` from `data` and `actor` already in canonical JSON (the same text)."""
-    return (
-        f'{{"actor":{actor},"at_ms":{_number(at_ms)},"code":{string_literal(code)},'
-        f'"data":{data},"seq":{_number(seq)},"type":{string_literal(type_)}}}'
-    )
-
-
-def hash_token(token: str) -> str:
-    """The stored form of a seat token."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-_dumps = compact_encoder(sort_keys=True)
-
-
-def _number(value: int) -> str:
-    return str(value) if type(value) is int else _dumps(value)
 
 
 def envelope(row: EventRow) -> dict[str, Any]:
@@ -142,37 +102,6 @@ def _event_of(env: dict[str, Any]) -> Event:
 
 
 @dataclass(frozen=True)
-class Snapshot:
-    """A table's state as of sequence number `seq`, and the hash of that event."""
-
-    seq: int
-    state: TableState
-    last_hash: str
-    # The last few envelopes up to `seq`, so broadcasts need not read them back.
-    recent: tuple[dict[str, Any], ...] = ()
-    # Encoded views of this state by audience, so every phone watching the table as the same
-    # viewer is sent the same text, encoded once (`server.api.ws`).
-    encoded: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
-    # The table's row id, so a command on a cached table needs no read to find it.
-    table_id: int = 0
-    # One dict handed from each snapshot of a table to the next: what the edge derives from a
-    # part of the state that most commands leave as it was (the encoded ledger, `server.api.ws`).
-    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-
-    def since(self, seq: int) -> list[dict[str, Any]] | None:
-        """The envelopes after `seq` from memory, or None when they are not all here."""
-        if seq >= self.seq:
-            return []
-        if not self.recent or self.recent[0]["seq"] > seq + 1:
-            return None
-        # `recent` holds consecutive seqs.
-        return list(self.recent[seq + 1 - self.recent[0]["seq"] :])
-
-
-RECENT = 64
-
-
-@dataclass(frozen=True)
 class Appended:
     """What a command wrote: the table's sequence number after it, and the new envelopes."""
 
@@ -190,54 +119,6 @@ class Joined:
     seq: int
 
 
-@dataclass(frozen=True)
-class Verification:
-    """The result of checking a table's hash chain; `seq` names the first broken link."""
-
-    ok: bool
-    count: int
-    seq: int | None = None
-    problem: str | None = None
-
-
-class _LRU:
-    """A small thread-safe LRU map of table code -> Snapshot."""
-
-    def __init__(self, size: int) -> None:
-        self._size = max(1, size)
-        self._items: OrderedDict[str, Snapshot] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, code: str) -> Snapshot | None:
-        with self._lock:
-            snap = self._items.get(code)
-            if snap is not None:
-                self._items.move_to_end(code)
-            return snap
-
-    def offer(self, code: str, snap: Snapshot) -> None:
-        """Keep `snap` unless a newer snapshot is already cached."""
-        with self._lock:
-            old = self._items.get(code)
-            if old is None or old.seq <= snap.seq:
-                self._items[code] = snap
-            self._items.move_to_end(code)
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-    def codes(self) -> list[str]:
-        with self._lock:
-            return list(self._items)
-
-    def drop(self, code: str) -> None:
-        with self._lock:
-            self._items.pop(code, None)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
 class _Tx:
     """The open transaction of one table inside `EventStore._transaction`."""
 
@@ -247,49 +128,8 @@ class _Tx:
         self.written: list[dict[str, Any]] = []
 
 
-# A statement with `{}` where each parameter goes, and its parameters.
-Statement = tuple[str, tuple[Any, ...]]
-
 # Tries on the group commit before a command holds its table (see `_decide`).
 OPTIMISTIC = 3
-
-
-class _Pending:
-    """A decided command waiting for its group commit.
-
-    `parent` is the pending command it was decided after (same table), if that one had not been
-    committed yet: if the parent is not written, neither is this one."""
-
-    __slots__ = (
-        "code", "base_seq", "snap", "written", "statements", "cmd_id", "parent", "done",
-        "outcome", "error",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        code: str,
-        base_seq: int,
-        snap: Snapshot,
-        written: list[dict[str, Any]],
-        statements: list[Statement],
-        cmd_id: str | None,
-        parent: _Pending | None,
-    ) -> None:
-        self.code = code
-        self.base_seq = base_seq
-        self.snap = snap
-        self.written = written
-        self.statements = statements
-        self.cmd_id = cmd_id
-        self.parent = parent
-        self.done = threading.Event()
-        # "ok", "stale" (decided on a state another writer moved past) or "failed" (`error`).
-        self.outcome: str | None = None
-        self.error: BaseException | None = None
-
-
-class _Stale(Exception):
-    """A pending command's base is no longer the table's latest state."""
 
 
 class EventStore:
@@ -303,24 +143,19 @@ class EventStore:
     ) -> None:
         self.db = database
         self.randbelow = randbelow
-        self._cache = _LRU(cache_size)
-        self._locks = [threading.Lock() for _ in range(LOCK_STRIPES)]
-        # SQLite has one writer per file anyway. One lock for the process also keeps a green
-        # thread from waiting inside SQLite's busy handler (which blocks the whole worker) on
-        # a transaction that another green thread of the same worker holds.
-        self._sqlite_lock = threading.Lock()
+        self._cache = LRU(cache_size)
+        # The database's transactions and group writes (SQLite's or PostgreSQL's).
+        self.writer: Writer = writer_for(database)
         # Deciding: one command at a time in this process, in memory (no I/O but a cache miss).
         self._plan_lock = threading.Lock()
-        self._pending: dict[str, _Pending] = {}
-        self._pending_cmds: dict[tuple[str, str], _Pending] = {}
-        self._group: GroupCommit[_Pending] = GroupCommit(
+        self._pending: dict[str, Pending] = {}
+        self._pending_cmds: dict[tuple[str, str], Pending] = {}
+        self._group: GroupCommit[Pending] = GroupCommit(
             self._write_group,
             self._settle,
             lambda pending: pending.done,
-            run=None if is_sqlite(database) else (lambda call: call()),
+            run=self.writer.run,
         )
-        self._conn: Any = None  # the committer's own connection
-        self._reader: Any = None  # the duplicate check's, under the plan lock
         # The head signer (`server.store.signing.Signer`): set by the app; None signs nothing.
         self.signer: Any = None
         # Told (code, seq) after a tamper alarm was written, so the judges' sockets hear it.
@@ -330,13 +165,14 @@ class EventStore:
     def close(self) -> None:
         """Stop the group committer (after what is queued)."""
         self._group.close()
+        self.writer.close()
 
     # -- reading -------------------------------------------------------------------------------
 
     def _table(self, code: str) -> TableRow:
         table = TableRow.get_or_none(TableRow.code == code)
         if table is None:
-            raise AppError("no_such_table", "No table has this code.", status=404)
+            raise NotFound("no_such_table", "No table has this code.")
         return table
 
     def _catch_up(self, table: TableRow) -> Snapshot:
@@ -444,25 +280,11 @@ class EventStore:
         with self.db.connection_context():
             table = self._table(code)
             rows = EventRow.select().where(EventRow.table == table.id).order_by(EventRow.seq)
-            prev, count = GENESIS, 0
             hashes: dict[int, str] = {}
-            for expected, row in enumerate(rows, start=1):
-                count += 1
-                if row.seq != expected:
-                    return Verification(False, count, expected, "missing event")
-                if row.prev_hash != prev:
-                    return Verification(False, count, row.seq, "prev_hash does not match")
-                try:
-                    data, actor = json.loads(row.data), json.loads(row.actor)
-                except ValueError:
-                    return Verification(False, count, row.seq, "unreadable event")
-                digest = chain_hash(prev, code, row.seq, row.type, data, actor, row.at_ms)
-                if digest != row.hash:
-                    return Verification(False, count, row.seq, "hash does not match")
-                prev = hashes[row.seq] = row.hash
-            if count != table.seq:
-                return Verification(False, count, count + 1, "log shorter than the table's seq")
-            return self._verify_signatures(table, hashes, count)
+            checked = verify_chain(code, rows, table.seq, hashes)
+            if not checked.ok:
+                return checked
+            return self._verify_signatures(table, hashes, checked.count)
 
     def _verify_signatures(
         self, table: TableRow, hashes: dict[int, str], count: int
@@ -484,29 +306,20 @@ class EventStore:
 
     # -- writing -------------------------------------------------------------------------------
 
-    def _lock(self, code: str) -> threading.Lock:
-        if is_sqlite(self.db):
-            return self._sqlite_lock
-        return self._locks[zlib.crc32(code.encode("utf-8")) % LOCK_STRIPES]
-
     @contextmanager
     def _transaction(self, code: str) -> Iterator[_Tx]:
         """Hold the table (in this process and across processes) inside one transaction."""
-        with self._lock(code), self.db.connection_context():
-            if is_sqlite(self.db):
-                # Take the write lock first, so the read below is the latest committed state.
-                atomic = self.db.atomic(lock_type="IMMEDIATE")
-            else:
-                atomic = self.db.atomic()
-            with atomic:
+        writer = self.writer
+        with writer.lock(code), self.db.connection_context():
+            with writer.atomic():
                 # Hand-written SQL on the hot path: building it with peewee's query objects
                 # cost more CPU than the database itself.
-                lock = "" if is_sqlite(self.db) else " FOR UPDATE"
                 found = self._sql(
-                    f'SELECT id, seq, created_ms FROM "table" WHERE code = {{}}{lock}', code
+                    f'SELECT id, seq, created_ms FROM "table" WHERE code = {{}}{writer.for_update}',
+                    code,
                 ).fetchone()
                 if found is None:
-                    raise AppError("no_such_table", "No table has this code.", status=404)
+                    raise NotFound("no_such_table", "No table has this code.")
                 table = TableRow(id=found[0], code=code, seq=found[1], created_ms=found[2])
                 tx = _Tx(table, self._catch_up(table))
                 yield tx
@@ -529,9 +342,9 @@ class EventStore:
         for event in events:
             seq += 1
             # Round-trip through JSON so the cached state is exactly what a replay would give.
-            raw = salted(json.loads(_dumps(event.to_dict())))
-            data, actor = _dumps(raw["data"]), _dumps(raw["actor"])
-            digest = _sha256(prev + canonical_of(code, seq, raw["type"], data, actor, raw["at_ms"]))
+            raw = salted(json.loads(dumps(event.to_dict())))
+            data, actor = dumps(raw["data"]), dumps(raw["actor"])
+            digest = link_hash(prev, code, seq, raw["type"], data, actor, raw["at_ms"])
             rows += (snap.table_id, seq, raw["type"], data, actor, raw["at_ms"], prev, digest)
             state = apply(state, _event_of(raw))
             written.append(
@@ -569,7 +382,7 @@ class EventStore:
                 )
             )
         recent = (snap.recent + tuple(written))[-RECENT:]
-        new = Snapshot(seq, state, prev, recent, table_id=snap.table_id, memo=snap.memo)
+        new = Snapshot(seq, state, prev, recent, table_id=snap.table_id)
         return new, written, statements
 
     def _write(self, tx: _Tx, events: list[Event], cmd_id: str | None) -> None:
@@ -583,7 +396,7 @@ class EventStore:
 
     def _decide(
         self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
-    ) -> tuple[_Pending | _Answered, bool]:
+    ) -> tuple[Pending | _Answered, bool]:
         """Decide one command on the table's latest state and wait for its group commit.
 
         Returns the committed command and whether it is an earlier one with the same `cmd_id`
@@ -604,7 +417,7 @@ class EventStore:
 
     def _decide_holding(
         self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
-    ) -> tuple[_Pending | _Answered, bool]:
+    ) -> tuple[Pending | _Answered, bool]:
         try:
             with self._transaction(code) as tx:
                 if cmd_id is not None:
@@ -633,13 +446,13 @@ class EventStore:
             if found is None:
                 raise
             return _Answered(code, found[0]), True
-        stored = _Pending(code, base, tx.snap, tx.written, [], cmd_id, None)
+        stored = Pending(code, base, tx.snap, tx.written, [], cmd_id, None)
         stored.outcome = "ok"
         return stored, False
 
     def _plan(
         self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
-    ) -> tuple[_Pending | _Answered, bool]:
+    ) -> tuple[Pending | _Answered, bool]:
         if cmd_id is not None:
             waiting = self._pending_cmds.get((code, cmd_id))
             if waiting is not None:
@@ -656,7 +469,7 @@ class EventStore:
                 return _Answered(code, done), True
         events, extra = decide_on(snap)
         new, written, statements = self._chain(code, snap, events, cmd_id)
-        pending = _Pending(code, snap.seq, new, written, statements + extra, cmd_id, parent)
+        pending = Pending(code, snap.seq, new, written, statements + extra, cmd_id, parent)
         self._pending[code] = pending
         if cmd_id is not None:
             self._pending_cmds[(code, cmd_id)] = pending
@@ -664,150 +477,21 @@ class EventStore:
         return pending, False
 
     def _answered(self, table_id: int, cmd_id: str) -> int | None:
-        """The seq a stored command answered, or None. Called under the plan lock only, so
-        one connection of its own serves every call (a pooled one cost more than the query)."""
-        if self._reader is None:
-            self._reader = self._connect()
-        mark = self.db.param
-        cursor = self._reader.cursor()
-        try:
-            cursor.execute(
-                f"SELECT seq FROM command WHERE table_id = {mark} AND cmd_id = {mark}",
-                (table_id, cmd_id),
-            )
-            found = cursor.fetchone()
-        except Exception:
-            reader, self._reader = self._reader, None
-            reader.close()
-            raise
-        finally:
-            cursor.close()
-        return None if found is None else int(found[0])
+        """The seq a stored command answered, or None (under the plan lock only)."""
+        return self.writer.answered(table_id, cmd_id)
 
-    def _connect(self) -> Any:
-        """A connection outside the pool, set up as the pool's are (SQLite's pragmas)."""
-        target: Any = self.db.obj
-        pooled = isinstance(target, PooledDatabase)
-        base: Any = super(PooledDatabase, target) if pooled else target
-        return base._connect()
+    def _write_group(self, group: Sequence[Pending]) -> None:
+        """Write `group` (the group committer's call)."""
+        self.writer.write_group(group)
 
-    def _writer(self) -> Any:
-        """The committer's own connection."""
-        if self._conn is None:
-            self._conn = self._connect()
-        return self._conn
-
-    def _write_group(self, group: Sequence[_Pending]) -> None:
-        """Write `group` in one transaction; if that fails, each command in its own."""
-        try:
-            self._write_together(group)
-            return
-        except _Stale:
-            pass  # some command's base moved on: find which, one by one
-        except Exception:
-            log.warning("group commit of %d commands failed; writing them one by one", len(group))
-            self._drop_writer()
-        for pending in group:
-            pending.outcome = None
-        for pending in group:
-            try:
-                self._write_all([pending])
-            except _INTEGRITY_ERRORS:
-                # Another writer stored the same command id (a repeat sent to another process).
-                pending.outcome = "stale"
-            except Exception as exc:
-                log.exception("command at table %s could not be stored", pending.code)
-                pending.outcome, pending.error = "failed", exc
-                self._drop_writer()
-
-    def _write_together(self, group: Sequence[_Pending]) -> None:
-        if is_sqlite(self.db):
-            self._write_all(group)
-        else:
-            self._write_in_one_trip(group)
-
-    def _write_in_one_trip(self, group: Sequence[_Pending]) -> None:
-        """PostgreSQL: the group's statements in one round trip, then COMMIT.
-
-        Each round trip of the committer's green thread waits for a turn of the busy loop:
-        statement by statement, a group of a few dozen commands took hundreds of milliseconds
-        at 2,500 tables. Here every table's seq after the group is read back in the same trip;
-        unless each is what the group expects (a command's base had moved on, so its update
-        matched no row), the group is rolled back and written one command at a time."""
-        conn = self._writer()
-        cursor = conn.cursor()
-        parts, expected, written = ["BEGIN"], {}, []
-        for pending in group:
-            parent = pending.parent
-            if parent is not None and parent.outcome not in (None, "ok"):
-                pending.outcome = "stale"  # decided after a command of an earlier group that
-                continue  # was not written
-            parts += [cursor.mogrify(sql, params).decode() for sql, params in pending.statements]
-            expected[pending.snap.table_id] = pending.snap.seq
-            written.append(pending)
-        if not written:
-            return
-        ids = ", ".join(str(int(table_id)) for table_id in expected)
-        parts.append(f'SELECT id, seq FROM "table" WHERE id IN ({ids})')
-        try:
-            cursor.execute(";\n".join(parts))
-            found = dict(cursor.fetchall())
-        except BaseException:
-            with contextlib.suppress(Exception):
-                cursor.execute("ROLLBACK")
-            raise
-        if found != expected:
-            cursor.execute("ROLLBACK")
-            for pending in group:
-                pending.outcome = None
-            raise _Stale
-        cursor.execute("COMMIT")
-        for pending in written:
-            pending.outcome = "ok"
-
-    def _write_all(self, group: Sequence[_Pending]) -> None:
-        conn = self._writer()
-        cursor = conn.cursor()
-        cursor.execute("BEGIN IMMEDIATE" if is_sqlite(self.db) else "BEGIN")
-        try:
-            for pending in group:
-                if pending.parent is not None and pending.parent.outcome != "ok":
-                    pending.outcome = "stale"
-                    continue
-                (sql, params), *rest = pending.statements
-                cursor.execute(sql, params)
-                if cursor.rowcount != 1:
-                    pending.outcome = "stale"
-                    continue
-                for sql, params in rest:
-                    cursor.execute(sql, params)
-                pending.outcome = "ok"
-            cursor.execute("COMMIT")
-        except BaseException:
-            for pending in group:
-                pending.outcome = None
-            try:
-                cursor.execute("ROLLBACK")
-            except Exception:
-                pass
-            raise
-
-    def _drop_writer(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            try:
-                conn.close()
-            except Exception:
-                pass
-
-    def _settle(self, group: Sequence[_Pending]) -> None:
+    def _settle(self, group: Sequence[Pending]) -> None:
         """After a group's commit: committed states to the cache, the rest forgotten."""
         with self._plan_lock:
             for pending in group:
                 code = pending.code
                 if pending.outcome is None:
                     pending.outcome = "failed"
-                    pending.error = AppError("internal", "The command could not be stored.")
+                    pending.error = DomainError("internal", "The command could not be stored.")
                 if pending.cmd_id is not None:
                     if self._pending_cmds.get((code, pending.cmd_id)) is pending:
                         del self._pending_cmds[(code, pending.cmd_id)]
@@ -835,7 +519,7 @@ class EventStore:
             with self._transaction(code) as tx:
                 self._write(tx, create_events(code, ruleset, now_ms), None)
             return code
-        raise AppError("busy", "Could not find a free table code.", status=503)
+        raise Busy("busy", "Could not find a free table code.")
 
     def append(
         self,
@@ -865,7 +549,7 @@ class EventStore:
         signature = self.signer.sign(code, snap.seq, snap.last_hash)
         with self.db.connection_context():
             table_id = snap.table_id or self._table(code).id
-            with contextlib.suppress(*_INTEGRITY_ERRORS):  # signed already (a retry)
+            with contextlib.suppress(*INTEGRITY_ERRORS):  # signed already (a retry)
                 HeadSignature.create(
                     table_id=table_id,
                     seq=snap.seq,
@@ -944,14 +628,7 @@ class EventStore:
         taken: list[str] = []
 
         def decide_on(snap: Snapshot) -> Decided:
-            seats, chosen = snap.state.seats, seat
-            if chosen is None:
-                free = [s for s in SEATS if not seats[s].joined]
-                if not free:
-                    raise AppError("table_full", "Both seats are taken.", status=409)
-                chosen = free[0]
-            elif seats[chosen].joined:
-                raise AppError("seat_taken", f"Seat {chosen} is taken.", status=409)
+            chosen = choose_seat(snap.state, seat)
             args = {"seat": chosen, "name": name, "player_id": player_id, "device": device}
             events = decide(snap.state, "seat.join", args, SYSTEM_ACTOR, now_ms, self.randbelow)
             taken[:] = [chosen]
@@ -1004,7 +681,7 @@ class EventStore:
         it): (seat, the old token's hash or None)."""
         request = self.seat_request(code, ref)
         if request is None or request.status != "waiting":
-            raise AppError("no_such_request", "No waiting request has this id.", status=404)
+            raise NotFound("no_such_request", "No waiting request has this id.")
         old: list[str | None] = [None]
 
         def decide_on(snap: Snapshot) -> Decided:
@@ -1053,7 +730,7 @@ class EventStore:
         """Refuse a waiting request: its token never works. The request's seat."""
         request = self.seat_request(code, ref)
         if request is None or request.status != "waiting":
-            raise AppError("no_such_request", "No waiting request has this id.", status=404)
+            raise NotFound("no_such_request", "No waiting request has this id.")
 
         def decide_on(snap: Snapshot) -> Decided:
             data = {"request": ref, "seat": request.seat, "by": by}
@@ -1099,7 +776,7 @@ Decided = tuple[list[Event], list[Statement]]
 
 
 class _Answered:
-    """A command already stored: the seq it answered (looks like a committed `_Pending`)."""
+    """A command already stored: the seq it answered (looks like a committed `Pending`)."""
 
     outcome = "ok"
     error: BaseException | None = None
@@ -1115,24 +792,10 @@ _SET = threading.Event()
 _SET.set()
 
 
-def _descends(pending: _Pending, ancestor: _Pending) -> bool:
-    node: _Pending | None = pending
+def _descends(pending: Pending, ancestor: Pending) -> bool:
+    node: Pending | None = pending
     while node is not None:
         if node is ancestor:
             return True
         node = node.parent
     return False
-
-
-def _integrity_errors() -> tuple[type[BaseException], ...]:
-    errors: list[type[BaseException]] = [sqlite3.IntegrityError, IntegrityError]
-    try:
-        import psycopg2
-    except ImportError:
-        pass
-    else:
-        errors.append(psycopg2.IntegrityError)
-    return tuple(errors)
-
-
-_INTEGRITY_ERRORS = _integrity_errors()
