@@ -33,6 +33,23 @@ def login(client, username: str, password: str, address: str = "10.0.0.1"):
     )
 
 
+def post_login(base: str, username: str, password: str) -> int:
+    """A login over real HTTP; its status (0 when the connection failed)."""
+    request = urllib.request.Request(
+        base + "/api/auth/login",
+        data=json.dumps({"username": username, "password": password}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        urllib.request.urlopen(request, timeout=30).close()
+        return 200
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except OSError:
+        return 0
+
+
 def test_guessing_one_account_is_locked_out_with_retry_after(app, client):
     app.config.update(CONFIG)
     app.extensions["duel_table_logins"] = LoginThrottle(app.config)
@@ -77,16 +94,7 @@ def test_password_hashing_does_not_stop_the_other_tables(live_server):
     code, _, _ = new_table(live_server)
 
     def guess(n: int) -> None:
-        request = urllib.request.Request(
-            live_server + "/api/auth/login",
-            data=json.dumps({"username": "hashing", "password": f"wrong {n}"}).encode(),
-            headers={"Content-Type": "application/json"},
-            method="POST",
-        )
-        try:
-            urllib.request.urlopen(request, timeout=30).close()
-        except OSError:
-            pass
+        post_login(live_server, "hashing", f"wrong {n}")
 
     async def scenario() -> list[float]:
         times = []
@@ -120,17 +128,7 @@ def test_guesses_sent_together_are_counted_before_any_is_hashed(live_server):
     lock = threading.Lock()
 
     def guess(n: int) -> None:
-        request = urllib.request.Request(
-            live_server + "/api/auth/login",
-            data=json.dumps({"username": "together", "password": f"wrong {n}"}).encode(),
-            headers={"Content-Type": "application/json"},
-            method="POST",
-        )
-        try:
-            urllib.request.urlopen(request, timeout=30).close()
-            status = 200
-        except urllib.error.HTTPError as exc:
-            status = exc.code
+        status = post_login(live_server, "together", f"wrong {n}")
         with lock:
             statuses.append(status)
 
