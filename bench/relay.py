@@ -17,18 +17,19 @@ from flask import Flask
 from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
-from server.api.keepalive import Pinger, close_unanswered, send_ping
+from server.api.keepalive import CLOSE_POLICY, Pinger, send_ping
+from server.compat import clear_pong, pong_received
 from server.middleware import DeclineWebSocketCompression
 
 
 def create_app() -> Flask:
     app = Flask(__name__)
     # The same socket options and keep-alive pings as the real server's defaults
-    # (WS_MAX_MESSAGE_BYTES, WS_PING_SECONDS: one pinger for every socket).
+    # (WS_MAX_MESSAGE_BYTES, WS_PING_SECONDS, WS_PONG_SECONDS: one pinger for every socket).
     app.config["SOCK_SERVER_OPTIONS"] = {"max_message_size": 8192}
     sock = Sock(app)
     tables: dict[str, list[Any]] = {}
-    pinger = Pinger(20)
+    pinger = Pinger(20, pong_seconds=8)
 
     class Peer:
         """One socket and the lock that keeps its frames whole (its sends come from the other
@@ -43,8 +44,16 @@ def create_app() -> Flask:
 
         def ping(self) -> None:
             with self.lock:
-                if not send_ping(self.ws):
-                    close_unanswered(self.ws)
+                clear_pong(self.ws)
+                send_ping(self.ws)
+
+        def answered(self) -> bool:
+            return pong_received(self.ws)
+
+        def expire(self) -> None:
+            threading.Thread(
+                target=self.ws.close, args=(CLOSE_POLICY, "Ping/Pong timeout"), daemon=True
+            ).start()
 
     @app.get("/health")
     def health() -> dict[str, bool]:
