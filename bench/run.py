@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import math
 import multiprocessing as mp
@@ -62,6 +63,9 @@ TARGETS = {
     "p99_ratio": report.P99_RELAY_RATIO,
     "p99_ms_5000": 100.0,
 }
+
+# Numbers each server run of this bench, so that no two share a data directory.
+RUN_NUMBERS = itertools.count(1)
 
 
 @dataclass
@@ -225,8 +229,9 @@ def start_servers(
     if case.redis:
         env["REDIS_URL"] = REDIS_URL
     servers = []
-    # Two processes share one DATA_DIR (the same SQLite file) or the same PostgreSQL database.
-    tag = f"{case.db}-{case.tables}-{case_tag(case)}{os.getpid()}"
+    # Two processes share one DATA_DIR (the same SQLite file) or the same PostgreSQL database;
+    # every run (each of `--repeat`, each code of `--baseline-ref`) starts on a fresh one.
+    tag = f"{case.db}-{case.tables}-{case_tag(case)}{next(RUN_NUMBERS)}-{os.getpid()}"
     shared = (args.data_dir or run_dir) / f"data-{tag}"
     env["DATA_DIR"] = str(shared)
     shared.mkdir(parents=True, exist_ok=True)
