@@ -94,10 +94,13 @@ def thread_stack(ident: int, limit: int = STACK_FRAMES) -> list[str] | None:
     frame: FrameType | None = thread_frames().get(ident)
     if frame is None:
         return None
-    return [
-        f"{_short(f.filename)}:{f.lineno} {f.name}"
-        for f in traceback.extract_stack(frame, limit=limit)
-    ]
+    try:
+        frames = traceback.extract_stack(frame, limit=limit)
+    except (AttributeError, ValueError):
+        # The loop's thread runs on while this one walks its frames: a frame can be gone from
+        # under the walk (seen once in a 30-minute run). A lost sample, not a dead watchdog.
+        return None
+    return [f"{_short(f.filename)}:{f.lineno} {f.name}" for f in frames]
 
 
 def _short(path: str) -> str:

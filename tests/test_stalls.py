@@ -8,7 +8,9 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+import traceback
 from pathlib import Path
 
 from server import create_app, stalls
@@ -110,3 +112,11 @@ def test_under_gevent_a_busy_greenlet_is_a_stall_with_its_cause_and_stack(tmp_pa
     assert stall["stack"] and any(frame.endswith(" busy") for frame in stall["stack"])
     assert stall["at"] <= time.time()
     assert records[-1]["kind"] == "tick" and records[-1]["stalls"] >= 1
+
+
+def test_a_frame_gone_from_under_the_walk_loses_the_sample_not_the_watchdog(monkeypatch):
+    def gone(*_args, **_kwargs):
+        raise AttributeError("'bool' object has no attribute 'f_lineno'")
+
+    monkeypatch.setattr(traceback, "extract_stack", gone)
+    assert thread_stack(threading.get_ident()) is None
