@@ -18,10 +18,14 @@ TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test in e2e/ drives a browser: mark it `browser` (pyproject.toml's markers)."""
+    """Every test in e2e/ drives a browser: mark it `browser`; every test on a real server
+    process (the `live_server` fixture) takes seconds: mark it `slow` (pyproject.toml's
+    markers, and `make test-fast`, which leaves both out)."""
     for item in items:
         if "e2e" in item.path.parts:
             item.add_marker(pytest.mark.browser)
+        if "live_server" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

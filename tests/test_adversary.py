@@ -12,6 +12,7 @@ import json
 import threading
 import time
 
+import pytest
 from staff_actions import Staff, create_organiser
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -130,6 +131,7 @@ def test_a_flood_on_the_judges_floor_socket_is_cut_off(live_server):
     check(*attack(live_server, [PING], url, {"Cookie": org.cookie}))
 
 
+@pytest.mark.slow  # its own server process, and a pong deadline to wait out
 def test_spectators_that_never_read_are_closed_when_their_pong_is_overdue(tmp_path, database_url):
     # A spectator that never reads (not even the server's ping) is closed within
     # WS_PONG_SECONDS of the ping it got as it opened, while a table plays on; a spectator
