@@ -18,6 +18,7 @@ import logging
 import sqlite3
 import threading
 import zlib
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -125,7 +126,7 @@ class Writer(Protocol):
     def close(self) -> None: ...
 
 
-class _Writer:
+class _Writer(ABC):
     """What both writers share: the group commit with its one-by-one fallback, and the
     connections of their own."""
 
@@ -138,9 +139,9 @@ class _Writer:
         self._conn: Any = None  # the committer's own connection
         self._reader: Any = None  # the duplicate check's, under the store's plan lock
 
+    @abstractmethod
     def connect(self) -> Any:
         """A connection outside the pool, set up as the pool's are."""
-        raise NotImplementedError
 
     def begin(self) -> str:
         return "BEGIN"
