@@ -104,8 +104,10 @@ def attack(
 
 
 def check(result: dict, times: list[float]) -> None:
-    # The flooder really was fast: past the frame burst (100), over 1,000 frames a second.
-    assert result.get("sent", 0) >= 100, result
+    # The flooder really was fast: past the smaller of the two bursts (messages 40, frames
+    # 100; garbage is refused message by message, so it may be cut off by the first), at over
+    # 1,000 frames a second.
+    assert result.get("sent", 0) > 40, result
     assert result["sent"] / max(result["lasted"], 0.001) > 1000, result
     assert result["lasted"] < 2.0, result  # closed by the server within 2 s
     assert len(times) > 10 and max(times) < 0.5, (len(times), max(times, default=None))
