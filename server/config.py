@@ -87,6 +87,9 @@ DEFAULTS: dict[str, Any] = {
     "LOGIN_FREE_FAILURES_PER_ADDRESS": 20,
     "LOGIN_BACKOFF_SECONDS": 1,
     "LOGIN_MAX_BACKOFF_SECONDS": 900,
+    # How staff passwords are hashed, in werkzeug's notation (method:N:r:p); a stored hash
+    # keeps its own, so a change applies to passwords set from then on.
+    "PASSWORD_HASH_METHOD": "scrypt:32768:8:1",  # werkzeug's default
     # Request bodies: every route, and the routes that take a file (ban lists, pairings).
     "HTTP_MAX_BODY_BYTES": 65536,
     "HTTP_MAX_UPLOAD_BYTES": 2 * 1024 * 1024,
@@ -135,6 +138,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "LOGIN_FREE_FAILURES_PER_ADDRESS": parse_int,
     "LOGIN_BACKOFF_SECONDS": parse_int,
     "LOGIN_MAX_BACKOFF_SECONDS": parse_int,
+    "PASSWORD_HASH_METHOD": parse_str,
     "HTTP_MAX_BODY_BYTES": parse_int,
     "HTTP_MAX_UPLOAD_BYTES": parse_int,
     "HTTP_RATE_PER_MINUTE": parse_int,

@@ -32,7 +32,7 @@ def create_organiser(args: argparse.Namespace) -> int:
             return 1
     bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
     try:
-        Tournament(None).create_account(  # type: ignore[arg-type]
+        Tournament(None, conf["PASSWORD_HASH_METHOD"]).create_account(  # type: ignore[arg-type]
             args.username, password, "organiser", time.time_ns() // 1_000_000
         )
     except DomainError as exc:

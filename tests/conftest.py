@@ -45,6 +45,9 @@ def app_config(tmp_path: Path, database_url: str, clock: FixedClock) -> dict[str
         "SECRET_KEY": "test",
         "TIMER_ENABLED": False,
         "CLOCK": clock,
+        # Staff passwords hashed at 1/256 of production's cost (a stored hash names
+        # its own cost, so login checks are unchanged): the accounts a test makes are cheap.
+        "PASSWORD_HASH_METHOD": "scrypt:1024:1:1",
     }
 
 

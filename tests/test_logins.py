@@ -9,11 +9,14 @@ import time
 import urllib.error
 import urllib.request
 
+import pytest
 from staff_actions import PASSWORD, create_organiser
 from websockets.asyncio.client import connect
 from ws_helpers import new_table
 
+from server import create_app
 from server.api.logins import LoginThrottle
+from server.store.tournament import Account
 
 CONFIG = {
     "LOGIN_FREE_FAILURES_PER_ACCOUNT": 3,
@@ -139,3 +142,22 @@ def test_guesses_sent_together_are_counted_before_any_is_hashed(live_server):
         g.join()
     # LOGIN_FREE_FAILURES_PER_ACCOUNT is 5 by default: 5 free, the 6th checked and locking.
     assert sorted(statuses) == [401] * 6 + [429] * 6, statuses
+
+
+def test_a_password_keeps_working_when_the_hash_method_changes(app, client):
+    # PASSWORD_HASH_METHOD applies to passwords set from then on: a stored hash names its own
+    # method, so an account made under the old one still logs in, and a wrong password does not.
+    tournament = app.extensions["duel_table_tournament"]
+    tournament.create_account("early", PASSWORD, "organiser", 0)
+    tournament.password_method = "pbkdf2:sha256:1000"
+    tournament.create_account("later", PASSWORD, "organiser", 0)
+    assert Account.get(Account.username == "early").password_hash.startswith("scrypt:1024:1:1$")
+    assert Account.get(Account.username == "later").password_hash.startswith("pbkdf2:sha256:1000$")
+    assert login(client, "early", PASSWORD).status_code == 200
+    assert login(client, "later", PASSWORD).status_code == 200
+    assert login(client, "early", "wrong-password").status_code == 401
+
+
+def test_an_unknown_hash_method_stops_the_server_at_start(app_config):
+    with pytest.raises(ValueError):
+        create_app({**app_config, "PASSWORD_HASH_METHOD": "md5"})

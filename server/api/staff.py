@@ -460,7 +460,9 @@ def _refresh_floor(event_id: int) -> None:
 
 def init_app(app: Flask) -> None:
     """Register the staff routes (the tables come from `server.store.migrations`)."""
-    app.extensions["duel_table_tournament"] = Tournament(services_of(app).store)
+    app.extensions["duel_table_tournament"] = Tournament(
+        services_of(app).store, app.config["PASSWORD_HASH_METHOD"]
+    )
     app.extensions["duel_table_logins"] = LoginThrottle(app.config)
     app.register_blueprint(bp)
 

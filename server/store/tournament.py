@@ -203,8 +203,10 @@ def parse_pairings(text: str) -> list[Pairing]:
 class Tournament:
     """Accounts, sessions, events, rounds and pairings, on the same database as the tables."""
 
-    def __init__(self, store: EventStore) -> None:
+    def __init__(self, store: EventStore, password_method: str) -> None:
         self.store = store
+        self.password_method = password_method
+        generate_password_hash("", password_method)  # a bad method fails here, at start
 
     # -- accounts and sessions ----------------------------------------------------------------
 
@@ -220,7 +222,7 @@ class Tournament:
             with db.connection_context(), db.atomic():
                 return Account.create(
                     username=username,
-                    password_hash=off_loop(generate_password_hash, password),
+                    password_hash=off_loop(generate_password_hash, password, self.password_method),
                     kind=kind,
                     created_ms=now_ms,
                 )
@@ -232,7 +234,7 @@ class Tournament:
         with db.connection_context():
             account = Account.get_or_none(Account.username == username)
             # Hash even for an unknown name, so timing does not tell which names exist.
-            stored = account.password_hash if account else _dummy_hash()
+            stored = account.password_hash if account else _dummy_hash(self.password_method)
             if not off_loop(check_password_hash, stored, password) or account is None:
                 raise Unauthenticated("bad_login", "Wrong username or password.")
             token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
@@ -644,5 +646,5 @@ class Tournament:
 
 
 @functools.cache
-def _dummy_hash() -> str:
-    return generate_password_hash(secrets.token_hex(16))
+def _dummy_hash(method: str) -> str:
+    return generate_password_hash(secrets.token_hex(16), method)
