@@ -5,7 +5,7 @@ Each entry: the internal, why we use it, and the test that pins it.
 
 - CPython's private `json.encoder.c_make_encoder` and `c_encode_basestring`: `c_json_encoder`,
   the C encoder made once rather than per call as `json.dumps` does; the hash chain's canonical
-  text (`server/store/events.py`) uses it. Pinned by `test_the_c_encoder_is_json_dumps`
+  text (`server/store/chain.py`) uses it. Pinned by `test_the_c_encoder_is_json_dumps`
   (hypothesis values, sorted and not, against `json.dumps`).
 - `json.encoder.encode_basestring` (undocumented): `string_literal`, one JSON string literal
   of the chain's canonical text. Pinned by `test_string_literal_is_json_dumps_of_a_str`.
@@ -75,6 +75,22 @@ def phone_text(value: Any) -> str:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except (orjson.JSONEncodeError, UnicodeDecodeError):
         return _stdlib_text(value)
+
+
+def phone_text_with(value: dict[str, Any], texts: dict[str, str]) -> str:
+    """`phone_text` of the object `value` with more fields, `texts`, whose values are JSON text
+    already (a state encoded once and sent to many sockets): orjson's `Fragment` puts each in
+    as it is. What orjson refuses goes member by member through the C encoder."""
+    try:
+        fields = value.copy()
+        for k, t in texts.items():
+            fields[k] = orjson.Fragment(t)
+        return orjson.dumps(fields, option=orjson.OPT_NON_STR_KEYS).decode()
+    except (orjson.JSONEncodeError, UnicodeDecodeError):
+        merged = {str(k): texts[k] if k in texts else _stdlib_text(v) for k, v in value.items()}
+        for k, t in texts.items():
+            merged.setdefault(k, t)
+        return "{" + ",".join(f"{_stdlib_text(k)}:{t}" for k, t in merged.items()) + "}"
 
 
 # The frame each OS thread runs now, by thread id (the function itself: a wrapper would be the

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from server.compat import c_json_encoder, phone_text, string_literal
+from server.compat import c_json_encoder, phone_text, phone_text_with, string_literal
 
-__all__ = ["compact_encoder", "phone_text", "string_literal"]
+__all__ = ["compact_encoder", "phone_text", "phone_text_with", "string_literal"]
 
 
 def compact_encoder(sort_keys: bool = False) -> Callable[[Any], str]:

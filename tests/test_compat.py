@@ -81,6 +81,24 @@ def test_what_orjson_refuses_is_still_encoded(value: Any):
     assert compat.phone_text(value) == json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.text(), json_values, max_size=4), st.dictionaries(st.text(), json_values))
+def test_phone_text_with_puts_texts_in_as_they_are(value: dict, more: dict):
+    # Fields already encoded (a state sent to many sockets) go in through orjson.Fragment:
+    # the text is what encoding the whole object would give.
+    texts = {k: compat.phone_text(v) for k, v in more.items()}
+    assert json.loads(compat.phone_text_with(value, texts)) == {**value, **more}
+    assert compat.phone_text_with(value, texts) == compat.phone_text({**value, **more})
+
+
+@pytest.mark.parametrize("value", [{"note": "\ud800"}, {"big": 2**64}, {1: "one"}])
+def test_what_orjson_refuses_goes_in_with_the_texts_too(value: dict):
+    text = compat.phone_text_with(value, {"state": '{"seq":3}'})
+    assert text == json.dumps(
+        {**value, "state": {"seq": 3}}, separators=(",", ":"), ensure_ascii=False
+    )
+
+
 def open_pair() -> tuple[WSConnection, WSConnection]:
     """A client and a server connection of wsproto, past the handshake, in memory."""
     client, server = WSConnection(ConnectionType.CLIENT), WSConnection(ConnectionType.SERVER)

@@ -409,14 +409,14 @@ def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(st
     proposed = send("A", "lp.propose", {"seat": "B", "delta": -500}, "p", 3_000)
     send("B", "lp.confirm", {"entry": proposed.events[0]["data"]["entry"]}, "c", 4_000)
     before = store.snapshot(code)
-    texts = {(s, p): _state_text(before, s, p) for s in ("A", "B", None) for p in (False, True)}
+    texts = {(s, p): _state_text(before, s, p, {}) for s in ("A", "B", None) for p in (False, True)}
     send("A", "coin.toss", {"count": 1}, "t", 5_000)
     after = store.snapshot(code)
     assert after.state.ledger is before.state.ledger
     kept = _ledger_rows(before)
     for (s, p), text in texts.items():
         assert json.loads(text) == {**view(before.state, s, privileged=p), "seq": before.seq}
-        again = json.loads(_state_text(after, s, p))
+        again = json.loads(_state_text(after, s, p, {}))
         assert again == {**view(after.state, s, privileged=p), "seq": after.seq}
         assert len(again["ledger"]) == 1 and len(again["rolls"]) == 1
     assert _ledger_rows(after) is kept  # not encoded again
@@ -506,9 +506,11 @@ def test_the_edge_keeps_its_encoded_texts_beside_the_snapshots_not_in_them(store
     }  # fmt: skip
     code = store.create_table(get_ruleset(), 1_000)
     snap = store.snapshot(code)
-    first = ws._state_text(snap, None, False)
-    assert ws.encoded(snap)["shared"] is ws.encoded(snap)["shared"]
-    assert ws._state_text(snap, None, False) == first
+    first = ws._state_text(snap, None, False, {})
+    shared = ws.encoded(snap)["parts"]  # the viewer-independent keys, encoded once
+    ws._state_text(snap, "A", False, {})  # another audience: its own keys only
+    assert ws.encoded(snap)["parts"] is shared
+    assert ws._state_text(snap, None, False, {}) == first
     key = id(snap)
     assert key in ws._ENCODED
     store._cache.clear()

@@ -29,7 +29,7 @@ from .access import GRANTS, session_grant
 from .identity import COOKIE, current_staff, origin_allowed, tournament
 from .keepalive import CLOSE_POLICY
 from .session import GuardedServer, Session, websocket_route
-from .ws import encode, encode_with
+from .ws import encode, encode_with, json_array
 
 log = logging.getLogger(__name__)
 
@@ -285,7 +285,7 @@ class FloorSession(Session):
             self._full()
         elif items:
             message = {"type": "tables", "now_ms": self.found.clock()}
-            self.ws.send(encode_with(message, "tables", f"[{','.join(items)}]"))
+            self.ws.send(encode_with(message, tables=json_array(items)))
 
     def _full(self) -> None:
         assert self.feed is not None

@@ -12,7 +12,7 @@ import json
 import logging
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
@@ -20,7 +20,7 @@ from marshmallow import ValidationError
 
 from server.context import Services, services
 from server.errors import DomainError, error_body
-from server.jsontext import phone_text
+from server.jsontext import phone_text, phone_text_with
 from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_row, seat_view, shared_view
 from server.store import Appended
@@ -49,9 +49,19 @@ encode = phone_text
 encode.__doc__ = "A message as compact JSON text (non-ASCII kept as is)."
 
 
-def encode_with(message: dict[str, Any], name: str, text: str) -> str:
-    """`message` encoded with one more field, `name`, whose value `text` is JSON already."""
-    return f'{encode(message)[:-1]},"{name}":{text}}}'
+def encode_with(message: dict[str, Any], **texts: str) -> str:
+    """`message` encoded with more fields, whose values (`texts`) are JSON text already."""
+    return phone_text_with(message, texts)
+
+
+def json_object(members: Iterable[str]) -> str:
+    """The JSON object of `members`, each one's text `"key":value`."""
+    return "{" + ",".join(members) + "}"
+
+
+def json_array(items: Iterable[str]) -> str:
+    """The JSON array of `items`, each one's text a JSON value."""
+    return "[" + ",".join(items) + "]"
 
 
 # What this edge encoded of the store's snapshots, kept beside them (the store keeps none):
@@ -96,16 +106,12 @@ def _ledger_rows(snap: Any) -> list[str]:
     return texts
 
 
-def _state_text(snap: Any, seat: str | None, privileged: bool) -> str:
-    """`view(...)` of `snap` plus its "seq", encoded: the viewer-independent part once per
-    snapshot, the ledger's rows once per change of them (most commands leave it as it was)."""
-    texts = encoded(snap)
-    shared = texts.get("shared")
-    if shared is None:
-        ledger = "[" + ",".join(_ledger_rows(snap)) + "]"
-        shared = encode_with({**shared_view(snap.state), "seq": snap.seq}, "ledger", ledger)
-        texts["shared"] = shared
-    return f"{shared[:-1]},{encode(seat_view(snap.state, seat, privileged))[1:]}"
+def _state_text(snap: Any, seat: str | None, privileged: bool, before: dict[str, str]) -> str:
+    """`view(...)` of `snap` plus its "seq", encoded, from its parts (`_parts`: the
+    viewer-independent keys encoded once per snapshot) and the ledger's rows (encoded once
+    per change of them: most commands leave it as it was)."""
+    parts = _parts(snap, seat, privileged, before)
+    return json_object([*parts.values(), f'"ledger":{json_array(_ledger_rows(snap))}'])
 
 
 class Parts(dict[str, str]):
@@ -206,11 +212,11 @@ class Connection(Session):
         texts = encoded(snap)
         text = texts.get(key)
         if text is None:
-            text = texts[key] = _state_text(snap, self.actor.seat, self.privileged)
+            text = texts[key] = _state_text(snap, self.actor.seat, self.privileged, self.sent_parts)
         if self.version >= 2:
             self.sent_parts = _parts(snap, self.actor.seat, self.privileged, self.sent_parts)
             self.sent_rows = _ledger_rows(snap)
-        self.ws.send(encode_with(message, "state", text))
+        self.ws.send(encode_with(message, state=text))
 
     def _send_with_delta(self, message: dict[str, Any], snap: Any) -> None:
         """Send `message` with what changed in the viewer's state since this socket's last
@@ -220,17 +226,16 @@ class Connection(Session):
         parts = _parts(snap, self.actor.seat, self.privileged, self.sent_parts)
         sent = self.sent_parts
         changed = [t for k, t in parts.items() if sent.get(k) is not t and sent.get(k) != t]
-        text = encode_with(message, "delta", "{" + ",".join(changed) + "}")
+        texts = {"delta": json_object(changed)}
         rows, old = _ledger_rows(snap), self.sent_rows
         if rows is not old:
             start, end = 0, min(len(rows), len(old))
             while start < end and (rows[start] is old[start] or rows[start] == old[start]):
                 start += 1
             if start < len(rows) or len(rows) != len(old):
-                ledger = f'{{"from":{start},"rows":[{",".join(rows[start:])}]}}'
-                text = f'{text[:-1]},"ledger":{ledger}}}'
+                texts["ledger"] = encode_with({"from": start}, rows=json_array(rows[start:]))
         self.sent_parts, self.sent_rows = parts, rows
-        self.ws.send(text)
+        self.ws.send(encode_with(message, **texts))
 
     @property
     def privileged(self) -> bool:
