@@ -24,13 +24,14 @@ from server.rules import (
     get_ruleset,
     replay,
 )
+from server.rules.base import SYSTEM_ACTOR
 
 T0 = 1_764_484_800_000  # a fixed server time: 2025-11-30 06:40 UTC
 SEC = 1000
 MIN = 60 * SEC
 CHECKLIST = ["handshake", "side_shown", "shuffled", "cut"]
 JUDGE = Actor("judge", name="Kaiba")
-SYSTEM = Actor("system")
+SYSTEM = SYSTEM_ACTOR
 
 
 def actor(who: str | Actor) -> Actor:

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from server.rules import Actor, get_ruleset
+from server.rules.base import SYSTEM_ACTOR
 from server.store import EventStore
 
 T0 = 1_764_484_800_000  # 2025-11-30 06:40 UTC
 STEP = 15_000  # each command comes 15 seconds after the last
 JUDGE = Actor("judge", name="Pegasus")
-SYSTEM = Actor("system")
+SYSTEM = SYSTEM_ACTOR
 CHECKLIST = ["handshake", "side_shown", "shuffled", "cut"]
 
 

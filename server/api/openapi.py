@@ -13,11 +13,10 @@ from typing import Any
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Blueprint, Flask, Response, jsonify
-from marshmallow import Schema, fields
 
 from server.compat import real_app
 
-from .schemas import BODIES, QUERIES
+from .schemas import BODIES, QUERIES, ErrorSchema
 
 bp = Blueprint("openapi", __name__)
 
@@ -25,14 +24,6 @@ SPEC_KEY = "openapi_spec"
 METHODS = ("get", "post", "put", "patch", "delete")
 _CONVERTER = re.compile(r"<(?:(?P<conv>[a-z]+):)?(?P<name>[a-zA-Z_][a-zA-Z0-9_]*)>")
 _TYPES = {"int": {"type": "integer", "minimum": 0}, "float": {"type": "number"}}
-
-
-class ErrorSchema(Schema):
-    """The one error shape of every answer that is not a success."""
-
-    code = fields.String(required=True)
-    message = fields.String(required=True)
-    details = fields.Dict()
 
 
 def _path_and_parameters(rule: str) -> tuple[str, list[dict[str, Any]]]:

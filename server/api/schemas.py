@@ -96,6 +96,14 @@ def Note() -> Text:  # noqa: N802
 # -- websocket messages --------------------------------------------------------------------
 
 
+class ErrorSchema(Schema):
+    """The one error shape of every answer that is not a success."""
+
+    code = fields.String(required=True)
+    message = fields.String(required=True)
+    details = fields.Dict()
+
+
 class HelloSchema(Schema):
     type = fields.Constant("hello")
     token = Text(ID_MAX, allow_none=True)

@@ -448,7 +448,7 @@ class SwissService:
                 Round.update(ended_ms=now).where(
                     (Round.id == rnd.id) & Round.ended_ms.is_null()
                 ).execute()
-            self.tournament._make_round(ev, round_no, now)
+            self.tournament.make_round(ev, round_no, now)
             rnd = self.tournament.current_round(event_id)
         elif rnd.number > round_no or rnd.started_ms is not None:
             raise Conflict("round_started", "That round has started.")

@@ -332,10 +332,11 @@ class Tournament:
                 created_ms=now_ms,
             )
             EventStaff.create(event=ev.id, account=owner.id, role="organiser")
-        self._make_round(ev, 1, now_ms)
+        self.make_round(ev, 1, now_ms)
         return ev
 
-    def _make_round(self, ev: TournamentEvent, number: int, now_ms: int) -> Round:
+    def make_round(self, ev: TournamentEvent, number: int, now_ms: int) -> Round:
+        """Round `number` of `ev`, with its tables (the pairing store's rounds come here too)."""
         with db.connection_context():
             rnd = Round.create(event=ev.id, number=number)
         # Only staff start an event table's clock: the round starts every table at once.
@@ -642,7 +643,7 @@ class Tournament:
         rnd = self.current_round(event_id)
         if rnd.ended_ms is None:
             raise Conflict("round_not_ended", "End the current round first.")
-        return self._make_round(self.event(event_id), rnd.number + 1, now_ms).number
+        return self.make_round(self.event(event_id), rnd.number + 1, now_ms).number
 
 
 @functools.cache
