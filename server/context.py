@@ -7,11 +7,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from flask import current_app
 
+from server.hub import Hub
 from server.service import TableService
+from server.store import EventStore
+from server.store.checkpoint import Checkpointer
+from server.store.signing import Auditor
+from server.timer import Timer
+
+if TYPE_CHECKING:
+    # Modules of server.api import this one: importing them here at run time would be a cycle.
+    from server.api.keepalive import Pinger
+    from server.api.ratelimit import KeyedLimiter
 
 
 def now_ms() -> int:
@@ -23,14 +33,14 @@ def now_ms() -> int:
 class Services:
     """What the views need, bound to one app: the store, the hub, the clock, the timer."""
 
-    store: Any
-    hub: Any
+    store: EventStore
+    hub: Hub
     clock: Callable[[], int]
-    http_limiter: Any = None
-    timer: Any = None
-    checkpointer: Any = None
-    pinger: Any = None
-    auditor: Any = None
+    http_limiter: KeyedLimiter
+    timer: Timer | None = None
+    checkpointer: Checkpointer | None = None
+    pinger: Pinger | None = None
+    auditor: Auditor | None = None
 
     @property
     def tables(self) -> TableService:

@@ -19,11 +19,14 @@ from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
 
-from server.context import services
+from server.context import Services, services
 from server.errors import error_body
 from server.floor import summarise
+from server.hub import Hub
 from server.rules.view import calls_view, shared_view
 from server.stalls import span
+from server.store import EventStore
+from server.store.tournament import Staff, Tournament
 
 from .access import GRANTS, session_grant
 from .identity import COOKIE, current_staff, origin_allowed, tournament
@@ -213,7 +216,12 @@ class FeedRegistry:
     """The feeds of one app, by event id."""
 
     def __init__(
-        self, tournament: Any, store: Any, hub: Any, clock: Callable[[], int], interval_ms: int
+        self,
+        tournament: Tournament,
+        store: EventStore,
+        hub: Hub,
+        clock: Callable[[], int],
+        interval_ms: int,
     ) -> None:
         self.tournament, self.store, self.hub, self.clock = tournament, store, hub, clock
         self.interval = interval_ms / 1000
@@ -252,10 +260,10 @@ class FloorSession(Session):
     def __init__(
         self,
         ws: GuardedServer,
-        found: Any,
+        found: Services,
         config: dict[str, Any],
         event_id: int,
-        staff: Any,
+        staff: Staff | None,
         role: str,
     ) -> None:
         super().__init__(ws, config, found.pinger)
@@ -351,7 +359,7 @@ def floor_socket(ws: GuardedServer, event_id: int) -> None:
 
 def init_app(app: Flask) -> None:
     """Bind the floor socket to `app` (after `staff.init_app`)."""
-    found = app.extensions["duel_table"]
+    found: Services = app.extensions["duel_table"]
     app.extensions["duel_table_floor"] = FeedRegistry(
         app.extensions["duel_table_tournament"],
         found.store,

@@ -65,8 +65,7 @@ class KeyedLimiter:
 
 
 def _take(cost: int) -> None:
-    limiter = getattr(services(), "http_limiter", None)
-    if limiter is not None and not limiter.take(request.remote_addr or "?", max(1, cost)):
+    if not services().http_limiter.take(request.remote_addr or "?", max(1, cost)):
         raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
 
 

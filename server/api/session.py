@@ -55,7 +55,7 @@ from server.errors import error_body
 from server.jsontext import phone_text
 from server.memtrim import TRIMMER
 
-from .keepalive import CLOSE_POLICY, send_ping
+from .keepalive import CLOSE_POLICY, Pinger, send_ping
 from .ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
@@ -253,7 +253,7 @@ class Session(ABC):
     needs_hello = False
     name = "ws"
 
-    def __init__(self, ws: GuardedServer, config: dict[str, Any], pinger: Any) -> None:
+    def __init__(self, ws: GuardedServer, config: dict[str, Any], pinger: Pinger | None) -> None:
         self.ws = ws
         self.pinger = pinger
         self.ready = not self.needs_hello

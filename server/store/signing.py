@@ -13,14 +13,19 @@ re-signed, but not the receipts the phones already hold (the sheet page checks t
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from server.stalls import span
+
+if TYPE_CHECKING:
+    # server.store.events imports this module (SIGN_AT): at run time this would be a cycle.
+    from .events import EventStore
 
 # A confirmed result (both seats), a decided match, and a match confirmed by a seat.
 SIGN_AT = frozenset({"duel.final", "match.decided", "match.confirmed"})
@@ -94,7 +99,13 @@ class Auditor:
     `interval` seconds (`EventStore.audit_some`): a log changed under the cache raises an
     alarm at its table even when nobody opens its sheet."""
 
-    def __init__(self, store: Any, clock: Any, interval: float = 5.0, per_round: int = 50):
+    def __init__(
+        self,
+        store: EventStore,
+        clock: Callable[[], int],
+        interval: float = 5.0,
+        per_round: int = 50,
+    ) -> None:
         import threading
 
         self.store, self.clock = store, clock
