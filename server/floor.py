@@ -6,7 +6,6 @@ the server time each began (the screen shows their age)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 ALERT_ORDER = (
@@ -22,18 +21,17 @@ ALERT_ORDER = (
     "unconfirmed_result",
 )
 DECK_FLAGS = ("deck_check", "exchange_refused")
-# The judge call a rejected LP entry makes (server.rules.ledger.reject): its dispute's alert.
-DISPUTE_CALL = re.compile(r"^LP entry #(\d+) disputed")
 
 
 def dispute_calls(v: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """Entry number -> the judge call its rejection made, for the table's disputes."""
+    """Entry number -> the judge call its rejection made (server.rules.ledger.reject), for the
+    table's disputes: the call that names the entry, never one merely worded like it."""
     entries = {d["entry"] for d in v["disputes"]}
     found: dict[int, dict[str, Any]] = {}
     for c in v["calls"]:
-        m = DISPUTE_CALL.match(c["reason"] or "")
-        if m and int(m.group(1)) in entries:
-            found[int(m.group(1))] = c
+        entry = c.get("entry")
+        if entry is not None and entry in entries and entry not in found:
+            found[entry] = c
     return found
 
 

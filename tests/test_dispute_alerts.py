@@ -43,3 +43,16 @@ def test_a_players_own_call_stays_its_own_alert() -> None:
     t, entry = disputed()
     t.do("A", "judge.call", reason="slow play")
     assert sorted(a["kind"] for a in floor(t)["alerts"]) == ["dispute", "judge_call"]
+
+
+def test_a_players_call_worded_like_the_disputes_is_not_taken_for_it() -> None:
+    """The floor links a dispute to the call its rejection made by the entry number the call
+    carries, not by the call's wording (R7.1)."""
+    t, entry = disputed()
+    t.do("B", "judge.call", reason=f"LP entry #{entry} disputed: it was 800")
+    alerts = {a["kind"]: a for a in floor(t)["alerts"]}
+    assert sorted(alerts) == ["dispute", "judge_call"]
+    assert alerts["dispute"]["call"] == 1
+    assert alerts["judge_call"]["call"] == 2
+    t.do("judge", "dispute.settle", entry=entry, action="void", note="")
+    assert [a["call"] for a in floor(t)["alerts"]] == [2]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from server.rules import Actor, view
+from server.rules import Actor, replay, view
 from tests.rules_helpers import Table
 
 
@@ -68,6 +69,38 @@ def test_r7_1_judge_settles_dispute_apply_or_void() -> None:
     e3 = t.propose("B", ("A", "damage", 100))
     t.do("A", "lp.reject", entry=e3)
     t.refuse("judge", "dispute.settle", "invalid", entry=e3, action="maybe")
+
+
+def test_r7_1_settling_a_dispute_closes_its_own_call_not_one_worded_like_it() -> None:
+    """The call a rejection makes is the dispute's by its entry number, not by its wording: a
+    player's own call that reads like it stays open when the dispute is settled (R7.1)."""
+    t = Table(staff_start=True).register().start_duel(first="A")
+    entry = t.propose("A", ("B", "damage", 3000))
+    t.do("A", "judge.call", reason=f"LP entry #{entry} disputed before it is even rejected")
+    t.do("B", "lp.reject", entry=entry, reason="it was 2000")
+    t.do("A", "judge.call", reason=f"LP entry #{entry} disputed: please hurry")
+    t.do("judge", "dispute.settle", entry=entry, action="void")
+    assert [c.status for c in t.state.calls] == ["open", "closed", "open"]
+    assert [c.entry for c in t.state.calls] == [None, entry, None]
+    assert t.replayed() == t.state
+
+
+def test_r7_1_a_log_whose_calls_name_no_entry_still_links_the_disputes_call() -> None:
+    """A log written before judge calls named their LP entry replays with the rejection's call
+    linked to its dispute (written in the same step) and a player's call, worded alike, not."""
+    t = Table(staff_start=True).register().start_duel(first="A")
+    entry = t.propose("A", ("B", "damage", 3000))
+    t.do("B", "lp.reject", entry=entry, reason="it was 2000")
+    t.do("B", "judge.call", reason=f"LP entry #{entry} disputed: please hurry")
+    old = [
+        replace(e, data={k: v for k, v in e.data.items() if k != "entry"})
+        if e.type == "judge.called"
+        else e
+        for e in t.log
+    ]
+    assert old != t.log  # the rejection's call named its entry
+    assert [c.entry for c in replay(old).calls] == [entry, None]
+    assert replay(old) == t.state
 
 
 def test_r1_4_withdraw_removes_pending_entry(t: Table) -> None:

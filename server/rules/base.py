@@ -143,10 +143,18 @@ class Tx:
         self.state = HANDLERS[event_type](self.state, event)
         self.events.append(event)
 
-    def call_judge(self, seat: str, reason: str, detail: str = "") -> None:
-        """Record a judge call (R7.1), numbered in order; `detail` is what the player wrote."""
+    def call_judge(
+        self, seat: str, reason: str, detail: str = "", entry: int | None = None
+    ) -> None:
+        """Record a judge call (R7.1), numbered in order; `detail` is what the player wrote,
+        `entry` the LP entry whose rejection makes the call (what links it to its dispute: the
+        reason is only words, and a player's own call may read the same)."""
         text = f"{reason}: {detail}" if reason and detail else (reason or detail)
-        self.emit("judge.called", call=len(self.state.calls) + 1, seat=seat, reason=text)
+        number = len(self.state.calls) + 1
+        if entry is None:
+            self.emit("judge.called", call=number, seat=seat, reason=text)
+        else:
+            self.emit("judge.called", call=number, seat=seat, reason=text, entry=entry)
 
     @property
     def seat(self) -> str:

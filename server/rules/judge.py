@@ -87,9 +87,30 @@ def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
         match.decide_match(tx, other(str(seat)), str(level), final=True)
 
 
+def _entry_of(s: TableState, e: Event) -> int | None:
+    """The LP entry a call is about: the one its event names. A log written before calls named
+    their entry still links the call a rejection made to its dispute: that call was written in
+    the same step as the rejection (same time, same seat, at a table with judges), before any
+    other call for the dispute; never by the call's words."""
+    if "entry" in e.data:
+        entry: int | None = e.data["entry"]
+        return entry
+    if not s.ruleset.staff_start or not s.disputes:
+        return None
+    d = s.disputes[-1]
+    if (
+        d.status == "open"
+        and d.at_ms == e.at_ms
+        and d.rejected_by == e.data.get("seat")
+        and not any(c.entry == d.entry for c in s.calls)
+    ):
+        return d.entry
+    return None
+
+
 @handler("judge.called")
 def _called(s: TableState, e: Event) -> TableState:
-    c = Call(e.data["call"], e.data.get("seat"), e.data["reason"], e.at_ms)
+    c = Call(e.data["call"], e.data.get("seat"), e.data["reason"], e.at_ms, entry=_entry_of(s, e))
     return s.evolve(calls=s.calls + (c,))
 
 

@@ -118,7 +118,7 @@ def reject(tx: Tx, args: Mapping[str, Any]) -> None:
     reason = str(args.get("reason") or "")
     tx.emit("lp.rejected", entry=p.entry, by=seat, reason=reason)
     if not casual(tx.state):
-        tx.call_judge(seat, f"LP entry #{p.entry} disputed", reason)
+        tx.call_judge(seat, f"LP entry #{p.entry} disputed", reason, entry=p.entry)
     flush(tx)
 
 
@@ -197,10 +197,10 @@ def settle(tx: Tx, args: Mapping[str, Any]) -> None:
     if action == "apply":
         require(tx.state.phase == DUEL, "wrong_phase", "The duel is over; enter a result instead.")
     tx.emit("dispute.settled", entry=entry, action=action, note=str(args.get("note") or ""))
-    # The judge call the rejection made is answered by the settlement.
-    prefix = f"LP entry #{entry} disputed"
+    # The judge call the rejection made is answered by the settlement (found by its entry
+    # number: a player's own call may be worded like it, and stays open).
     for c in tx.state.calls:
-        if c.status != "closed" and c.reason.startswith(prefix):
+        if c.status != "closed" and c.entry == entry:
             tx.emit("judge.closed", call=c.call, judge=tx.actor.name, note=f"dispute {action}")
     if action == "apply":
         p = dispute.proposal

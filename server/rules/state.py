@@ -274,6 +274,7 @@ class Call:
     status: str = "open"  # open | acknowledged | closed
     judge: str = ""
     note: str = ""
+    entry: int | None = None  # the LP entry whose rejection made the call (its dispute's call)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ def calls_view(s: TableState, seat: str | None, privileged: bool) -> list[dict[s
             "judge": c.judge,
             "note": c.note,
             "at_ms": c.at_ms,
+            "entry": c.entry,
         }
         for c in s.calls
     ]
