@@ -230,3 +230,31 @@ def test_every_screen_is_accessible_and_fits_a_phone(new_phone, scheme):
     a.goto("/judge")
     expect(a.locator("input").first).to_be_visible()
     audit(a, "judge login")
+
+
+def test_a_calls_server_words_are_translated_only_when_the_call_says_what_it_is_about(new_phone):
+    # R7.1: a dispute's call names its LP entry or duel (`entry`, `duel`); a player's own call
+    # that copies the server's words is shown as the player wrote it, not as a dispute's call.
+    page = new_phone(locale="ja-JP")
+    page.goto("/")
+    expect(page.locator("html")).to_have_attribute("lang", "ja")
+    shown = page.evaluate(
+        """async () => {
+            const m = await import('/js/i18n.js');
+            const lp = 'LP entry #3 disputed: it was 800';
+            const duel = 'Result of duel 2 disputed';
+            return {
+                lpCall: m.callReason(lp, { entry: 3 }),
+                lpCopied: m.callReason(lp, { entry: null }),
+                lpOther: m.callReason(lp, { entry: 4 }),
+                duelCall: m.callReason(duel, { duel: 2 }),
+                duelCopied: m.callReason(duel),
+                expectLp: m.t('call.lp_disputed', { entry: 3 }) + ': it was 800',
+                expectDuel: m.t('call.result_disputed', { duel: 2 }),
+            };
+        }"""
+    )
+    assert shown["lpCall"] == shown["expectLp"] != "LP entry #3 disputed: it was 800"
+    assert shown["duelCall"] == shown["expectDuel"] != "Result of duel 2 disputed"
+    assert shown["lpCopied"] == shown["lpOther"] == "LP entry #3 disputed: it was 800"
+    assert shown["duelCopied"] == "Result of duel 2 disputed"

@@ -124,6 +124,8 @@ def alerts_of(
                     "since_ms": c["at_ms"],
                     "seat": c["seat"],
                     "detail": c["reason"],
+                    "entry": c["entry"],
+                    "duel": c["duel"],
                     "call": c["call"],
                     "status": c["status"],
                     "judge": c["judge"] or "",

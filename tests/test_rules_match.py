@@ -315,6 +315,11 @@ def test_r7_1_result_dispute_calls_a_judge(t: Table) -> None:
     events = t.do("B", "result.dispute", reason="misread")
     assert t.types(events) == ["judge.called"]
     assert "duel 1" in t.state.calls[-1].reason
+    # What the call is about is a field, not the words: a player's call that copies them is
+    # about nothing.
+    assert events[0].data["duel"] == 1 and t.state.calls[-1].duel == 1
+    t.do("A", "judge.call", reason="Result of duel 1 disputed")
+    assert t.state.calls[-1].duel is None and t.state.calls[-1].entry is None
 
 
 def test_r7_5_deck_check_after_the_duel(t: Table) -> None:

@@ -144,17 +144,20 @@ class Tx:
         self.events.append(event)
 
     def call_judge(
-        self, seat: str, reason: str, detail: str = "", entry: int | None = None
+        self,
+        seat: str,
+        reason: str,
+        detail: str = "",
+        entry: int | None = None,
+        duel: int | None = None,
     ) -> None:
         """Record a judge call (R7.1), numbered in order; `detail` is what the player wrote,
-        `entry` the LP entry whose rejection makes the call (what links it to its dispute: the
-        reason is only words, and a player's own call may read the same)."""
+        `entry` the LP entry whose rejection makes the call (what links it to its dispute) and
+        `duel` the duel whose disputed result makes it: what the call is about is in these
+        fields, never read from the reason, which is only words a player's own call may copy."""
         text = f"{reason}: {detail}" if reason and detail else (reason or detail)
-        number = len(self.state.calls) + 1
-        if entry is None:
-            self.emit("judge.called", call=number, seat=seat, reason=text)
-        else:
-            self.emit("judge.called", call=number, seat=seat, reason=text, entry=entry)
+        about = {k: v for k, v in (("entry", entry), ("duel", duel)) if v is not None}
+        self.emit("judge.called", call=len(self.state.calls) + 1, seat=seat, reason=text, **about)
 
     @property
     def seat(self) -> str:

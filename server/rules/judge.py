@@ -110,7 +110,14 @@ def _entry_of(s: TableState, e: Event) -> int | None:
 
 @handler("judge.called")
 def _called(s: TableState, e: Event) -> TableState:
-    c = Call(e.data["call"], e.data.get("seat"), e.data["reason"], e.at_ms, entry=_entry_of(s, e))
+    c = Call(
+        e.data["call"],
+        e.data.get("seat"),
+        e.data["reason"],
+        e.at_ms,
+        entry=_entry_of(s, e),
+        duel=e.data.get("duel"),
+    )
     return s.evolve(calls=s.calls + (c,))
 
 

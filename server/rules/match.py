@@ -345,7 +345,7 @@ def dispute_result(tx: Tx, args: Mapping[str, Any]) -> None:
     twokey.reject(RESULT, res, seat)  # not once confirmed (R7.3)
     assert res is not None
     reason = str(args.get("reason") or "")
-    tx.call_judge(seat, f"Result of duel {res.duel} disputed", reason)
+    tx.call_judge(seat, f"Result of duel {res.duel} disputed", reason, duel=res.duel)
 
 
 def finalize_duel(tx: Tx) -> None:

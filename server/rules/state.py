@@ -275,6 +275,7 @@ class Call:
     judge: str = ""
     note: str = ""
     entry: int | None = None  # the LP entry whose rejection made the call (its dispute's call)
+    duel: int | None = None  # the duel whose result a dispute of it made the call about
 
 
 @dataclass(frozen=True)

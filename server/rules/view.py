@@ -55,6 +55,7 @@ def calls_view(s: TableState, seat: str | None, privileged: bool) -> list[dict[s
             "note": c.note,
             "at_ms": c.at_ms,
             "entry": c.entry,
+            "duel": c.duel,
         }
         for c in s.calls
     ]

@@ -83,12 +83,18 @@ export function t(key, vars = {}) {
 }
 
 /** A judge call's reason as the reader's language says it. The server writes the calls it makes
- * itself (a rejected LP entry, a disputed duel result) in English; a player's words stay as typed. */
-export function callReason(reason) {
+ * itself (a rejected LP entry, a disputed duel result) in English, and says so in the call
+ * (`about.entry`, `about.duel`): only then are its words translated. A player's words stay as
+ * typed, even when they copy the server's. */
+export function callReason(reason, about = {}) {
   const text = String(reason || "");
-  let m = /^LP entry #(\d+) disputed(?:: ([\s\S]*))?$/.exec(text);
-  if (m) return t("call.lp_disputed", { entry: m[1] }) + (m[2] ? `: ${m[2]}` : "");
-  m = /^Result of duel (\d+) disputed(?:: ([\s\S]*))?$/.exec(text);
-  if (m) return t("call.result_disputed", { duel: m[1] }) + (m[2] ? `: ${m[2]}` : "");
+  let m = about.entry != null && /^LP entry #(\d+) disputed(?:: ([\s\S]*))?$/.exec(text);
+  if (m && Number(m[1]) === about.entry) {
+    return t("call.lp_disputed", { entry: m[1] }) + (m[2] ? `: ${m[2]}` : "");
+  }
+  m = about.duel != null && /^Result of duel (\d+) disputed(?:: ([\s\S]*))?$/.exec(text);
+  if (m && Number(m[1]) === about.duel) {
+    return t("call.result_disputed", { duel: m[1] }) + (m[2] ? `: ${m[2]}` : "");
+  }
   return text;
 }

@@ -107,7 +107,7 @@ export function mountFloor(root, eventId, navigate) {
         h("span", { text: t(`staff.alert.${a.kind}`) }),
         a.seat ? h("span", { class: "alert-seat", text: ` ${a.seat}` }) : null,
         a.judge ? h("span", { class: "muted", text: ` · ${t("staff.alert.taken", { judge: a.judge })}` }) : null,
-        a.detail && a.kind === "judge_call" ? h("span", { class: "muted", text: ` · ${callReason(a.detail)}` }) : null,
+        a.detail && a.kind === "judge_call" ? h("span", { class: "muted", text: ` · ${callReason(a.detail, a)}` }) : null,
         a.kind === "dispute" ? h("span", { class: "alert-line", testid: "dispute-line", text: ` · ${disputeLine(a, s.names)}` }) : null,
         a.kind === "no_show" ? h("span", { text: ` · ${a.detail.split(",").map((k) => paired[k] || k).join(", ")}` }) : null,
         a.kind === "seat_mismatch" ? h("span", { text: ` · ${t("run.mismatch", { seated: a.detail.split(" / ")[0], paired: paired[a.seat] || "" })}` }) : null,

@@ -19,7 +19,7 @@ const calls = {
             const note = h("input", { type: "text", maxlength: "200", placeholder: t("staff.note"), testid: `call-note-${c.call}` });
             return h("li", { class: "jt-call", testid: `call-${c.call}` },
               h("strong", { text: `#${c.call} ${c.seat || ""} ` }),
-              h("span", { text: callReason(c.reason) }),
+              h("span", { text: callReason(c.reason, c) }),
               h("span", { class: "muted", text: ` · ${age(now - c.at_ms)}` }),
               c.judge ? h("span", { class: "muted", text: ` · ${t("staff.alert.taken", { judge: c.judge })}` }) : null,
               h("div", { class: "row" },

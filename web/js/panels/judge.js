@@ -14,7 +14,7 @@ export function render({ s, view, ui, send, redraw }) {
   for (const c of calls) {
     const coming = c.status === "acknowledged";
     parts.push(h("p", { class: ["status-line", coming ? "ok" : "attention"], testid: "judge-status", dataset: { status: c.status || "" },
-      text: `${coming ? t("judge.coming") : t("judge.called", { name: seatName(s, c.seat) })}${c.judge && coming ? ` (${c.judge})` : ""}${c.reason ? ` \u2014 ${callReason(c.reason)}` : ""}` }));
+      text: `${coming ? t("judge.coming") : t("judge.called", { name: seatName(s, c.seat) })}${c.judge && coming ? ` (${c.judge})` : ""}${c.reason ? ` \u2014 ${callReason(c.reason, c)}` : ""}` }));
   }
   if (view.isSeat) {
     if (!ui.judgeOpen) {
