@@ -24,6 +24,11 @@ def create_organiser(args: argparse.Namespace) -> int:
     from server.store.tournament import Tournament
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
+    try:
+        tournament = Tournament(None, conf["PASSWORD_HASH_METHOD"])  # type: ignore[arg-type]
+    except ValueError as exc:
+        print(f"PASSWORD_HASH_METHOD: {exc}", file=sys.stderr)
+        return 1
     password = args.password
     if password is None:
         password = getpass.getpass("Password: ")
@@ -32,9 +37,7 @@ def create_organiser(args: argparse.Namespace) -> int:
             return 1
     bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
     try:
-        Tournament(None, conf["PASSWORD_HASH_METHOD"]).create_account(  # type: ignore[arg-type]
-            args.username, password, "organiser", time.time_ns() // 1_000_000
-        )
+        tournament.create_account(args.username, password, "organiser", time.time_ns() // 1_000_000)
     except DomainError as exc:
         print(exc.message, file=sys.stderr)
         return 1

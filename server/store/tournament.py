@@ -206,7 +206,7 @@ class Tournament:
     def __init__(self, store: EventStore, password_method: str) -> None:
         self.store = store
         self.password_method = password_method
-        generate_password_hash("", password_method)  # a bad method fails here, at start
+        _dummy_hash(password_method)  # a bad method fails here, at start, not at a login
 
     # -- accounts and sessions ----------------------------------------------------------------
 
@@ -237,6 +237,11 @@ class Tournament:
             stored = account.password_hash if account else _dummy_hash(self.password_method)
             if not off_loop(check_password_hash, stored, password) or account is None:
                 raise Unauthenticated("bad_login", "Wrong username or password.")
+            if not stored.startswith(self.password_method + "$"):
+                # Hashed under another method: hashed again under today's, so every login
+                # costs what an unknown name's does (timing does not tell old accounts apart).
+                rehashed = off_loop(generate_password_hash, password, self.password_method)
+                Account.update(password_hash=rehashed).where(Account.id == account.id).execute()
             token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
             with db.atomic():
                 StaffSession.delete().where(StaffSession.expires_ms < now_ms).execute()
