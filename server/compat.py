@@ -80,17 +80,18 @@ def phone_text(value: Any) -> str:
 def phone_text_with(value: dict[str, Any], texts: dict[str, str]) -> str:
     """`phone_text` of the object `value` with more fields, `texts`, whose values are JSON text
     already (a state encoded once and sent to many sockets): orjson's `Fragment` puts each in
-    as it is. What orjson refuses goes member by member through the C encoder."""
+    as it is. What orjson refuses goes through the C encoder."""
     try:
         fields = value.copy()
         for k, t in texts.items():
             fields[k] = orjson.Fragment(t)
         return orjson.dumps(fields, option=orjson.OPT_NON_STR_KEYS).decode()
     except (orjson.JSONEncodeError, UnicodeDecodeError):
-        merged = {str(k): texts[k] if k in texts else _stdlib_text(v) for k, v in value.items()}
-        for k, t in texts.items():
-            merged.setdefault(k, t)
-        return "{" + ",".join(f"{_stdlib_text(k)}:{t}" for k, t in merged.items()) + "}"
+        # Rare (a lone surrogate, an int beyond 64 bits): the whole object through the C
+        # encoder, the texts read back first; slow, and exactly what encoding it whole gives.
+        merged = json.loads(_stdlib_text(value))
+        merged.update((k, json.loads(t)) for k, t in texts.items())
+        return _stdlib_text(merged)
 
 
 # The frame each OS thread runs now, by thread id (the function itself: a wrapper would be the
