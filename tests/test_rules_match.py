@@ -318,8 +318,12 @@ def test_r7_1_result_dispute_calls_a_judge(t: Table) -> None:
     # What the call is about is a field, not the words: a player's call that copies them is
     # about nothing.
     assert events[0].data["duel"] == 1 and t.state.calls[-1].duel == 1
-    t.do("A", "judge.call", reason="Result of duel 1 disputed")
+    copied = t.do("A", "judge.call", reason="Result of duel 1 disputed")
     assert t.state.calls[-1].duel is None and t.state.calls[-1].entry is None
+    # A new call names both, null when none: only a log written before they were has neither,
+    # and only such a log links a call to a dispute by when it was written (judge.py).
+    assert (copied[0].data["entry"], copied[0].data["duel"]) == (None, None)
+    assert events[0].data["entry"] is None
 
 
 def test_r7_5_deck_check_after_the_duel(t: Table) -> None:

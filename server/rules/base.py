@@ -156,8 +156,9 @@ class Tx:
         `duel` the duel whose disputed result makes it: what the call is about is in these
         fields, never read from the reason, which is only words a player's own call may copy."""
         text = f"{reason}: {detail}" if reason and detail else (reason or detail)
-        about = {k: v for k, v in (("entry", entry), ("duel", duel)) if v is not None}
-        self.emit("judge.called", call=len(self.state.calls) + 1, seat=seat, reason=text, **about)
+        number = len(self.state.calls) + 1
+        # Both named, null when none: a log written before they were has neither (judge.py).
+        self.emit("judge.called", call=number, seat=seat, reason=text, entry=entry, duel=duel)
 
     @property
     def seat(self) -> str:

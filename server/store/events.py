@@ -605,7 +605,8 @@ class EventStore:
         self._cache.drop(code)
 
         def decide_on(latest: Snapshot) -> Decided:
-            data = {"call": len(latest.state.calls) + 1, "seat": None, "reason": problem}
+            calls = len(latest.state.calls)
+            data = {"call": calls + 1, "seat": None, "reason": problem, "entry": None, "duel": None}
             return [Event("judge.called", data, now_ms, SYSTEM_ACTOR)], []
 
         pending, _ = self._decide(code, None, decide_on)
