@@ -88,7 +88,7 @@ DEFAULTS: dict[str, Any] = {
     "LOGIN_BACKOFF_SECONDS": 1,
     "LOGIN_MAX_BACKOFF_SECONDS": 900,
     # How staff passwords are hashed, in werkzeug's notation (method:N:r:p); a stored hash
-    # keeps its own, so a change applies to passwords set from then on.
+    # keeps its own, so old passwords still work, each hashed again at its next good login.
     "PASSWORD_HASH_METHOD": "scrypt:32768:8:1",  # werkzeug's default
     # Request bodies: every route, and the routes that take a file (ban lists, pairings).
     "HTTP_MAX_BODY_BYTES": 65536,

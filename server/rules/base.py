@@ -156,9 +156,7 @@ class Tx:
         `duel` the duel whose disputed result makes it: what the call is about is in these
         fields, never read from the reason, which is only words a player's own call may copy."""
         text = f"{reason}: {detail}" if reason and detail else (reason or detail)
-        number = len(self.state.calls) + 1
-        # Both named, null when none: a log written before they were has neither (judge.py).
-        self.emit("judge.called", call=number, seat=seat, reason=text, entry=entry, duel=duel)
+        self.emit("judge.called", **judge_called(self.state, seat, text, entry, duel))
 
     @property
     def seat(self) -> str:
@@ -166,6 +164,24 @@ class Tx:
         if self.actor.seat not in SEATS:
             raise RuleError("forbidden", "Only a player at this table can do that.")
         return str(self.actor.seat)
+
+
+def judge_called(
+    state: Any,  # a TableState (base sits below state.py, as Tx does)
+    seat: str | None,
+    reason: str,
+    entry: int | None = None,
+    duel: int | None = None,
+) -> dict[str, Any]:
+    """The data of the `judge.called` event of a table's next call (R7.1). `entry` and `duel`
+    are always named, null when none: a log written before they were has neither (judge.py)."""
+    return {
+        "call": len(state.calls) + 1,
+        "seat": seat,
+        "reason": reason,
+        "entry": entry,
+        "duel": duel,
+    }
 
 
 def require(condition: bool, code: str, message: str, **details: Any) -> None:

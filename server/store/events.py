@@ -41,7 +41,7 @@ from server.rules import (
     decide,
     next_due_ms,
 )
-from server.rules.base import SYSTEM_ACTOR
+from server.rules.base import SYSTEM_ACTOR, judge_called
 
 from .cache import LRU, RECENT, Snapshot
 from .chain import (
@@ -605,8 +605,7 @@ class EventStore:
         self._cache.drop(code)
 
         def decide_on(latest: Snapshot) -> Decided:
-            calls = len(latest.state.calls)
-            data = {"call": calls + 1, "seat": None, "reason": problem, "entry": None, "duel": None}
+            data = judge_called(latest.state, None, problem)
             return [Event("judge.called", data, now_ms, SYSTEM_ACTOR)], []
 
         pending, _ = self._decide(code, None, decide_on)
