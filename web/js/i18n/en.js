@@ -143,6 +143,7 @@ export default {
 
   "pending.title": "Waiting for confirmation",
   "pending.after": "Then: {a} {la} · {b} {lb}",
+  "pending.unsent": "Not sent yet: goes when the phone is back online",
   "pending.waiting": "Waiting for opponent",
   "pending.yours_to_confirm": "Your opponent asks you to confirm",
   "pending.by": "Proposed by {name}",

@@ -143,6 +143,7 @@ export default {
 
   "pending.title": "確認待ち",
   "pending.after": "その後：{a} {la} · {b} {lb}",
+  "pending.unsent": "未送信：オンラインに戻ると送信されます",
   "pending.waiting": "相手の確認待ち",
   "pending.yours_to_confirm": "相手があなたの確認を求めています",
   "pending.by": "{name} の提案",

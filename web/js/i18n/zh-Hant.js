@@ -143,6 +143,7 @@ export default {
 
   "pending.title": "等待確認",
   "pending.after": "之後：{a} {la} · {b} {lb}",
+  "pending.unsent": "尚未送出：恢復連線後自動送出",
   "pending.waiting": "等待對手確認",
   "pending.yours_to_confirm": "對手請你確認",
   "pending.by": "由 {name} 提出",
