@@ -250,6 +250,7 @@ export default {
   "result.duel_win": "Duel {duel}: {name} wins",
   "result.duel_draw": "Duel {duel}: a draw",
   "result.match_win": "{name} wins the match {score}",
+  "result.match_win_extra": "{name} wins the match in the extra duel ({score} before it)",
   "result.match_draw": "The match is a draw {score}",
   "result.confirm": "Confirm the result",
   "result.confirm_match": "Confirm: {name} wins the match {score}",
@@ -348,6 +349,7 @@ export default {
   "call.lp_disputed": "LP entry #{entry} rejected",
   "call.result_disputed": "result of duel {duel} disputed",
   "judge.coming": "A judge is coming",
+  "judge.called_casual": "{name} called a judge. A casual table has no judge: settle it together (withdraw or correct the entry, or play the step again) or ask the venue's staff. The call stays in the table's log.",
 
   "common.cancel": "Cancel",
   "common.confirmed": "confirmed",

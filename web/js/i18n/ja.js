@@ -250,6 +250,7 @@ export default {
   "result.duel_win": "デュエル {duel}：{name} の勝ち",
   "result.duel_draw": "デュエル {duel}：引き分け",
   "result.match_win": "{name} がマッチに勝利 {score}",
+  "result.match_win_extra": "{name} がエクストラデュエルでマッチに勝利（それまで {score}）",
   "result.match_draw": "マッチは引き分け {score}",
   "result.confirm": "結果を確認",
   "result.confirm_match": "確認：{name} がマッチに勝利 {score}",
@@ -348,6 +349,7 @@ export default {
   "call.lp_disputed": "LP変動 #{entry} が拒否されました",
   "call.result_disputed": "第{duel}デュエルの結果に異議",
   "judge.coming": "ジャッジが向かっています",
+  "judge.called_casual": "{name} がジャッジを呼びました。カジュアル卓にジャッジはいません。二人で解決する（記録の取り消し・訂正、その手順のやり直し）か、会場のスタッフに相談してください。呼び出しは卓の記録に残ります。",
 
   "common.cancel": "キャンセル",
   "common.confirmed": "確認済み",

@@ -250,6 +250,7 @@ export default {
   "result.duel_win": "第 {duel} 場決鬥：{name} 勝",
   "result.duel_draw": "第 {duel} 場決鬥：平手",
   "result.match_win": "{name} 贏得比賽 {score}",
+  "result.match_win_extra": "{name} 在額外決鬥中贏得比賽（此前 {score}）",
   "result.match_draw": "比賽平手 {score}",
   "result.confirm": "確認結果",
   "result.confirm_match": "確認：{name} 贏得本場比賽 {score}",
@@ -348,6 +349,7 @@ export default {
   "call.lp_disputed": "LP 變動 #{entry} 被拒絕",
   "call.result_disputed": "第 {duel} 場決鬥的結果有異議",
   "judge.coming": "裁判正在過來",
+  "judge.called_casual": "{name} 已呼叫裁判。休閒桌沒有裁判：請雙方協商解決（撤回或更正紀錄、重做該步驟），或詢問場地工作人員。此呼叫會保留在本桌紀錄中。",
 
   "common.cancel": "取消",
   "common.confirmed": "已確認",
