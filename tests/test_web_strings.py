@@ -15,9 +15,9 @@ LEDGER = RULES / "ledger.py"
 
 
 def dispute_statuses() -> set[str]:
-    text = LEDGER.read_text()
-    found = set(re.findall(r'status = "(\w+)" if .* else "(\w+)"', text))
-    statuses = {"open", "open_casual"} | {s for pair in found for s in pair}
+    from server.rules.ledger import SETTLED  # a judge's settlement: applied, void, corrected
+
+    statuses = {"open", "open_casual"} | set(SETTLED.values())
     closed = r'"dispute\.closed", entry=[^)]*status="(\w+)"'
     for path in (LEDGER, RULES / "duel_end.py"):
         statuses |= set(re.findall(closed, path.read_text()))
