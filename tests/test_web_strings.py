@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-WEB = Path(__file__).resolve().parent.parent / "web" / "js"
+WEB = Path(__file__).resolve().parent.parent / "web"
 RULES = Path(__file__).resolve().parent.parent / "server" / "rules"
 LEDGER = RULES / "ledger.py"
 
@@ -27,6 +27,6 @@ def dispute_statuses() -> set[str]:
 
 @pytest.mark.parametrize("lang", ["en", "ja", "zh-Hant"])
 def test_every_dispute_status_is_translated(lang):
-    catalogue = (WEB / "i18n" / f"{lang}.js").read_text()
+    catalogue = (WEB / "i18n" / f"{lang}.json").read_text()
     missing = [s for s in sorted(dispute_statuses()) if f'"dispute.{s}":' not in catalogue]
     assert missing == []
