@@ -728,3 +728,10 @@ def _public_log(log: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             item["hidden"] = True
         out.append(item)
     return out
+
+
+def score_text(names: dict[str, str], winner: str | None, wins: dict[str, int]) -> str:
+    """The match result written winner first: "Yugi 2-1 Kaiba" (a draw: seat A first)."""
+    first = winner if winner in ("A", "B") else "A"
+    second = "B" if first == "A" else "A"
+    return f"{names[first]} {wins[first]}-{wins[second]} {names[second]}"

@@ -388,7 +388,7 @@ def test_each_match_at_a_table_has_its_own_page(app, client, match):
 
 
 def test_the_match_result_is_written_winner_first(client, match):
-    from server.sheet_strings import score_text
+    from server.sheet import score_text
 
     html = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
     assert "Yugi 2-1 Kaiba" in html
@@ -433,8 +433,13 @@ def test_the_sheet_is_in_the_players_language(client, match, query, accept, lang
 
 
 def test_every_sheet_string_is_translated():
-    from server.sheet_strings import CATALOGUE
+    from server.i18n import load
 
+    texts = load().texts
+    CATALOGUE = {
+        lang: {k: v for k, v in table.items() if k.startswith("sheet.")}
+        for lang, table in texts.items()
+    }
     keys = set(CATALOGUE["en"])
     for lang, table in CATALOGUE.items():
         assert set(table) == keys, lang

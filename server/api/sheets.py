@@ -19,18 +19,26 @@ from flask import (
     Flask,
     Response,
     current_app,
-    has_request_context,
     jsonify,
     render_template,
     request,
 )
 
 from server.api.identity import current_staff
+from server.api.lang import request_t
 from server.api.ratelimit import rate_limit
 from server.context import services
 from server.errors import AppError
-from server.sheet import Chain, Sheet, build_sheet, iso_text, ledger_rows, public_log, time_text
-from server.sheet_strings import pick_lang, score_text, strings
+from server.sheet import (
+    Chain,
+    Sheet,
+    build_sheet,
+    iso_text,
+    ledger_rows,
+    public_log,
+    score_text,
+    time_text,
+)
 
 bp = Blueprint("sheets", __name__)
 
@@ -99,18 +107,13 @@ def table_event(code: str) -> dict[str, Any] | None:
     return tournament.table_info(code) if tournament is not None else None
 
 
-def request_lang() -> str:
-    """The sheet's language: `?lang=`, else the Accept-Language header, else English."""
-    return pick_lang(request.args.get("lang"), request.headers.get("Accept-Language"))
-
-
 def _helpers(tz: tzinfo | None) -> dict[str, Any]:
     tz = tz or UTC
     now = services().clock()
-    lang = request_lang() if has_request_context() else "en"
+    lang, t = request_t("sheet.")
     return {
         "lang": lang,
-        "t": strings(lang),
+        "t": t,
         "score": lambda sheet, m: score_text(
             {s: sheet.name(s) for s in ("A", "B")}, m.winner, m.wins
         ),

@@ -21,6 +21,7 @@ from server.store.swiss import SwissService
 
 from .http import load_body
 from .identity import check_request, require_role, tournament
+from .lang import request_t
 from .staff import _refresh_floor
 
 bp = Blueprint("swiss", __name__)
@@ -141,23 +142,25 @@ def standings_csv(event_id: int) -> Response:
 
 
 def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
-    """Standings and the bracket as a printable (and projector) page; every name escaped."""
+    """Standings and the bracket as a printable (and projector) page in the reader's language
+    (`?lang=` or Accept-Language, the catalogue's `standings.*`); every name escaped."""
+    lang, tr = request_t("standings.")
     parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<!doctype html><html lang='{escape(lang)}'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<meta http-equiv='refresh' content='30'>" if refresh else "",
         f"<title>{escape(title)}</title><link rel='stylesheet' href='/css/standings.css'>",
         f"</head><body><h1>{escape(title)}</h1>",
     ]
     if summary["champion"]:
-        name = escape(summary["champion"]["name"])
-        parts.append(f"<p class='champion' data-testid='champion'>Winner · 冠軍 · 優勝: {name}</p>")
+        winner = tr("champion", name=summary["champion"]["name"])
+        parts.append(f"<p class='champion' data-testid='champion'>{escape(winner)}</p>")
     cut = [r for r in summary["rounds"] if r["stage"] == "cut"]
     if cut:
-        parts.append("<h2>Top cut · 決賽圈 · 決勝トーナメント</h2>")
+        parts.append(f"<h2>{escape(tr('top_cut'))}</h2>")
         parts.append("<div class='bracket' data-testid='bracket'>")
         for r in cut:
-            parts.append(f"<section><h3>Round {r['number']}</h3><ol>")
+            parts.append(f"<section><h3>{escape(tr('round', n=r['number']))}</h3><ol>")
             for t in r["tables"]:
                 win = t["result"]
                 a = f"<b>{escape(t['a']['name'])}</b>" if win == "A" else escape(t["a"]["name"])
@@ -165,15 +168,18 @@ def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
                 parts.append(f"<li>{a} – {b}</li>")
             parts.append("</ol></section>")
         parts.append("</div>")
+    heads = ("rank", "player", "player_id", "points", "record", "tiebreak")
     parts.append(
-        "<table data-testid='standings'><thead><tr><th>#</th><th>Player</th><th>ID</th>"
-        "<th>Points</th><th>W-L-D</th><th>Tie-breaker</th></tr></thead><tbody>"
+        "<table data-testid='standings'><thead><tr>"
+        + "".join(f"<th>{escape(tr('col.' + h))}</th>" for h in heads)
+        + "</tr></thead><tbody>"
     )
+    drop = escape(tr("dropped"))
     for row in summary["standings"]:
         tb = f"{row['points']} {row['omw']:03} {row['oomw']:03}"
-        drop = " (drop)" if row["dropped"] else ""
+        dropped = f" {drop}" if row["dropped"] else ""
         parts.append(
-            f"<tr><td>{row['rank']}</td><td>{escape(row['name'])}{drop}</td>"
+            f"<tr><td>{row['rank']}</td><td>{escape(row['name'])}{dropped}</td>"
             f"<td>{escape(row['player_id'])}</td><td>{row['points']}</td>"
             f"<td>{row['record']}</td><td>{tb}</td></tr>"
         )
