@@ -16,12 +16,13 @@ from markupsafe import escape
 
 from server.context import services
 from server.errors import AppError
+from server.rules import Actor
 from server.sheet import csv_safe
 from server.store.swiss import SwissService
 
 from .http import load_body
 from .identity import check_request, require_role, tournament
-from .staff import _refresh_floor
+from .staff import BOM, _refresh_floor
 
 bp = Blueprint("swiss", __name__)
 bp.before_request(check_request)
@@ -72,9 +73,14 @@ def pair_next(event_id: int) -> Response:
 
 @bp.post("/api/events/<int:event_id>/swiss/repair")
 def repair(event_id: int) -> Response:
-    """Pair the last round again before it starts (recorded; the first pairing stays)."""
-    actor = _actor(event_id, "organiser")
-    found = swiss().repair(event_id, actor, services().clock())
+    """Pair the current round again (recorded; the first pairing stays). Before its start the
+    organiser may; after it, a judge confirms (`confirm`), and the round restarts on fresh
+    tables."""
+    staff = require_role(event_id, "organiser", "judge")
+    actor = Actor(role=tournament().role(staff, event_id) or "judge", name=staff.username)
+    body = load_body()
+    found = swiss().repair(event_id, actor, bool(body["confirm"]), services().clock())
+    services().tables.announce(found.pop("seqs", {}))
     _refresh_floor(event_id)
     return jsonify(found)
 
@@ -82,12 +88,15 @@ def repair(event_id: int) -> Response:
 @bp.post("/api/events/<int:event_id>/swiss/result")
 def enter_result(event_id: int) -> Response:
     """A judge's result for a table (a no-show is a loss): A, B, draw or loss (both)."""
-    actor = _actor(event_id, "organiser", "judge")
+    staff = require_role(event_id, "organiser", "judge")
+    actor = Actor(role=tournament().role(staff, event_id) or "judge", name=staff.username)
     body = load_body()
-    swiss().enter_result(
+    code, seq = swiss().enter_result(
         event_id, body["round"], body["table"], body["result"], actor, services().clock()
     )
-    return jsonify({"ok": True})
+    services().tables.announce({code: seq})
+    _refresh_floor(event_id)
+    return jsonify({"ok": True, "code": code})
 
 
 @bp.patch("/api/events/<int:event_id>/swiss")
@@ -128,6 +137,7 @@ def standings_csv(event_id: int) -> Response:
     """The standings as CSV."""
     require_role(event_id, "judge", "organiser")
     out = io.StringIO()
+    out.write(BOM)
     writer = csv.DictWriter(out, fieldnames=[*STANDING_COLUMNS, "dropped"])
     writer.writeheader()
     for row in swiss().summary(event_id)["standings"]:
@@ -135,7 +145,7 @@ def standings_csv(event_id: int) -> Response:
         writer.writerow({k: csv_safe(v) for k, v in line.items()})
     return Response(
         out.getvalue(),
-        mimetype="text/csv",
+        content_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="event-{event_id}-standings.csv"'},
     )
 
