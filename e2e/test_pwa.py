@@ -19,8 +19,9 @@ from e2e.steps import (
     keypad,
     start_duel,
 )
+from server.i18n import load
 
-LANGS = ("zh-Hant", "en", "ja")
+LANGS = load().codes  # every language of web/i18n/languages.json
 WIDTH = 360
 TAP = 44
 

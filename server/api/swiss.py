@@ -22,6 +22,7 @@ from server.store.swiss import SwissService
 
 from .http import load_body
 from .identity import check_request, require_role, tournament
+from .lang import request_t
 from .staff import BOM, _refresh_floor
 
 bp = Blueprint("swiss", __name__)
@@ -150,24 +151,26 @@ def standings_csv(event_id: int) -> Response:
     )
 
 
-def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
-    """Standings and the bracket as a printable (and projector) page; every name escaped."""
+def _page(title: str, summary: dict[str, Any], refresh: bool, public: bool = False) -> Response:
+    """Standings and the bracket as a printable (and projector) page in the reader's language
+    (`?lang=` or Accept-Language, the catalogue's `standings.*`); every name escaped."""
+    lang, tr = request_t("standings.")
     parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<!doctype html><html lang='{escape(lang)}'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<meta http-equiv='refresh' content='30'>" if refresh else "",
         f"<title>{escape(title)}</title><link rel='stylesheet' href='/css/standings.css'>",
         f"</head><body><h1>{escape(title)}</h1>",
     ]
     if summary["champion"]:
-        name = escape(summary["champion"]["name"])
-        parts.append(f"<p class='champion' data-testid='champion'>Winner · 冠軍 · 優勝: {name}</p>")
+        winner = tr("champion", name=summary["champion"]["name"])
+        parts.append(f"<p class='champion' data-testid='champion'>{escape(winner)}</p>")
     cut = [r for r in summary["rounds"] if r["stage"] == "cut"]
     if cut:
-        parts.append("<h2>Top cut · 決賽圈 · 決勝トーナメント</h2>")
+        parts.append(f"<h2>{escape(tr('top_cut'))}</h2>")
         parts.append("<div class='bracket' data-testid='bracket'>")
         for r in cut:
-            parts.append(f"<section><h3>Round {r['number']}</h3><ol>")
+            parts.append(f"<section><h3>{escape(tr('round', n=r['number']))}</h3><ol>")
             for t in r["tables"]:
                 win = t["result"]
                 a = f"<b>{escape(t['a']['name'])}</b>" if win == "A" else escape(t["a"]["name"])
@@ -175,17 +178,24 @@ def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
                 parts.append(f"<li>{a} – {b}</li>")
             parts.append("</ol></section>")
         parts.append("</div>")
+    # A player's ID is for staff (the printable page), never on the public one.
+    heads = ("rank", "player", *(("player_id",) if not public else ()), "points", "record")
+    heads += ("omw", "oomw", "tiebreak")
     parts.append(
-        "<table data-testid='standings'><thead><tr><th>#</th><th>Player</th><th>ID</th>"
-        "<th>Points</th><th>W-L-D</th><th>Tie-breaker</th></tr></thead><tbody>"
+        "<table data-testid='standings'><thead><tr>"
+        + "".join(f"<th>{escape(tr('col.' + h))}</th>" for h in heads)
+        + "</tr></thead><tbody>"
     )
+    drop = escape(tr("dropped"))
     for row in summary["standings"]:
-        tb = f"{row['points']} {row['omw']:03} {row['oomw']:03}"
-        drop = " (drop)" if row["dropped"] else ""
+        n = row["tiebreak"]  # points, OMW% and OOMW% fields, each at most 999
+        tb = f"{n // 1_000_000} {n // 1000 % 1000:03} {n % 1000:03}"
+        dropped = f" {drop}" if row["dropped"] else ""
+        pid = "" if public else f"<td>{escape(row['player_id'])}</td>"
         parts.append(
-            f"<tr><td>{row['rank']}</td><td>{escape(row['name'])}{drop}</td>"
-            f"<td>{escape(row['player_id'])}</td><td>{row['points']}</td>"
-            f"<td>{row['record']}</td><td>{tb}</td></tr>"
+            f"<tr><td>{row['rank']}</td><td>{escape(row['name'])}{dropped}</td>"
+            f"{pid}<td>{row['points']}</td><td>{row['record']}</td>"
+            f"<td>{row['omw'] / 10:.1f}%</td><td>{row['oomw'] / 10:.1f}%</td><td>{tb}</td></tr>"
         )
     parts.append("</tbody></table></body></html>")
     return Response("".join(parts), mimetype="text/html")
@@ -206,7 +216,7 @@ def public_page(slug: str) -> Response:
     summary = swiss().summary(ev.id)
     if not summary["public"]:
         raise AppError("not_public", "The organiser has not published the standings.", status=404)
-    return _page(f"{ev.name} · {ev.date}", summary, refresh=True)
+    return _page(f"{ev.name} · {ev.date}", summary, refresh=True, public=True)
 
 
 def init_app(app: Flask) -> None:

@@ -31,8 +31,8 @@ function cycleCard(card, eventId, s, act, hooks) {
   const c = s.cycle;
   const base = `/api/events/${eventId}`;
   const n = c.round;
-  const text = t(`cycle.step.${c.step}`, { n, count: c.waiting.length, list: c.waiting.join(", ") });
-  const parts = [h("h2", { text: t("cycle.title") }), h("p", { class: "cycle-step", testid: "cycle-step", "data-step": c.step, text })];
+  const text = t(`run.cycle.step.${c.step}`, { n, count: c.waiting.length, list: c.waiting.join(", ") });
+  const parts = [h("h2", { text: t("run.cycle.title") }), h("p", { class: "cycle-step", testid: "cycle-step", "data-step": c.step, text })];
   const primary = (label, testid, onclick) => h("button", { class: "btn btn-primary", type: "button", testid, "data-action": c.action, text: label, onclick });
   const after = c.step === "results_in" ? n + 1 : n;
   if (c.action === "pair") {
@@ -56,15 +56,15 @@ function cycleCard(card, eventId, s, act, hooks) {
   } else if (c.action === "cut_next") {
     parts.push(primary(t("swiss.next_cut"), "cycle-cut-next", () => act("POST", `${base}/swiss/cut/next`, undefined, true)));
   } else if (c.action === "next") {
-    parts.push(primary(t("cycle.next_manual", { n: n + 1 }), "round-next", () => act("POST", `${base}/round/next`, undefined, true)));
+    parts.push(primary(t("run.cycle.next_manual", { n: n + 1 }), "round-next", () => act("POST", `${base}/round/next`, undefined, true)));
   }
   if (c.waiting.length && c.step === "results") {
     // The tables still without a result: a judge's result ends each one (the table's log).
     parts.push(h("ul", { class: "staff-list", testid: "cycle-waiting" }, c.waiting.map((no) => {
-      const pick = h("select", { testid: `cycle-result-pick-${no}`, "aria-label": t("cycle.result_for", { n: no }) });
+      const pick = h("select", { testid: `cycle-result-pick-${no}`, "aria-label": t("run.cycle.result_for", { n: no }) });
       for (const r of s.stage === "cut" ? ["A", "B"] : RESULTS) pick.append(h("option", { value: r, text: t(`swiss.result.${r}`) }));
       return h("li", { testid: `cycle-waiting-${no}` }, `${t("staff.table_no", { n: no })} `, pick,
-        h("button", { class: "btn btn-small", type: "button", testid: `cycle-result-${no}`, text: t("cycle.enter"),
+        h("button", { class: "btn btn-small", type: "button", testid: `cycle-result-${no}`, text: t("run.cycle.enter"),
           onclick: () => act("POST", `${base}/tables/${no}/result`, { result: pick.value }, true) }));
     })));
   }
