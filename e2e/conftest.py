@@ -21,7 +21,6 @@ from playwright.sync_api import (
 
 from e2e.steps import CHROMIUM, CHROMIUM_ARGS, PHONE
 
-
 # Console errors every test expects: the staff pages ask whether a login exists, and "no" is a
 # 401 the browser reports as a failed load.
 EXPECTED = (r"status of 401 .*/api/auth/me$",)
