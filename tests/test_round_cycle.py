@@ -302,3 +302,18 @@ def test_an_event_seat_takes_the_pairings_name_and_id_not_a_typed_one(org: Org):
     assert (seat.name, seat.player_id) == ("遊戯", "0001")
     row = results_rows(org, ev)[0]
     assert (row["player_a"], row["player_a_id"]) == ("遊戯", "0001")
+
+
+# -- 10. no-shows on the organiser's page -----------------------------------------------------
+
+
+def test_a_no_show_is_listed_for_the_organiser_until_its_table_has_a_result(org: Org, clock):
+    ev = org.event(tables=2)
+    register(org, ev, 4)
+    org.call("POST", f"/api/events/{ev}/swiss/pair")
+    org.call("POST", f"/api/events/{ev}/round/start")
+    assert org.summary(ev)["cycle"]["no_shows"] == []  # not yet due
+    clock.advance(5 * 60_000)
+    assert org.summary(ev)["cycle"]["no_shows"] == [1, 2]
+    org.call("POST", f"/api/events/{ev}/tables/1/result", {"result": "B"})
+    assert org.summary(ev)["cycle"]["no_shows"] == [2]

@@ -41,7 +41,10 @@ def _actor(event_id: int, *roles: str) -> str:
 def get_swiss(event_id: int) -> Response:
     """Players, rounds, open tables, standings and the bracket of an event."""
     require_role(event_id, "judge", "organiser")
-    return jsonify(swiss().summary(event_id))
+    found = swiss().summary(event_id)
+    no_show_ms = int(current_app.config.get("NO_SHOW_MINUTES", 5)) * 60_000
+    found["cycle"]["no_shows"] = tournament().no_shows(event_id, services().clock(), no_show_ms)
+    return jsonify(found)
 
 
 @bp.post("/api/events/<int:event_id>/swiss/players")
