@@ -121,6 +121,9 @@ POLICIES: dict[str, str] = {
     # the hall clock: round, time left and table counts, no names (for a projector, no login)
     "running.hall_clock": PUBLIC,
     "running.hall_page": PUBLIC,
+    "event_page.event_data": PUBLIC,  # the public projection: no player ID in it
+    "event_page.find": PUBLIC,
+    "event_page.players_page": PUBLIC,
     # the app shell and its files
     "openapi.spec": PUBLIC,
     "web.index": PUBLIC,

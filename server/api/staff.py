@@ -434,6 +434,7 @@ def cards(event_id: int) -> Response:
         # For a QR code that will not scan: the table's code and a short address to type.
         parts.append(
             f"<p class='code'>{code}</p><p class='addr'>{escape(short)}/t/{code}</p>"
+            f"<p class='addr' data-testid='event-link'>{escape(short)}/e/{escape(ev.slug)}</p>"
             "<div class='seats'>"
         )
         for seat in ("A", "B"):
