@@ -84,6 +84,7 @@ POLICIES: dict[str, str] = {
     "staff.login": PUBLIC,
     "staff.logout": STAFF,
     "staff.me": STAFF,
+    "staff.session": PUBLIC,  # who is logged in, or nobody
     "staff.list_events": STAFF,
     "staff.create_event": STAFF,
     "staff.get_event": STAFF,

@@ -97,6 +97,14 @@ def logout() -> Response:
     return response
 
 
+@bp.get("/api/auth/session")
+def session() -> Response:
+    """Who is logged in (`me`, with the CSRF token), or `me: null`: what a staff page asks
+    first, answered 200 either way (a login screen is no error)."""
+    staff = current_staff()
+    return jsonify({"me": _me(staff) if staff else None})
+
+
 @bp.get("/api/auth/me")
 def me() -> Response:
     """Who is logged in, with the CSRF token for later requests."""

@@ -167,7 +167,9 @@ def _page_text(title: str, summary: dict[str, Any], refresh: bool, public: bool)
         f"<!doctype html><html lang='{escape(lang)}'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<meta http-equiv='refresh' content='30'>" if refresh else "",
-        f"<title>{escape(title)}</title><link rel='stylesheet' href='/css/standings.css'>",
+        f"<title>{escape(title)}</title>",
+        "<link rel='icon' href='/icons/icon.svg' type='image/svg+xml'>",
+        "<link rel='stylesheet' href='/css/standings.css'>",
         f"</head><body><h1>{escape(title)}</h1>",
     ]
     if summary["champion"]:
