@@ -82,13 +82,20 @@ def rejected_by(page: Page, reason: str) -> str:
     return entry
 
 
-def test_r7_1_an_event_dispute_waits_for_the_judge_who_corrects_it(live_server, new_context):
+def test_r7_1_an_event_dispute_waits_for_the_judge_who_corrects_it(
+    live_server, new_context, script_errors
+):
+    # The judges' page asks who is logged in before its login form (a 401 the page expects).
+    script_errors.allow(r"/api/auth/me")
     suffix = uuid.uuid4().hex[:6]
     organiser, judge = f"org{suffix}", f"judge{suffix}"
     create_organiser(live_server, organiser)
     staff = Staff(live_server).login(organiser)
     event = staff.create_event("Hold Cup", 1)
     staff.add_judge(event["id"], judge)
+    staff.pair_by_hand(event, {1: ("Yugi", "Kaiba")})
+    status, body = staff.request("POST", f"/api/events/{event['id']}/round/start")
+    assert status == 200, body
     code = event["tables"][0]["code"]
     phone = {"viewport": {"width": 360, "height": 640}, "is_mobile": True, "has_touch": True}
     a: Page = new_context(**phone).new_page()

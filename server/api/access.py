@@ -95,6 +95,7 @@ POLICIES: dict[str, str] = {
     "staff.start_round": STAFF,
     "staff.end_round": STAFF,
     "staff.next_round": STAFF,
+    "staff.table_result": STAFF,
     "staff.results_csv": STAFF,
     "staff.staff_table": STAFF,
     "staff.table_event": TABLE,

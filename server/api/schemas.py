@@ -220,6 +220,18 @@ class ResultSchema(Schema):
     result = fields.String(required=True, validate=validate.OneOf(core.RESULTS))
 
 
+class RepairSchema(Schema):
+    """Pair the current round again; after its start a judge confirms (`confirm`)."""
+
+    confirm = Bool(load_default=False)
+
+
+class TableResultSchema(Schema):
+    """A judge's or the organiser's result for one table of the current round."""
+
+    result = fields.String(required=True, validate=validate.OneOf(core.RESULTS))
+
+
 class SettingsSchema(Schema):
     rounds = Int(1, 20, allow_none=True)
     cut = fields.Integer(allow_none=True, validate=validate.OneOf([*core.CUT_SIZES, None]))
@@ -284,6 +296,8 @@ BODIES: dict[str, type[Schema]] = {
     "staff.set_pairings": PairingsSchema,
     "swiss.register_player": PlayerSchema,
     "swiss.enter_result": ResultSchema,
+    "swiss.repair": RepairSchema,
+    "staff.table_result": TableResultSchema,
     "swiss.settings": SettingsSchema,
     "swiss.start_cut": CutSchema,
 }
@@ -512,6 +526,8 @@ class ResultSetSchema(Schema):
     duel = Int(1, MAX_INT)
     winner = Seat(allow_none=True)
     match_winner = Seat(allow_none=True)
+    double_loss = Bool()  # with match_winner none: both players lose
+    correct = Bool()  # a judge changes the result of a match that is over
     note = Note()
 
     @validates_schema

@@ -324,7 +324,9 @@ class Session(ABC):
                     send_ping(self.ws)
                 else:
                     self.write(kind, payload)
-            except (ConnectionClosed, OSError):
+            except (ConnectionClosed, OSError, LocalProtocolError):
+                # The peer has gone or closed (wsproto refuses to send after its close): a
+                # normal end of the socket, not an error of the server.
                 self.alive = False
                 self.ws.cut_off(CLOSE_POLICY, "write failed")
                 return

@@ -10,6 +10,8 @@ import { changesText, openPending, seatName } from "./kit.js";
 
 export const name = "pending";
 export const reads = ["pending", "lp", "seats", "disputes", "duel_no", "ruleset"];
+// Entries made offline wait in the phone's queue (ui.unsent): listed after the server's, until sent.
+export const local = ["unsent", "status"];
 
 function holdLine(s) {
   const open = (get(s, "disputes", []) || []).filter((d) => d.status === "open" && d.duel === s.duel_no);
@@ -21,10 +23,11 @@ function holdLine(s) {
   return h("p", { class: "status-line attention", testid: "dispute-hold", role: "status", dataset: { entry: String(first.entry) }, text });
 }
 
-export function render({ s, view, send }) {
+export function render({ s, view, ui, send }) {
   const pending = openPending(s);
   const hold = holdLine(s);
-  if (!pending.length) return hold ? h("section", { class: "card", "aria-label": t("pending.title") }, hold) : null;
+  const unsent = view.isSeat && ui.status !== "online" ? ui.unsent || [] : [];
+  if (!pending.length && !unsent.length) return hold ? h("section", { class: "card", "aria-label": t("pending.title") }, hold) : null;
   let lp = { ...get(s, "lp", {}) };
   const rows = pending.map((p) => {
     const before = lp;
@@ -47,5 +50,18 @@ export function render({ s, view, send }) {
       ),
     );
   });
+  for (const u of unsent) {
+    const before = lp;
+    lp = applyChanges(lp, u.changes);
+    rows.push(
+      h(
+        "li",
+        { class: "pending pending-unsent", testid: "unsent-entry", dataset: { command: u.id } },
+        h("div", { class: "pending-main" }, h("span", { class: "pending-text", text: changesText(s, u.changes, before) })),
+        h("div", { class: "pending-after muted", text: t("pending.after", { a: seatName(s, "A"), la: lp.A, b: seatName(s, "B"), lb: lp.B }) }),
+        h("div", { class: "pending-foot" }, h("span", { class: "muted", text: t("pending.unsent") })),
+      ),
+    );
+  }
   return h("section", { class: "card", "aria-label": t("pending.title") }, h("h2", { text: t("pending.title") }), hold, h("ul", { class: "list", testid: "pending-list" }, rows));
 }

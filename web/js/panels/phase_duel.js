@@ -109,7 +109,7 @@ function phaseMatchResult(ctx) {
   const { s, view, send } = ctx;
   const match = s.match || {};
   const confirmed = match.confirmed || {};
-  const parts = [confirmedLine(confirmed, "match-confirmed")];
+  const parts = [confirmedLine(ctx, confirmed, "match-confirmed")];
   if (view.isSeat && !confirmed[view.seat]) {
     parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-confirm", onclick: () => send("match.confirm"), text: t("match.confirm") }));
   }
