@@ -11,7 +11,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from server.names import clean
+from server.names import clean, invisible
 from server.rules import RULESETS
 from server.rules import swiss as core
 from server.rules.registration import MAX_TEXT
@@ -137,19 +137,20 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
 }
 
 
-_LIST_CONTROL = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
+_LINE_BREAKS = frozenset("\n\r\t")
 
 
 class ListText(fields.String):
-    """A pasted deck list: lines kept, other control characters dropped, capped."""
+    """A pasted text of lines (a deck list, a ban list, a pairings CSV): lines and tabs kept,
+    every other control, format and blank filler character (`server.names.invisible`: NUL,
+    the direction overrides and isolates, zero-width characters) dropped, capped."""
 
-    def __init__(self, max_length: int, **kwargs: Any) -> None:
-        super().__init__(validate=validate.Length(max=max_length), **kwargs)
+    def __init__(self, max_length: int, min_length: int = 0, **kwargs: Any) -> None:
+        super().__init__(validate=validate.Length(min=min_length, max=max_length), **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        return _LIST_CONTROL.sub("", super()._deserialize(value, attr, data, **kwargs))
+        text = super()._deserialize(value, attr, data, **kwargs)
+        return "".join(ch for ch in text if ch in _LINE_BREAKS or not invisible(ch))
 
 
 # -- HTTP bodies ---------------------------------------------------------------------------
@@ -211,7 +212,7 @@ class PickSchema(Schema):
 class PlayerSchema(Schema):
     name = Text(64, min_length=1, required=True)
     player_id = Text(40, min_length=1, required=True)
-    decklist = fields.String(load_default="", validate=validate.Length(max=20_000))
+    decklist = ListText(20_000, load_default="")
 
 
 class ResultSchema(Schema):
@@ -270,12 +271,12 @@ class JudgeSchema(Schema):
 
 
 class PairingsSchema(Schema):
-    csv = fields.String(required=True, validate=validate.Length(min=1, max=200_000))
+    csv = ListText(200_000, min_length=1, required=True)
 
 
 class BanListUploadSchema(Schema):
     name = Text(80, min_length=1, required=True)
-    text = fields.String(required=True, validate=validate.Length(min=1, max=500_000))
+    text = ListText(500_000, min_length=1, required=True)
     filename = Text(200, load_default="")
 
 
