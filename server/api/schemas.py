@@ -260,6 +260,9 @@ class EventSchema(Schema):
     ruleset = fields.String(load_default="ocg-2008", validate=validate.OneOf(sorted(RULESETS)))
     match_minutes = Int(1, 600, load_default=40)
     tables = Int(1, 1000, required=True)
+    # R1.1: absent, the rule set's default (the seed's requires a player ID); false waives it
+    # for an unsanctioned event.
+    require_player_id = Bool()
 
 
 class EventPatchSchema(Schema):

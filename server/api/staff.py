@@ -136,6 +136,7 @@ def create_event() -> tuple[Response, int]:
         body["match_minutes"],
         body["tables"],
         services().clock(),
+        require_player_id=body.get("require_player_id"),
     )
     return jsonify(tournament().event_detail(ev.id)), 201
 
