@@ -4,6 +4,7 @@
 
 import { alertWatcher, muted } from "./alerts.js";
 import { Connection } from "./conn.js";
+import { inViewKeeper } from "./in_view.js";
 import { buzz, formatDuration, h } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { keepReceipts, signs } from "./receipts.js";
@@ -91,6 +92,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
 
   // Before anything can render: the cached state below renders (and ticks) at once.
   const alerts = alertWatcher();
+  const inView = inViewKeeper(screen, slots);
 
   const offs = [
     conn.on("welcome", (msg) => {
@@ -195,6 +197,9 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     const lpText = st.lp ? t("lp.live", { a: seatName(st, "A"), la: get(st, "lp.A", ""), b: seatName(st, "B"), lb: get(st, "lp.B", "") }) : "";
     if (lpLive.textContent !== lpText) lpLive.textContent = lpText;
     document.body.classList.toggle("has-ask", Boolean(slots.ask.firstChild));
+    // The banner at the foot takes its own space: the page ends above it.
+    document.body.style.setProperty("--ask-space", `${Math.ceil(slots.ask.firstElementChild?.getBoundingClientRect().height || 0)}px`);
+    inView.follow(st.phase);
     tick();
   }
 
@@ -258,6 +263,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
 
   function destroy() {
     clearInterval(ticker);
+    inView.destroy();
     for (const off of offs) off();
     wake.release();
     conn.stop();
