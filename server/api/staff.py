@@ -431,6 +431,7 @@ def cards(event_id: int) -> Response:
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{escape(ev.name)}: table cards</title>",
+        "<link rel='icon' href='/icons/icon.svg' type='image/svg+xml'>",
         "<link rel='stylesheet' href='/css/cards.css'>",
         "<script type='module' src='/js/organiser/cards.js'></script></head><body>",
         "<p class='noprint'><button id='print' type='button'>Print</button></p>",
