@@ -46,7 +46,7 @@ def fits(page: Page, width: int, height: int) -> None:
 
 
 def test_the_hall_clock_through_a_round(live_server, browser: Browser, script_errors):
-    script_errors.allow("ERR_INTERNET_DISCONNECTED")  # the hall screen taken offline
+    script_errors.allow("ERR_INTERNET_DISCONNECTED")  # the hall's polls while it is offline
     suffix = uuid.uuid4().hex[:6]
     organiser = f"org{suffix}"
     create_organiser(live_server, organiser)
