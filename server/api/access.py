@@ -84,6 +84,7 @@ POLICIES: dict[str, str] = {
     "staff.login": PUBLIC,
     "staff.logout": STAFF,
     "staff.me": STAFF,
+    "staff.session": PUBLIC,  # who is logged in, or nobody
     "staff.list_events": STAFF,
     "staff.create_event": STAFF,
     "staff.get_event": STAFF,
@@ -101,6 +102,8 @@ POLICIES: dict[str, str] = {
     "staff.table_event": TABLE,
     "staff.seat_link": PUBLIC,  # the event's secret slug; answers only a redirect
     "staff.cards": STAFF,
+    "staff.printed_pairings": STAFF,
+    "staff.table_link": PUBLIC,  # the event's secret slug; answers only a redirect
     "staff.judge_page": PUBLIC,  # the page shell; its data come from staff routes
     "staff.organiser_page": PUBLIC,
     "floor_ws.floor_socket": SOCKET,
@@ -121,6 +124,9 @@ POLICIES: dict[str, str] = {
     # the hall clock: round, time left and table counts, no names (for a projector, no login)
     "running.hall_clock": PUBLIC,
     "running.hall_page": PUBLIC,
+    "event_page.event_data": PUBLIC,  # the public projection: no player ID in it
+    "event_page.find": PUBLIC,
+    "event_page.players_page": PUBLIC,
     # the app shell and its files
     "openapi.spec": PUBLIC,
     "web.index": PUBLIC,

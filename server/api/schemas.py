@@ -173,6 +173,12 @@ class QueryInt(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+class FindPlayerSchema(Schema):
+    """The query of `GET /api/e/<slug>/find`: a name (or part of it) or a player ID."""
+
+    q = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
 class LedgerRangeSchema(Schema):
     """The query of `GET /api/tables/<code>/ledger`: the rows from position `from` (0 is the
     first row; absent: the last page), at most `limit` of them (capped at LEDGER_PAGE_MAX)."""
@@ -306,6 +312,7 @@ BODIES: dict[str, type[Schema]] = {
 # Every query string a route reads, by endpoint (`load_query()`; the OpenAPI parameters).
 QUERIES: dict[str, type[Schema]] = {
     "api.table_ledger": LedgerRangeSchema,
+    "event_page.find": FindPlayerSchema,
 }
 
 

@@ -689,6 +689,21 @@ class Tournament:
             Round.update(started_ms=None, ended_ms=None).where(Round.id == rnd.id).execute()
         return seqs
 
+    def no_shows(self, event_id: int, now_ms: int, no_show_ms: int) -> list[int]:
+        """The current round's paired tables with a seat still empty `no_show_ms` after the
+        round's start, and no result yet (what the floor's no-show alert says)."""
+        rnd = self.current_round(event_id)
+        if rnd.started_ms is None or now_ms < rnd.started_ms + no_show_ms:
+            return []
+        found = []
+        for table in self.tables(event_id):
+            if not _is_paired(table):
+                continue
+            state = self.store.snapshot(table["code"]).state
+            if state.phase != "match_over" and not all(s.joined for s in state.seats.values()):
+                found.append(int(table["number"]))
+        return found
+
     def unfinished(self, event_id: int) -> list[dict[str, Any]]:
         """The current round's tables whose match is not over (still playing, or never
         joined), with their phase and paired names: what "End round" asks about."""
