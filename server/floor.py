@@ -157,6 +157,7 @@ def alerts_of(
                 "seat": r["seat"],
                 "detail": f"{r['name']} {r['player_id']}".strip(),
                 "request": r["request"],
+                "why": r["why"],
                 "taken_by": holder.get("name", "") if holder.get("joined") else "",
             }
         )

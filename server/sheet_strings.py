@@ -70,6 +70,7 @@ EN: dict[str, str] = {
     "earlier": "Earlier",
     "later": "Later",
     "rows": "Entries {from}–{to} of {total}",
+    "recovery": "Recovery code of this one-phone table (shown only on this phone): {code}",
     "receipts_ok": "This phone's {n} signed receipt(s) match the log.",
     "receipts_bad": (
         "This phone's receipt for event {seq} does NOT match the log: the log was changed "
@@ -151,6 +152,7 @@ JA: dict[str, str] = {
     "earlier": "前へ",
     "later": "次へ",
     "rows": "{total} 行中 {from}–{to} 行",
+    "recovery": "この1台モードの卓の復元コード（この端末にのみ表示）：{code}",
     "receipts_ok": "この端末の署名付きレシート{n}件はログと一致します。",
     "receipts_bad": (
         "この端末のイベント {seq} のレシートはログと一致しません：署名後にログが変更されました。"
@@ -229,6 +231,7 @@ ZH_HANT: dict[str, str] = {
     "earlier": "較早",
     "later": "較後",
     "rows": "第 {from}–{to} 行，共 {total} 行",
+    "recovery": "這張單手機桌的找回碼（只在這支手機顯示）：{code}",
     "receipts_ok": "本手機的 {n} 張簽章收據與紀錄相符。",
     "receipts_bad": "本手機事件 {seq} 的收據與紀錄不符：紀錄在簽章後被修改。請呼叫主裁判。",
     "signatures": "簽名：A ______________ B ______________ 裁判 ______________",

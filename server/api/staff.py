@@ -19,7 +19,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, re
 from markupsafe import escape
 
 from server.context import services
-from server.errors import AppError, error_body
+from server.errors import AppError, DomainError, error_body
 from server.rules import RULESETS, Actor, view
 from server.sheet import csv_safe
 from server.store.tournament import Staff, Tournament, parse_pairings
@@ -144,8 +144,8 @@ def get_event(event_id: int) -> Response:
     detail["banlist"] = {"name": loaded[0], "size": len(loaded[1])} if loaded else None
     if detail["my_role"] == "organiser":  # the seat links carry the table cards' claims
         for table in detail["tables"]:
-            n = table["number"]
-            table["claims"] = {s: claim_for(detail["slug"], n, s) for s in ("A", "B")}
+            n, r = table["number"], detail["round"]
+            table["claims"] = {s: claim_for(detail["slug"], n, s, round_no=r) for s in "AB"}
     return jsonify(detail)
 
 
@@ -378,12 +378,22 @@ def table_event(code: str) -> Response:
 @bp.get("/s/<slug>/<int:number>/<seat>")
 def seat_link(slug: str, number: int, seat: str) -> Response:
     """A table card's QR code: the seat of table `number` in the event's current round."""
-    if seat not in ("A", "B"):
-        raise AppError("unknown_seat", "The seat must be A or B.", status=404)
-    code = tournament().seat_link(slug, number)
+    rate_limit()
     claim = request.args.get("c", "")[:64]  # the card's seat claim (`server.api.seats`)
-    query = f"seat={seat}" + (f"&claim={claim}" if claim.isalnum() else "")
-    return redirect(f"/t/{code}?{query}", code=302)  # type: ignore[return-value]
+    code = ""
+    if seat in ("A", "B") and claim.isalnum():
+        try:
+            code = tournament().seat_link(slug, number)
+        except DomainError:
+            code = ""
+    if code and claim_ok(code, seat, claim):
+        return redirect(f"/t/{code}?seat={seat}&claim={claim}", code=302)  # type: ignore[return-value]
+    # No claim, a wrong one or another round's: no table code. A client address that keeps
+    # trying spends its few "miss" tokens, as for unknown table codes (docs/security.md).
+    misses = current_app.extensions.get("duel_table_misses")
+    if misses is not None and not misses.take(request.remote_addr or "?"):
+        raise AppError("rate_limited", "Too many wrong seat links; try again later.", status=429)
+    return redirect("/?card=invalid", code=302)  # type: ignore[return-value]
 
 
 def _qr_data_uri(url: str) -> str:
@@ -418,7 +428,7 @@ def cards(event_id: int) -> Response:
             "<div class='seats'>"
         )
         for seat in ("A", "B"):
-            claim = claim_for(ev.slug, table["number"], seat)
+            claim = claim_for(ev.slug, table["number"], seat, round_no=table["round"])
             url = f"{base}/s/{ev.slug}/{table['number']}/{seat}?c={claim}"
             name = table["pairing"][seat]["name"]
             player = f"<span class='player'>{escape(name)}</span>" if name else ""
