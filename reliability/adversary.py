@@ -427,7 +427,7 @@ async def _seat_requests(base: str, seconds: float) -> dict[str, Any]:
     prompt on the phones (the table's state holds the waiting requests)."""
     parts = urlsplit(base)
     code, _tokens = _seated_table(base)
-    statuses: Counter[int] = Counter()
+    statuses: Counter[str] = Counter()
     first_refusal: list[float] = []
     start = time.monotonic()
 
@@ -438,8 +438,9 @@ async def _seat_requests(base: str, seconds: float) -> dict[str, Any]:
             while time.monotonic() - start < seconds:
                 n += 1
                 body = {"name": f"Bob{k}-{n}", "seat": "B", "takeover": True}
-                status, _ = await client.request("POST", f"/api/tables/{code}/join", body)
-                statuses[status] += 1
+                status, answer = await client.request("POST", f"/api/tables/{code}/join", body)
+                said = answer or {}
+                statuses[f"{status} {said.get('code') or said.get('status')}"] += 1
                 if status in (409, 429) and not first_refusal:
                     first_refusal.append(time.monotonic() - start)
         finally:
@@ -513,14 +514,17 @@ def prepare_claim_reuse(server: Any) -> dict[str, Any]:
     import sys
 
     password = "adversary organiser password"
+    username = f"adv{random.randrange(16**8):08x}"  # the database may outlive one run
     done = subprocess.run(
-        [sys.executable, "-m", "server", "create-organiser", "adv", "--password", password],
+        [sys.executable, "-m", "server", "create-organiser", username, "--password", password],
         cwd=server.root,
         env=server.env,
         capture_output=True,
         timeout=60,
     )
     if done.returncode != 0:
+        tail = (done.stderr or done.stdout).decode(errors="replace").strip().splitlines()[-1:]
+        print(f"[adversary/claim_reuse] create-organiser failed: {' '.join(tail)}", flush=True)
         return {}
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
@@ -535,7 +539,7 @@ def prepare_claim_reuse(server: Any) -> dict[str, Any]:
         with opener.open(req, timeout=30) as response:
             return json.load(response)
 
-    login = call("POST", "/api/auth/login", {"username": "adv", "password": password})
+    login = call("POST", "/api/auth/login", {"username": username, "password": password})
     csrf = login.get("csrf", "")
     ev = call(
         "POST",
@@ -769,6 +773,8 @@ def run(
     clients = clients or min(4, max(2, -(-tables // 150)))
     try:
         wait_ready(server, "/api/time")
+        # The claim-reuse attack's event, made while the server is idle.
+        event = prepare_claim_reuse(server) if "claim_reuse" in attacks else {}
         workers = set(server.worker_pids())
         # Never-read spectators and sockets without hello last until the server's deadlines.
         longest = max(attack_seconds, HELLO_SECONDS + 5, PONG_SECONDS + 5)
@@ -784,7 +790,6 @@ def run(
         report.quiet_server_cpu_pct = (
             (procstat.cpu_seconds(worker) - cpu0) / (time.monotonic() - t0) * 100
         )
-        event = prepare_claim_reuse(server) if "claim_reuse" in attacks else {}
         event = prepare_claim_reuse(server) if "claim_reuse" in attacks else {}
         ctx = multiprocessing.get_context("spawn")
         windows: list[tuple[float, float, float]] = []

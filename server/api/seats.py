@@ -162,6 +162,15 @@ def _request(
             {"seat": holder.seat},
             status=409,
         )
+    per_table = int(current_app.config.get("SEAT_REQUESTS_PER_TABLE", 3))
+    if per_table and len(found.store.fresh(code).state.seat_requests) >= per_table:
+        # Refused before the writer (which checks again, on the latest state): a flood of
+        # requests costs a cached look-up each.
+        raise AppError(
+            "too_many_requests",
+            "This table has enough phones waiting; ask a judge or the players.",
+            status=429,
+        )
     ref, token, _seq = found.tables.request_seat(
         code,
         seat,
@@ -170,7 +179,7 @@ def _request(
         why,
         found.clock(),
         asker=_asker(device, seat),
-        per_table=int(current_app.config.get("SEAT_REQUESTS_PER_TABLE", 3)),
+        per_table=per_table,
     )
     return {"status": "waiting", "request": ref, "seat": seat, "token": token, "why": why}
 
