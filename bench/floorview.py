@@ -91,6 +91,9 @@ def prepare(server: Any, tables: int) -> tuple[Client, int, list[str], dict[str,
 
     with ThreadPoolExecutor(16) as pool:
         tokens = dict(zip(codes, pool.map(seats, codes), strict=True))
+    # A round starts once paired: every table paired as its seats joined.
+    lines = "\n".join(f"{t['number']},A,,B," for t in event["tables"])
+    org.call("POST", f"/api/events/{event['id']}/pairings", {"csv": lines})
     org.call("POST", f"/api/events/{event['id']}/round/start")
     return org, event["id"], codes, tokens
 

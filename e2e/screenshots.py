@@ -24,9 +24,10 @@ from e2e.steps import (
     seat_both,
     start_duel,
 )
+from server.i18n import load
 from server.testing import ROOT, start_server, stop_server
 
-LANGS = ("zh-Hant", "en", "ja")
+LANGS = load().codes  # every language of web/i18n/languages.json
 THEMES = ("light", "dark")
 
 

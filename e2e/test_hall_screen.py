@@ -51,6 +51,7 @@ def test_the_hall_clock_through_a_round(live_server, browser: Browser):
     create_organiser(live_server, organiser)
     staff = Staff(live_server).login(organiser)
     ev = staff.create_event("Hall Cup", 8, minutes=1)
+    staff.pair_by_hand(ev, {1: ("Yugi", "Kaiba")})  # a round starts once paired
     code = ev["tables"][0]["code"]
     hall_ctx = browser.new_context(base_url=live_server, viewport={"width": 1920, "height": 1080})
     phones = [browser.new_context(base_url=live_server, **PHONE) for _ in range(2)]

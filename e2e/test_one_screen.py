@@ -9,9 +9,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from e2e.steps import confirm_entry, keypad, seat_both, start_duel
+from server.i18n import load
 
 SIZES = [(360, 640), (375, 667)]
-LANGS = ("zh-Hant", "en", "ja")
+LANGS = load().codes  # every language of web/i18n/languages.json
 THEMES = ("light", "dark")
 VISIBLE = (
     "lp-A",

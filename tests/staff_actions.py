@@ -84,6 +84,22 @@ class Staff:
         assert status == 201, body
         return body
 
+    def pair_by_hand(
+        self, event: dict[str, Any], seated: dict[int, tuple[str, str]] | None = None
+    ) -> None:
+        """Pair every table of the event's current round by hand (a round starts only once
+        paired): table n's players are `seated[n]`, the others get names of their own."""
+        seated = seated or {}
+        lines = []
+        for table in event["tables"]:
+            n = table["number"]
+            a, b = seated.get(n, (f"Player {n}A", f"Player {n}B"))
+            lines.append(f"{n},{a},,{b},")
+        status, body = self.request(
+            "POST", f"/api/events/{event['id']}/pairings", {"csv": "\n".join(lines)}
+        )
+        assert status == 200, body
+
     def add_judge(self, event_id: int, username: str, password: str = PASSWORD) -> None:
         status, body = self.request(
             "POST", f"/api/events/{event_id}/judges", {"username": username, "password": password}

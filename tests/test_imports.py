@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "server.compat": SHARED,
     "server.memtrim": SHARED,
     "server.names": SHARED,
+    "server.i18n": SHARED,  # the catalogues of web/i18n, read for the pages the server renders
     "server.offload": SHARED,
     "server.stalls": SHARED,
     "server.rules": RULES,

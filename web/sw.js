@@ -2,7 +2,7 @@
 // they live on the server and reach the page through the websocket and /api/.
 
 // Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
-const VERSION = "v11";
+const VERSION = "v13";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [
   "/",
@@ -16,9 +16,8 @@ const SHELL = [
   "/js/dom.js",
   "/js/duo.js",
   "/js/i18n.js",
-  "/js/i18n/en.js",
-  "/js/i18n/ja.js",
-  "/js/i18n/zh-Hant.js",
+  "/js/in_view.js",
+  "/i18n/languages.json",
   "/js/lp.js",
   "/js/panels/ask.js",
   "/js/panels/banners.js",
@@ -58,6 +57,9 @@ self.addEventListener("install", (event) => {
   event.waitUntil(
     (async () => {
       const cache = await caches.open(CACHE);
+      // One catalogue per language of the list (web/i18n/languages.json).
+      const listed = await (await fetch("/i18n/languages.json", { cache: "reload" })).json();
+      for (const l of listed.languages) SHELL.push(`/i18n/${l.code}.json`);
       await cache.addAll(SHELL.map((url) => new Request(url, { cache: "reload" })));
       await self.skipWaiting();
     })(),
@@ -114,7 +116,7 @@ self.addEventListener("fetch", (event) => {
       const hit = await cache.match(req);
       const fresh = fetch(req)
         .then((res) => {
-          if (res.ok && SHELL.includes(url.pathname)) cache.put(req, res.clone());
+          if (res.ok && (SHELL.includes(url.pathname) || url.pathname.startsWith("/i18n/"))) cache.put(req, res.clone());
           return res;
         })
         .catch(() => null);

@@ -19,17 +19,26 @@ from flask import (
     Flask,
     Response,
     current_app,
-    has_request_context,
     jsonify,
     render_template,
     request,
 )
 
+from server.api.identity import current_staff
+from server.api.lang import request_t
 from server.api.ratelimit import rate_limit
 from server.context import services
 from server.errors import AppError
-from server.sheet import Chain, Sheet, build_sheet, iso_text, ledger_rows, public_log, time_text
-from server.sheet_strings import pick_lang, score_text, strings
+from server.sheet import (
+    Chain,
+    Sheet,
+    build_sheet,
+    iso_text,
+    ledger_rows,
+    public_log,
+    score_text,
+    time_text,
+)
 
 bp = Blueprint("sheets", __name__)
 
@@ -48,6 +57,12 @@ def request_tz() -> tzinfo:
         raise AppError("invalid", "Unknown time zone.", {"tz": [name]}) from None
 
 
+def staff_names() -> bool:
+    """Whether this request may see staff accounts' names in a record: a logged-in judge or
+    organiser; the public sees the role alone."""
+    return current_staff() is not None
+
+
 def table_sheet(code: str) -> tuple[Sheet, list[dict[str, Any]]]:
     """A table's sheet and log, with the chain checked over the same events that are shown."""
     store = services().store
@@ -59,7 +74,7 @@ def table_sheet(code: str) -> tuple[Sheet, list[dict[str, Any]]]:
             break  # otherwise an event arrived between the two reads: read again
     head = str(log[-1]["hash"]) if log else ""
     chain = Chain(check.ok, check.count, head, check.seq, check.problem)
-    return build_sheet(log, chain), log
+    return build_sheet(log, chain, staff_names()), log
 
 
 def parse_codes(raw: str) -> list[str]:
@@ -92,18 +107,13 @@ def table_event(code: str) -> dict[str, Any] | None:
     return tournament.table_info(code) if tournament is not None else None
 
 
-def request_lang() -> str:
-    """The sheet's language: `?lang=`, else the Accept-Language header, else English."""
-    return pick_lang(request.args.get("lang"), request.headers.get("Accept-Language"))
-
-
 def _helpers(tz: tzinfo | None) -> dict[str, Any]:
     tz = tz or UTC
     now = services().clock()
-    lang = request_lang() if has_request_context() else "en"
+    lang, t = request_t("sheet.")
     return {
         "lang": lang,
-        "t": strings(lang),
+        "t": t,
         "score": lambda sheet, m: score_text(
             {s: sheet.name(s) for s in ("A", "B")}, m.winner, m.wins
         ),
@@ -160,7 +170,7 @@ def export_json(code: str) -> Response:
             "seq": chain.seq,
             "problem": chain.problem,
         },
-        "events": public_log(log),
+        "events": public_log(log, staff_names()),
         "signed_heads": services().store.signed_heads(code),
         "public_key": getattr(services().store.signer, "public_hex", None),
     }

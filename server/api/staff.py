@@ -28,7 +28,7 @@ from .access import GRANTS, end_session, may_see_pairing, viewer
 from .decklists import set_event_banlist
 from .http import load_body
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
-from .logins import LoginThrottle, retry_after
+from .logins import LoginThrottle, login_keys, retry_after
 from .ratelimit import rate_limit
 from .seats import claim_for, claim_ok
 
@@ -53,7 +53,7 @@ def login() -> Response:
         raise AppError("rate_limited", "Too many attempts; wait a moment.", status=429)
     body = load_body()
     throttle: LoginThrottle = current_app.extensions["duel_table_logins"]
-    keys = [f"account:{body['username'].lower()}", f"address:{request.remote_addr or '?'}"]
+    keys = login_keys(body["username"], request.remote_addr or "?")
     wait = throttle.attempt(keys)
     if wait > 0:
         return _throttled(wait)
@@ -248,6 +248,24 @@ def next_round(event_id: int) -> tuple[Response, int]:
     return jsonify(tournament().event_detail(event_id) | {"round": number}), 201
 
 
+@bp.post("/api/events/<int:event_id>/tables/<int:number>/result")
+def table_result(event_id: int, number: int) -> Response:
+    """A judge's or the organiser's result for a table of the current round (a no-show, a
+    penalty, a table that cannot finish): the table's one result, on its log; it closes."""
+    staff = require_role(event_id, "organiser", "judge")
+    actor = Actor(role=tournament().role(staff, event_id) or "judge", name=staff.username)
+    body = load_body()
+    code, seq = tournament().judge_result(
+        event_id, None, number, body["result"], actor, services().clock()
+    )
+    services().tables.announce({code: seq})
+    _refresh_floor(event_id)
+    return jsonify({"table": number, "code": code, "result": body["result"]})
+
+
+BOM = "\ufeff"  # a spreadsheet reads the CSV as UTF-8 (CJK names) only with it
+
+
 RESULT_COLUMNS = [
     "round",
     "table",
@@ -314,6 +332,7 @@ def results_csv(event_id: int) -> Response:
     round_no = request.args.get("round", type=int)
     store = services().store
     out = io.StringIO()
+    out.write(BOM)
     writer = csv.DictWriter(out, fieldnames=RESULT_COLUMNS)
     writer.writeheader()
     for table in tournament().tables(event_id, round_no):
@@ -324,7 +343,7 @@ def results_csv(event_id: int) -> Response:
     name = f"event-{event_id}-round-{round_no or 'current'}.csv"
     return Response(
         out.getvalue(),
-        mimetype="text/csv",
+        content_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
 

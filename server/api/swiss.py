@@ -16,12 +16,14 @@ from markupsafe import escape
 
 from server.context import services
 from server.errors import AppError
+from server.rules import Actor
 from server.sheet import csv_safe
 from server.store.swiss import SwissService
 
 from .http import load_body
 from .identity import check_request, require_role, tournament
-from .staff import _refresh_floor
+from .lang import request_t
+from .staff import BOM, _refresh_floor
 
 bp = Blueprint("swiss", __name__)
 bp.before_request(check_request)
@@ -72,9 +74,14 @@ def pair_next(event_id: int) -> Response:
 
 @bp.post("/api/events/<int:event_id>/swiss/repair")
 def repair(event_id: int) -> Response:
-    """Pair the last round again before it starts (recorded; the first pairing stays)."""
-    actor = _actor(event_id, "organiser")
-    found = swiss().repair(event_id, actor, services().clock())
+    """Pair the current round again (recorded; the first pairing stays). Before its start the
+    organiser may; after it, a judge confirms (`confirm`), and the round restarts on fresh
+    tables."""
+    staff = require_role(event_id, "organiser", "judge")
+    actor = Actor(role=tournament().role(staff, event_id) or "judge", name=staff.username)
+    body = load_body()
+    found = swiss().repair(event_id, actor, bool(body["confirm"]), services().clock())
+    services().tables.announce(found.pop("seqs", {}))
     _refresh_floor(event_id)
     return jsonify(found)
 
@@ -82,12 +89,15 @@ def repair(event_id: int) -> Response:
 @bp.post("/api/events/<int:event_id>/swiss/result")
 def enter_result(event_id: int) -> Response:
     """A judge's result for a table (a no-show is a loss): A, B, draw or loss (both)."""
-    actor = _actor(event_id, "organiser", "judge")
+    staff = require_role(event_id, "organiser", "judge")
+    actor = Actor(role=tournament().role(staff, event_id) or "judge", name=staff.username)
     body = load_body()
-    swiss().enter_result(
+    code, seq = swiss().enter_result(
         event_id, body["round"], body["table"], body["result"], actor, services().clock()
     )
-    return jsonify({"ok": True})
+    services().tables.announce({code: seq})
+    _refresh_floor(event_id)
+    return jsonify({"ok": True, "code": code})
 
 
 @bp.patch("/api/events/<int:event_id>/swiss")
@@ -128,6 +138,7 @@ def standings_csv(event_id: int) -> Response:
     """The standings as CSV."""
     require_role(event_id, "judge", "organiser")
     out = io.StringIO()
+    out.write(BOM)
     writer = csv.DictWriter(out, fieldnames=[*STANDING_COLUMNS, "dropped"])
     writer.writeheader()
     for row in swiss().summary(event_id)["standings"]:
@@ -135,29 +146,31 @@ def standings_csv(event_id: int) -> Response:
         writer.writerow({k: csv_safe(v) for k, v in line.items()})
     return Response(
         out.getvalue(),
-        mimetype="text/csv",
+        content_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="event-{event_id}-standings.csv"'},
     )
 
 
-def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
-    """Standings and the bracket as a printable (and projector) page; every name escaped."""
+def _page(title: str, summary: dict[str, Any], refresh: bool, public: bool = False) -> Response:
+    """Standings and the bracket as a printable (and projector) page in the reader's language
+    (`?lang=` or Accept-Language, the catalogue's `standings.*`); every name escaped."""
+    lang, tr = request_t("standings.")
     parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<!doctype html><html lang='{escape(lang)}'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<meta http-equiv='refresh' content='30'>" if refresh else "",
         f"<title>{escape(title)}</title><link rel='stylesheet' href='/css/standings.css'>",
         f"</head><body><h1>{escape(title)}</h1>",
     ]
     if summary["champion"]:
-        name = escape(summary["champion"]["name"])
-        parts.append(f"<p class='champion' data-testid='champion'>Winner · 冠軍 · 優勝: {name}</p>")
+        winner = tr("champion", name=summary["champion"]["name"])
+        parts.append(f"<p class='champion' data-testid='champion'>{escape(winner)}</p>")
     cut = [r for r in summary["rounds"] if r["stage"] == "cut"]
     if cut:
-        parts.append("<h2>Top cut · 決賽圈 · 決勝トーナメント</h2>")
+        parts.append(f"<h2>{escape(tr('top_cut'))}</h2>")
         parts.append("<div class='bracket' data-testid='bracket'>")
         for r in cut:
-            parts.append(f"<section><h3>Round {r['number']}</h3><ol>")
+            parts.append(f"<section><h3>{escape(tr('round', n=r['number']))}</h3><ol>")
             for t in r["tables"]:
                 win = t["result"]
                 a = f"<b>{escape(t['a']['name'])}</b>" if win == "A" else escape(t["a"]["name"])
@@ -165,17 +178,24 @@ def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
                 parts.append(f"<li>{a} – {b}</li>")
             parts.append("</ol></section>")
         parts.append("</div>")
+    # A player's ID is for staff (the printable page), never on the public one.
+    heads = ("rank", "player", *(("player_id",) if not public else ()), "points", "record")
+    heads += ("omw", "oomw", "tiebreak")
     parts.append(
-        "<table data-testid='standings'><thead><tr><th>#</th><th>Player</th><th>ID</th>"
-        "<th>Points</th><th>W-L-D</th><th>Tie-breaker</th></tr></thead><tbody>"
+        "<table data-testid='standings'><thead><tr>"
+        + "".join(f"<th>{escape(tr('col.' + h))}</th>" for h in heads)
+        + "</tr></thead><tbody>"
     )
+    drop = escape(tr("dropped"))
     for row in summary["standings"]:
-        tb = f"{row['points']} {row['omw']:03} {row['oomw']:03}"
-        drop = " (drop)" if row["dropped"] else ""
+        n = row["tiebreak"]  # points, OMW% and OOMW% fields, each at most 999
+        tb = f"{n // 1_000_000} {n // 1000 % 1000:03} {n % 1000:03}"
+        dropped = f" {drop}" if row["dropped"] else ""
+        pid = "" if public else f"<td>{escape(row['player_id'])}</td>"
         parts.append(
-            f"<tr><td>{row['rank']}</td><td>{escape(row['name'])}{drop}</td>"
-            f"<td>{escape(row['player_id'])}</td><td>{row['points']}</td>"
-            f"<td>{row['record']}</td><td>{tb}</td></tr>"
+            f"<tr><td>{row['rank']}</td><td>{escape(row['name'])}{dropped}</td>"
+            f"{pid}<td>{row['points']}</td><td>{row['record']}</td>"
+            f"<td>{row['omw'] / 10:.1f}%</td><td>{row['oomw'] / 10:.1f}%</td><td>{tb}</td></tr>"
         )
     parts.append("</tbody></table></body></html>")
     return Response("".join(parts), mimetype="text/html")
@@ -196,7 +216,7 @@ def public_page(slug: str) -> Response:
     summary = swiss().summary(ev.id)
     if not summary["public"]:
         raise AppError("not_public", "The organiser has not published the standings.", status=404)
-    return _page(f"{ev.name} · {ev.date}", summary, refresh=True)
+    return _page(f"{ev.name} · {ev.date}", summary, refresh=True, public=True)
 
 
 def init_app(app: Flask) -> None:

@@ -5,8 +5,7 @@
 
 import { ClockOffset } from "./conn.js";
 import { formatDuration, h } from "./dom.js";
-import { CATALOGUES, initLang, t } from "./i18n.js";
-import * as hallStrings from "./hall_strings.js";
+import { initLang, t } from "./i18n.js";
 
 const POLL_MS = 1000;
 const SYNC_SAMPLES = 5;
@@ -17,9 +16,6 @@ let data = null;
 let failures = 0;
 let synced = false;
 
-for (const [code, extra] of [["en", hallStrings.en], ["zh-Hant", hallStrings.zhHant], ["ja", hallStrings.ja]]) {
-  if (CATALOGUES[code]) CATALOGUES[code] = Object.assign({}, extra, CATALOGUES[code]);
-}
 initLang();
 document.documentElement.lang = document.documentElement.lang || "en";
 

@@ -1,34 +1,50 @@
-// Strings: one catalogue per language, the same keys in each. English fills any gap.
+// Strings: one catalogue per language for every screen, `web/i18n/<code>.json`, the same keys
+// in each; the languages are listed once, in `web/i18n/languages.json`. The server reads the
+// same files (server/i18n.py) for the score sheet and the printed pages. English fills any gap.
 
-import en from "./i18n/en.js";
-import ja from "./i18n/ja.js";
-import zhHant from "./i18n/zh-Hant.js";
+const BASE = new URL("../i18n/", import.meta.url);
 
-export const CATALOGUES = { "zh-Hant": zhHant, en, ja };
-export const LANGS = [
-  { code: "zh-Hant", label: "繁體中文" },
-  { code: "en", label: "English" },
-  { code: "ja", label: "日本語" },
-];
-const KEY = "dt.lang";
-
-/** The language for a list of browser language tags: zh-HK/zh-TW/zh-Hant -> zh-Hant, ja -> ja, else en. */
-export function pickLang(tags) {
-  for (const raw of tags || []) {
-    const tag = String(raw).toLowerCase();
-    if (tag.startsWith("zh")) {
-      if (tag.includes("hant") || tag.endsWith("-hk") || tag.endsWith("-tw") || tag.endsWith("-mo")) {
-        return "zh-Hant";
-      }
-      continue; // Simplified Chinese readers get the next choice (English by default)
-    }
-    if (tag === "ja" || tag.startsWith("ja-")) return "ja";
-    if (tag === "en" || tag.startsWith("en-")) return "en";
-  }
-  return "en";
+async function json(name) {
+  const res = await fetch(new URL(name, BASE));
+  if (!res.ok) throw new Error(`${name}: ${res.status}`);
+  return res.json();
 }
 
-let current = "en";
+const listed = await json("languages.json");
+/** The languages, in the pickers' order: [{code, label, tags, not}]. */
+export const LANGS = listed.languages;
+export const DEFAULT = listed.default;
+/** code -> {key: text}, every language of LANGS. */
+export const CATALOGUES = Object.fromEntries(
+  await Promise.all(LANGS.map(async (l) => [l.code, await json(`${l.code}.json`)])),
+);
+const fallback = CATALOGUES[DEFAULT];
+const KEY = "dt.lang";
+
+const within = (tag, prefix) => tag === prefix || tag.startsWith(prefix + "-");
+
+/** Which of our languages one browser tag asks for, or null: the language that lists the tag
+ * (or a prefix of it) in `tags` and not in `not` (zh, zh-HK, zh-TW, zh-Hant -> zh-Hant; zh-CN no). */
+export function langOfTag(raw) {
+  const tag = String(raw || "").trim().toLowerCase();
+  if (!tag) return null;
+  for (const l of LANGS) {
+    if ((l.not || []).some((n) => within(tag, n.toLowerCase()))) continue;
+    if (l.code.toLowerCase() === tag || (l.tags || [l.code]).some((p) => within(tag, p.toLowerCase()))) return l.code;
+  }
+  return null;
+}
+
+/** The language for the browser's tags, in their order; else the default (English). */
+export function pickLang(tags) {
+  for (const raw of tags || []) {
+    const code = langOfTag(raw);
+    if (code) return code;
+  }
+  return DEFAULT;
+}
+
+let current = DEFAULT;
 const listeners = new Set();
 
 function stored() {
@@ -71,13 +87,13 @@ export function onLangChange(fn) {
 
 /** Whether a key exists (in the current language or English). */
 export function has(key) {
-  return key in CATALOGUES[current] || key in en;
+  return key in CATALOGUES[current] || key in fallback;
 }
 
 /** Translate a key, filling {name} placeholders from vars. */
 export function t(key, vars = {}) {
   let s = CATALOGUES[current][key];
-  if (s === undefined) s = en[key];
+  if (s === undefined) s = fallback[key];
   if (s === undefined) return key;
   return s.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }

@@ -8,10 +8,13 @@ import { changesText, openPending, seatName } from "./kit.js";
 
 export const name = "pending";
 export const reads = ["pending", "lp", "seats"];
+// Entries made offline wait in the phone's queue (ui.unsent): listed after the server's, until sent.
+export const local = ["unsent", "status"];
 
-export function render({ s, view, send }) {
+export function render({ s, view, ui, send }) {
   const pending = openPending(s);
-  if (!pending.length) return null;
+  const unsent = view.isSeat && ui.status !== "online" ? ui.unsent || [] : [];
+  if (!pending.length && !unsent.length) return null;
   let lp = { ...get(s, "lp", {}) };
   const rows = pending.map((p) => {
     const before = lp;
@@ -34,5 +37,18 @@ export function render({ s, view, send }) {
       ),
     );
   });
+  for (const u of unsent) {
+    const before = lp;
+    lp = applyChanges(lp, u.changes);
+    rows.push(
+      h(
+        "li",
+        { class: "pending pending-unsent", testid: "unsent-entry", dataset: { command: u.id } },
+        h("div", { class: "pending-main" }, h("span", { class: "pending-text", text: changesText(s, u.changes, before) })),
+        h("div", { class: "pending-after muted", text: t("pending.after", { a: seatName(s, "A"), la: lp.A, b: seatName(s, "B"), lb: lp.B }) }),
+        h("div", { class: "pending-foot" }, h("span", { class: "muted", text: t("pending.unsent") })),
+      ),
+    );
+  }
   return h("section", { class: "card", "aria-label": t("pending.title") }, h("h2", { text: t("pending.title") }), h("ul", { class: "list", testid: "pending-list" }, rows));
 }

@@ -2,18 +2,13 @@
 // screen, the top bar and the strings.
 
 import { h } from "../dom.js";
-import { CATALOGUES, LANGS, initLang, lang, setLang, t } from "../i18n.js";
-import { en, ja, zhHant } from "./strings.js";
-import * as running from "./strings_running.js";
+import { LANGS, initLang, lang, setLang, t } from "../i18n.js";
 
 let csrf = "";
 let me = null;
 
-/** Add the staff strings to the shared catalogues (keys already there win) and pick a language. */
+/** Pick the page's language (the staff strings are in the one catalogue per language). */
 export function initStrings() {
-  for (const [code, extra, more] of [["en", en, running.en], ["zh-Hant", zhHant, running.zhHant], ["ja", ja, running.ja]]) {
-    if (CATALOGUES[code]) CATALOGUES[code] = Object.assign({}, extra, more, CATALOGUES[code]);
-  }
   return initLang();
 }
 
@@ -95,7 +90,7 @@ export function loginScreen(root, title) {
 
 /** The top bar: title, language, the account and log out. */
 export function topBar(title, extra = []) {
-  const select = h("select", { "aria-label": "Language", class: "staff-lang" });
+  const select = h("select", { "aria-label": t("lang.label"), class: "staff-lang" });
   for (const l of LANGS) select.append(h("option", { value: l.code, text: l.label, selected: l.code === lang() }));
   select.addEventListener("change", () => {
     setLang(select.value);
