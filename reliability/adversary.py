@@ -559,7 +559,11 @@ def prepare_claim_reuse(server: Any) -> dict[str, Any]:
     )
     detail = call("GET", f"/api/events/{ev['id']}")
     claim = detail["tables"][0]["claims"]["A"]
+    call("POST", f"/api/events/{ev['id']}/pairings", {"csv": "1,Yugi Muto,0001,Seto Kaiba,0002\n"})
     call("POST", f"/api/events/{ev['id']}/round/start", {})
+    call(
+        "POST", f"/api/events/{ev['id']}/tables/1/result", {"result": "A"}
+    )  # a judge's result: A wins
     call("POST", f"/api/events/{ev['id']}/round/end", {})
     call("POST", f"/api/events/{ev['id']}/round/next", {})
     detail = call("GET", f"/api/events/{ev['id']}")
