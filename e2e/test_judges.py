@@ -38,6 +38,9 @@ def login(page: Page, username: str) -> None:
 def take_seat(page: Page, url: str, seat: str, name: str) -> None:
     page.goto(url)
     page.get_by_test_id("name-input").fill(name)
+    # An event under the seed's rule set asks every player for a player ID (R1.1).
+    expect(page.get_by_test_id("player-id-input")).to_have_attribute("required", "")
+    page.get_by_test_id("player-id-input").fill(f"20260{'1' if seat == 'A' else '2'}")
     page.get_by_test_id(f"take-seat-{seat}").click()
     expect(page.get_by_test_id("clock")).to_be_visible()
 

@@ -75,11 +75,20 @@ class Staff:
     def cookie(self) -> str:
         return "; ".join(f"{c.name}={c.value}" for c in self.jar)
 
-    def create_event(self, name: str, tables: int, minutes: int = 40) -> dict[str, Any]:
+    def create_event(
+        self, name: str, tables: int, minutes: int = 40, require_player_id: bool = False
+    ) -> dict[str, Any]:
+        """An event; unsanctioned (no player ID asked, R1.1) unless ``require_player_id``."""
         status, body = self.request(
             "POST",
             "/api/events",
-            {"name": name, "date": "2026-12-01", "tables": tables, "match_minutes": minutes},
+            {
+                "name": name,
+                "date": "2026-12-01",
+                "tables": tables,
+                "match_minutes": minutes,
+                "require_player_id": require_player_id,
+            },
         )
         assert status == 201, body
         return body

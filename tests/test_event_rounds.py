@@ -54,10 +54,10 @@ class Org:
         return self.client.post(path, json=body or {}, headers={"X-CSRF-Token": self.csrf})
 
 
-def event(org: Org, tables: int = 3) -> dict[str, Any]:
-    r = org.post(
-        "/api/events", {"name": "Cup", "date": "2026-12-01", "tables": tables, "match_minutes": 40}
-    )
+def event(org: Org, tables: int = 3, **settings: Any) -> dict[str, Any]:
+    """An event; unsanctioned (no player ID asked, R1.1) unless ``settings`` say otherwise."""
+    body = {"name": "Cup", "date": "2026-12-01", "tables": tables, "match_minutes": 40}
+    r = org.post("/api/events", {**body, "require_player_id": False, **settings})
     assert r.status_code == 201, r.json
     return r.json
 

@@ -45,6 +45,7 @@ ARGS: dict[str, dict[str, Any]] = {
     "result.dispute": {"duel": 1, "reason": ""},
     "deck.check": {"ok": True, "note": ""},
     "deck.clear": {"seat": "A", "note": ""},
+    "deck.fix": {"seat": "A"},
     "side.exchange": {"main": {"in": 0, "out": 0}},
     "between.ready": {},
     "match.confirm": {},

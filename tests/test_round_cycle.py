@@ -282,3 +282,38 @@ def test_exports_carry_a_byte_order_mark(org: Org):
         r = org.call("GET", path)
         assert r.data.startswith(b"\xef\xbb\xbf"), path
         assert r.headers["Content-Type"] == "text/csv; charset=utf-8"
+
+
+# -- 8. an event seat carries its pairing's name and ID ----------------------------------------
+
+
+def test_an_event_seat_takes_the_pairings_name_and_id_not_a_typed_one(org: Org):
+    from tests.test_event_rounds import card_claim
+
+    ev = org.event(tables=1)
+    r = org.call("POST", f"/api/events/{ev}/pairings", {"csv": "1,遊戯,0001,海馬,0002"})
+    assert r.status_code == 200, r.json
+    code = org.call("GET", f"/api/events/{ev}").json["tables"][0]["code"]
+    claim = card_claim(org.client, code, "A")
+    body = {"seat": "A", "name": "Someone Else", "player_id": "9999", "claim": claim}
+    r = org.client.post(f"/api/tables/{code}/join", json=body)
+    assert r.status_code == 201, r.json
+    seat = state_of(org, code).seats["A"]
+    assert (seat.name, seat.player_id) == ("遊戯", "0001")
+    row = results_rows(org, ev)[0]
+    assert (row["player_a"], row["player_a_id"]) == ("遊戯", "0001")
+
+
+# -- 10. no-shows on the organiser's page -----------------------------------------------------
+
+
+def test_a_no_show_is_listed_for_the_organiser_until_its_table_has_a_result(org: Org, clock):
+    ev = org.event(tables=2)
+    register(org, ev, 4)
+    org.call("POST", f"/api/events/{ev}/swiss/pair")
+    org.call("POST", f"/api/events/{ev}/round/start")
+    assert org.summary(ev)["cycle"]["no_shows"] == []  # not yet due
+    clock.advance(5 * 60_000)
+    assert org.summary(ev)["cycle"]["no_shows"] == [1, 2]
+    org.call("POST", f"/api/events/{ev}/tables/1/result", {"result": "B"})
+    assert org.summary(ev)["cycle"]["no_shows"] == [2]

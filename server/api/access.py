@@ -86,6 +86,7 @@ POLICIES: dict[str, str] = {
     "staff.login": PUBLIC,
     "staff.logout": STAFF,
     "staff.me": STAFF,
+    "staff.session": PUBLIC,  # who is logged in, or nobody
     "staff.list_events": STAFF,
     "staff.create_event": STAFF,
     "staff.get_event": STAFF,
@@ -123,6 +124,9 @@ POLICIES: dict[str, str] = {
     # the hall clock: round, time left and table counts, no names (for a projector, no login)
     "running.hall_clock": PUBLIC,
     "running.hall_page": PUBLIC,
+    "event_page.event_data": PUBLIC,  # the public projection: no player ID in it
+    "event_page.find": PUBLIC,
+    "event_page.players_page": PUBLIC,
     # the app shell and its files
     "openapi.spec": PUBLIC,
     "web.index": PUBLIC,

@@ -173,6 +173,12 @@ class QueryInt(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+class FindPlayerSchema(Schema):
+    """The query of `GET /api/e/<slug>/find`: a name (or part of it) or a player ID."""
+
+    q = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
 class LedgerRangeSchema(Schema):
     """The query of `GET /api/tables/<code>/ledger`: the rows from position `from` (0 is the
     first row; absent: the last page), at most `limit` of them (capped at LEDGER_PAGE_MAX)."""
@@ -260,6 +266,9 @@ class EventSchema(Schema):
     ruleset = fields.String(load_default="ocg-2008", validate=validate.OneOf(sorted(RULESETS)))
     match_minutes = Int(1, 600, load_default=40)
     tables = Int(1, 1000, required=True)
+    # R1.1: absent, the rule set's default (the seed's requires a player ID); false waives it
+    # for an unsanctioned event.
+    require_player_id = Bool()
 
 
 class EventPatchSchema(Schema):
@@ -310,6 +319,7 @@ BODIES: dict[str, type[Schema]] = {
 # Every query string a route reads, by endpoint (`load_query()`; the OpenAPI parameters).
 QUERIES: dict[str, type[Schema]] = {
     "api.table_ledger": LedgerRangeSchema,
+    "event_page.find": FindPlayerSchema,
 }
 
 

@@ -97,6 +97,14 @@ def logout() -> Response:
     return response
 
 
+@bp.get("/api/auth/session")
+def session() -> Response:
+    """Who is logged in (`me`, with the CSRF token), or `me: null`: what a staff page asks
+    first, answered 200 either way (a login screen is no error)."""
+    staff = current_staff()
+    return jsonify({"me": _me(staff) if staff else None})
+
+
 @bp.get("/api/auth/me")
 def me() -> Response:
     """Who is logged in, with the CSRF token for later requests."""
@@ -128,6 +136,7 @@ def create_event() -> tuple[Response, int]:
         body["match_minutes"],
         body["tables"],
         services().clock(),
+        require_player_id=body.get("require_player_id"),
     )
     return jsonify(tournament().event_detail(ev.id)), 201
 
@@ -432,6 +441,7 @@ def cards(event_id: int) -> Response:
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         f"<title>{escape(ev.name)}: table cards</title>",
+        "<link rel='icon' href='/icons/icon.svg' type='image/svg+xml'>",
         "<link rel='stylesheet' href='/css/cards.css'>",
         "<script type='module' src='/js/organiser/cards.js'></script></head><body>",
         "<p class='noprint'><button id='print' type='button'>Print</button></p>",
@@ -444,6 +454,7 @@ def cards(event_id: int) -> Response:
         # For a QR code that will not scan: the table's code and a short address to type.
         parts.append(
             f"<p class='code'>{code}</p><p class='addr'>{escape(short)}/t/{code}</p>"
+            f"<p class='addr' data-testid='event-link'>{escape(short)}/e/{escape(ev.slug)}</p>"
             "<div class='seats'>"
         )
         for seat in ("A", "B"):

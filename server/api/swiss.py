@@ -20,6 +20,7 @@ from server.rules import Actor
 from server.sheet import csv_safe
 from server.store.swiss import SwissService
 
+from . import event_page
 from .http import load_body
 from .identity import check_request, require_role, tournament
 from .lang import request_t
@@ -41,7 +42,10 @@ def _actor(event_id: int, *roles: str) -> str:
 def get_swiss(event_id: int) -> Response:
     """Players, rounds, open tables, standings and the bracket of an event."""
     require_role(event_id, "judge", "organiser")
-    return jsonify(swiss().summary(event_id))
+    found = swiss().summary(event_id)
+    no_show_ms = int(current_app.config.get("NO_SHOW_MINUTES", 5)) * 60_000
+    found["cycle"]["no_shows"] = tournament().no_shows(event_id, services().clock(), no_show_ms)
+    return jsonify(found)
 
 
 @bp.post("/api/events/<int:event_id>/swiss/players")
@@ -152,6 +156,10 @@ def standings_csv(event_id: int) -> Response:
 
 
 def _page(title: str, summary: dict[str, Any], refresh: bool, public: bool = False) -> Response:
+    return Response(_page_text(title, summary, refresh, public), mimetype="text/html")
+
+
+def _page_text(title: str, summary: dict[str, Any], refresh: bool, public: bool) -> str:
     """Standings and the bracket as a printable (and projector) page in the reader's language
     (`?lang=` or Accept-Language, the catalogue's `standings.*`); every name escaped."""
     lang, tr = request_t("standings.")
@@ -159,7 +167,9 @@ def _page(title: str, summary: dict[str, Any], refresh: bool, public: bool = Fal
         f"<!doctype html><html lang='{escape(lang)}'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<meta http-equiv='refresh' content='30'>" if refresh else "",
-        f"<title>{escape(title)}</title><link rel='stylesheet' href='/css/standings.css'>",
+        f"<title>{escape(title)}</title>",
+        "<link rel='icon' href='/icons/icon.svg' type='image/svg+xml'>",
+        "<link rel='stylesheet' href='/css/standings.css'>",
         f"</head><body><h1>{escape(title)}</h1>",
     ]
     if summary["champion"]:
@@ -198,7 +208,7 @@ def _page(title: str, summary: dict[str, Any], refresh: bool, public: bool = Fal
             f"<td>{row['omw'] / 10:.1f}%</td><td>{row['oomw'] / 10:.1f}%</td><td>{tb}</td></tr>"
         )
     parts.append("</tbody></table></body></html>")
-    return Response("".join(parts), mimetype="text/html")
+    return "".join(parts)
 
 
 @bp.get("/organiser/events/<int:event_id>/standings")
@@ -211,12 +221,18 @@ def printable(event_id: int) -> Response:
 
 @bp.get("/e/<slug>/standings")
 def public_page(slug: str) -> Response:
-    """The public standings and bracket (players' phones, the hall projector), if public."""
+    """The public standings and bracket (players' phones, the hall projector), if public:
+    rendered once per language from the event's cached projection (`event_page`)."""
     ev = swiss().event_by_slug(slug)
-    summary = swiss().summary(ev.id)
-    if not summary["public"]:
+    cached = event_page.cache()
+    if not cached.get(ev.id).summary["public"]:
         raise AppError("not_public", "The organiser has not published the standings.", status=404)
-    return _page(f"{ev.name} · {ev.date}", summary, refresh=True, public=True)
+    lang, _ = request_t("standings.")
+    title = f"{ev.name} · {ev.date}"
+    text = cached.text(
+        ev.id, f"standings:{lang}", lambda e: _page_text(title, e.summary, True, public=True)
+    )
+    return Response(text, mimetype="text/html")
 
 
 def init_app(app: Flask) -> None:

@@ -271,7 +271,8 @@ def require_settled(tx: Tx) -> None:
     require(
         not waiting and not disputed,
         "entries_pending",
-        f"Settle entry #{first} first: confirm, withdraw, or let the judge decide (R5.5).",
+        f"Settle the LP entries of this turn first, from entry #{first}: confirm, withdraw, or "
+        "let the judge decide (R5.5).",
         entries=waiting,
         disputes=disputed,
         first=first,

@@ -31,6 +31,7 @@ from server.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenti
 from server.names import clean
 from server.offload import off_loop
 from server.rules import Actor, RuleError, get_ruleset
+from server.rules.ruleset import player_id_required
 
 from .events import EventStore, hash_token
 from .models import BaseModel, JSONField, TableRow, db
@@ -324,8 +325,11 @@ class Tournament:
         match_minutes: int,
         tables: int,
         now_ms: int,
+        require_player_id: bool | None = None,
     ) -> TournamentEvent:
-        """A new event with its first round's tables; its creator is its organiser."""
+        """A new event with its first round's tables; its creator is its organiser. A player ID
+        is required at its tables by its rule set's default unless ``require_player_id`` says
+        otherwise (R1.1)."""
         if owner.kind != "organiser":
             raise Forbidden("forbidden", "Only an organiser creates events.")
         if not 1 <= tables <= MAX_TABLES:
@@ -340,6 +344,11 @@ class Tournament:
                 date=date,
                 ruleset=rules.to_dict(),
                 table_count=tables,
+                require_player_id=(
+                    player_id_required(rules.name)
+                    if require_player_id is None
+                    else require_player_id
+                ),
                 slug=secrets.token_urlsafe(9),
                 created_ms=now_ms,
             )
@@ -687,6 +696,21 @@ class Tournament:
             EventTable.delete().where(EventTable.round == rnd.id).execute()
             Round.update(started_ms=None, ended_ms=None).where(Round.id == rnd.id).execute()
         return seqs
+
+    def no_shows(self, event_id: int, now_ms: int, no_show_ms: int) -> list[int]:
+        """The current round's paired tables with a seat still empty `no_show_ms` after the
+        round's start, and no result yet (what the floor's no-show alert says)."""
+        rnd = self.current_round(event_id)
+        if rnd.started_ms is None or now_ms < rnd.started_ms + no_show_ms:
+            return []
+        found = []
+        for table in self.tables(event_id):
+            if not _is_paired(table):
+                continue
+            state = self.store.snapshot(table["code"]).state
+            if state.phase != "match_over" and not all(s.joined for s in state.seats.values()):
+                found.append(int(table["number"]))
+        return found
 
     def unfinished(self, event_id: int) -> list[dict[str, Any]]:
         """The current round's tables whose match is not over (still playing, or never

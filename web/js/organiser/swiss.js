@@ -58,6 +58,10 @@ function cycleCard(card, eventId, s, act, hooks) {
   } else if (c.action === "next") {
     parts.push(primary(t("run.cycle.next_manual", { n: n + 1 }), "round-next", () => act("POST", `${base}/round/next`, undefined, true)));
   }
+  if (c.no_shows && c.no_shows.length) {
+    // As loud as a judge call on the floor: a seat still empty after the round's start.
+    parts.push(h("p", { class: "staff-toast bad", role: "alert", testid: "cycle-no-shows", text: t("run.cycle.no_shows", { list: c.no_shows.join(", ") }) }));
+  }
   if (c.waiting.length && c.step === "results") {
     // The tables still without a result: a judge's result ends each one (the table's log).
     parts.push(h("ul", { class: "staff-list", testid: "cycle-waiting" }, c.waiting.map((no) => {
