@@ -431,9 +431,9 @@ def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
     assert alert["why"] == "old_claim"
 
 
-def test_a_claim_with_another_player_id_than_the_pairing_waits_for_a_judge(
-    app: Flask, world: World
-):
+def test_a_request_under_the_holders_own_name_alerts_the_floor(app: Flask, world: World):
+    """The photo of this round's card, used first by an impostor: the real player's join is a
+    request the floor marks (`twin`), not a second identical name without an alert."""
     from server.api.seats import claim_for
     from server.store.tournament import parse_pairings
 
@@ -442,17 +442,21 @@ def test_a_claim_with_another_player_id_than_the_pairing_waits_for_a_judge(
         t.set_pairings(world.event_id, parse_pairings("1,Yugi Muto,0001,Seto Kaiba,0002\n"))
         claim = claim_for(world.slug, 1, "B", round_no=1)
     url = f"/api/tables/{world.code}/join"
-    other = app.test_client().post(
-        url, json={"name": "Seto Kaiba", "player_id": "0666", "seat": "B", "claim": claim}
-    )
-    assert other.status_code == 202 and other.get_json()["why"] == "mismatch"
-    assert not state(app, world.code).seats["B"].joined
-    real = app.test_client().post(
+    first = app.test_client().post(url, json={"name": "X", "seat": "B", "claim": claim})
+    assert first.status_code == 201
+    second = app.test_client().post(
         url,
         json={"name": "Seto Kaiba", "player_id": "0002", "seat": "B", "claim": claim},
         environ_base={"REMOTE_ADDR": "10.2.0.1"},
     )
-    assert real.status_code == 201
+    assert second.status_code == 202 and second.get_json()["why"] == "taken"
+    with app.app_context():
+        from server.floor import alerts_of
+        from server.rules.view import view
+
+        v = view(services().store.snapshot(world.code).state, privileged=True)
+    [alert] = [a for a in alerts_of(v) if a["kind"] == "seat_request"]
+    assert alert["twin"] and alert["taken_by"] == "Seto Kaiba"
 
 
 def test_the_seat_link_reveals_no_code_without_a_valid_claim(app: Flask, world: World):

@@ -5,7 +5,8 @@
   signing key (`server.store.signing`), so it survives restarts and is the same in every
   process. A claim belongs to one round: it seats nobody once its round has ended or in
   another round (the photo of a round-1 card is refused in round 2, and the floor is told it
-  is an old card), and a join whose player ID is not the pairing's waits for a judge. The
+  is an old card); with it the seat takes the pairing's name and ID. A request for a held seat
+  under the holder's own name and ID is marked on the floor (`server.floor`: `twin`). The
   `/s/` link leads to the table only with its round's claim: it reveals no table code
   otherwise, and a client address sending wrong claims is held back (`HTTP_MISS_*`).
 - Joining an **event** seat with the right claim takes it at once (when free). Without it, or
@@ -113,11 +114,13 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """The HTTP join's decision: a seat at once, or a request that waits (202)."""
     found = services()
     seat, name, player_id = body.get("seat"), body["name"], body["player_id"]
+    typed = (name, player_id)  # as the phone sent them: a request shows the judge these
     device = str(body.get("device") or "")
     info = tournament().table_info(code)
     event_table = info is not None
+    verdict = claim_check(code, seat, body.get("claim", "")) if event_table else BAD
     paired = ((info or {}).get("pairing") or {}).get(seat) if seat in ("A", "B") else None
-    if paired and paired["name"] and claim_ok(code, seat, body.get("claim", "")):
+    if paired and paired["name"] and verdict == OK:
         # An event seat carries its pairing's name and ID (the table card's claim says which
         # seat this is): a different typed name never replaces them.
         name, player_id = paired["name"], paired["player_id"] or player_id
@@ -128,20 +131,16 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     if info is not None:
         if seat is None:
             raise AppError("seat_needed", "Name the seat on your table card.", status=400)
-        verdict = claim_check(code, seat, body.get("claim", ""))
-        paired = (info.get("pairing") or {}).get(seat) or {}
         if taken:
-            why = "taken"
+            why = "taken"  # with the same name and ID as the holder: the floor marks it
         elif verdict == OLD:
             why = "old_claim"  # the card of another round: the floor is told
         elif verdict == BAD:
             why = "no_claim"
-        elif paired.get("player_id") and player_id and not _same(player_id, paired["player_id"]):
-            why = "mismatch"  # the card's seat, another player's ID: a judge looks
         else:
             why = ""
         if why:
-            return _request(code, seat, name, player_id, why, device), 202
+            return _request(code, seat, *typed, why, device), 202
     if taken and body.get("takeover"):
         return _request(code, str(seat), name, player_id, "takeover", device), 202
     joined = found.tables.join(code, seat, name, player_id, found.clock(), device)
