@@ -104,6 +104,8 @@ POLICIES: dict[str, str] = {
     "staff.table_event": TABLE,
     "staff.seat_link": PUBLIC,  # the event's secret slug; answers only a redirect
     "staff.cards": STAFF,
+    "staff.printed_pairings": STAFF,
+    "staff.table_link": PUBLIC,  # the event's secret slug; answers only a redirect
     "staff.judge_page": PUBLIC,  # the page shell; its data come from staff routes
     "staff.organiser_page": PUBLIC,
     "floor_ws.floor_socket": SOCKET,

@@ -541,12 +541,13 @@ def table_socket(ws: GuardedServer, code: str) -> None:
         ws.send(json.dumps({"type": "error", "error": error_body("too_many_sockets")}))
         ws.close(reason=CLOSE_POLICY, message="too many sockets from this address")
         return
-    connection = Connection(ws, code, found, config)
-    connection.address = address
+    connection: Connection | None = None
     try:
+        connection = Connection(ws, code, found, config)
+        connection.address = address
         connection.run()
     finally:
-        if connection.address is not None:  # still counted as anonymous
+        if connection is None or connection.address is not None:  # still counted as anonymous
             sessions().close(address)
 
 

@@ -408,7 +408,11 @@ class EventStore:
     # -- deciding and the group commit ---------------------------------------------------------
 
     def _decide(
-        self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
+        self,
+        code: str,
+        cmd_id: str | None,
+        decide_on: Callable[[Snapshot], Decided],
+        sign: bool = True,
     ) -> tuple[Pending | _Answered, bool]:
         """Decide one command on the table's latest state and wait for its group commit.
 
@@ -421,7 +425,7 @@ class EventStore:
                 pending, repeat = self._plan(code, cmd_id, decide_on)
             pending.done.wait()
             if pending.outcome == "ok":
-                if not repeat:
+                if sign and not repeat:
                     self._sign_if_due(code, pending)
                 return pending, repeat
             if pending.outcome == "failed" and not repeat:
@@ -429,7 +433,7 @@ class EventStore:
                 raise pending.error
         # Contended (other processes writing the same table): hold the table, then decide.
         pending, repeat = self._decide_holding(code, cmd_id, decide_on)
-        if not repeat:
+        if sign and not repeat:
             self._sign_if_due(code, pending)
         return pending, repeat
 
@@ -635,7 +639,9 @@ class EventStore:
             data = judge_called(latest.state, None, problem)
             return [Event("judge.called", data, now_ms, SYSTEM_ACTOR)], []
 
-        pending, _ = self._decide(code, None, decide_on)
+        # Not signed: the alarm sits on a log changed under the server, and a signature would
+        # vouch for it; at a decided table `verify` then reports the unsigned head too.
+        pending, _ = self._decide(code, None, decide_on, sign=False)
         if self.on_alarm is not None:
             self.on_alarm(code, pending.snap.seq)
         return problem
