@@ -42,6 +42,7 @@ export const getSeatRequest = (code, ref, token) =>
 export const recoverTable = (code, body) => api("POST", `/api/tables/${encodeURIComponent(code)}/recover`, body);
 /** This phone says it is not the seat's player's any more (a casual table). */
 export const disownSeat = (code, token) => api("POST", `/api/tables/${encodeURIComponent(code)}/seat/disown`, {}, token);
-/** The table's signed chain heads (receipts). */
-export const getHeads = (code) => api("GET", `/api/tables/${encodeURIComponent(code)}/heads`);
+/** The table's signed chain heads (receipts); a seat's token, when given, charges the seat's own
+ * rate budget rather than the address a whole hall shares. */
+export const getHeads = (code, token) => api("GET", `/api/tables/${encodeURIComponent(code)}/heads`, undefined, token);
 export const qrUrl = (code) => `/api/tables/${encodeURIComponent(code)}/qr.svg`;
