@@ -32,6 +32,7 @@ def open_duo(page: Page) -> tuple[str, Locator, Locator]:
     page.get_by_test_id("duo-name-b").fill("Kaiba")
     page.get_by_test_id("duo-start").click()
     expect(page.get_by_test_id("duo-screen")).to_be_visible()
+    page.get_by_test_id("recovery-ok").click()  # the recovery code, shown once, is noted
     a, b = page.get_by_test_id("duo-A"), page.get_by_test_id("duo-B")
     expect(a.get_by_test_id("name-B")).to_have_text("Kaiba")
     return code, a, b

@@ -102,6 +102,11 @@ DEFAULTS: dict[str, Any] = {
     # Look-ups of a table code that does not exist, per address (docs/security.md).
     "HTTP_MISS_PER_MINUTE": 30,
     "HTTP_MISS_BURST": 30,
+    # A casual table's seat moves: a seat's phone unseen this long (or one that said it is not
+    # its player's any more) lets the other seat give the seat to a new phone; until then the
+    # seat's own phone answers. Waiting seat requests a table holds (one per asker).
+    "SEAT_AWAY_SECONDS": 60,
+    "SEAT_REQUESTS_PER_TABLE": 3,
     # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
@@ -150,6 +155,8 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "HTTP_RATE_BURST": parse_int,
     "HTTP_MISS_PER_MINUTE": parse_int,
     "HTTP_MISS_BURST": parse_int,
+    "SEAT_AWAY_SECONDS": parse_int,
+    "SEAT_REQUESTS_PER_TABLE": parse_int,
     "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
     "STALL_REPORT": parse_str,

@@ -23,6 +23,7 @@ from server.errors import (
     DomainError,
     Forbidden,
     NotFound,
+    TooMany,
     Unauthenticated,
     error_body,
 )
@@ -31,7 +32,7 @@ from server.rules.view import ledger_row
 
 from .ratelimit import rate_limit
 from .schemas import BODIES, LEDGER_PAGE_MAX, QUERIES
-from .seats import join
+from .seats import join, recover
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +133,14 @@ def join_table(code: str) -> tuple[Response, int]:
     return jsonify(answer), status
 
 
+@bp.post("/tables/<code>/recover")
+def recover_table(code: str) -> Response:
+    """A one-phone table moves to a new phone with its recovery code: both seats' new tokens
+    (shown only in this answer) and a new recovery code; the old phone's tokens end."""
+    rate_limit()
+    return jsonify(recover(code.upper(), load_body()))
+
+
 @bp.get("/tables/<code>/qr.svg")
 def table_qr(code: str) -> Response:
     """A QR code of the table's join link."""
@@ -187,6 +196,7 @@ STATUS_OF_KIND: dict[type[DomainError], int] = {
     NotFound: 404,
     Conflict: 409,
     Busy: 503,
+    TooMany: 429,
     DomainError: 400,
 }
 
