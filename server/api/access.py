@@ -63,10 +63,13 @@ POLICIES: dict[str, str] = {
     "seats.judge_refuse_request": STAFF,
     "seats.approve_request": STAFF,  # the route checks the role at the table's event
     "seats.release_seat": STAFF,
+    "seats.disown_seat": SEAT,  # the seat's own phone: "this is not my phone any more"
+    "api.recover_table": JOIN,  # anyone with the code and the one-phone table's recovery code
     "api.create_table": PUBLIC,
     "api.get_table": TABLE,
     "api.join_table": JOIN,
     "api.table_qr": TABLE,
+    "api.table_invite": TABLE,  # the invite link: as visible as the table (its QR the same)
     "api.table_log": TABLE,
     "api.table_ledger": TABLE,  # the ledger by range: as visible as the table itself
     "api.server_time": PUBLIC,

@@ -19,7 +19,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, re
 from markupsafe import escape
 
 from server.context import services
-from server.errors import AppError, error_body
+from server.errors import AppError, DomainError, error_body
 from server.rules import RULESETS, Actor, view
 from server.sheet import csv_safe
 from server.store.tournament import Staff, Tournament, parse_pairings
@@ -153,8 +153,8 @@ def get_event(event_id: int) -> Response:
     detail["banlist"] = {"name": loaded[0], "size": len(loaded[1])} if loaded else None
     if detail["my_role"] == "organiser":  # the seat links carry the table cards' claims
         for table in detail["tables"]:
-            n = table["number"]
-            table["claims"] = {s: claim_for(detail["slug"], n, s) for s in ("A", "B")}
+            n, r = table["number"], detail["round"]
+            table["claims"] = {s: claim_for(detail["slug"], n, s, round_no=r) for s in "AB"}
     return jsonify(detail)
 
 
@@ -406,17 +406,28 @@ def table_event(code: str) -> Response:
 @bp.get("/s/<slug>/<int:number>/<seat>")
 def seat_link(slug: str, number: int, seat: str) -> Response:
     """A table card's QR code: the seat of table `number` in the event's current round."""
-    if seat not in ("A", "B"):
-        raise AppError("unknown_seat", "The seat must be A or B.", status=404)
-    code = tournament().seat_link(slug, number)
+    rate_limit()
     claim = request.args.get("c", "")[:64]  # the card's seat claim (`server.api.seats`)
-    query = f"seat={seat}" + (f"&claim={claim}" if claim.isalnum() else "")
-    return redirect(f"/t/{code}?{query}", code=302)  # type: ignore[return-value]
+    code = ""
+    if seat in ("A", "B") and claim.isalnum():
+        try:
+            code = tournament().seat_link(slug, number)
+        except DomainError:
+            code = ""
+    if code and claim_ok(code, seat, claim):
+        return redirect(f"/t/{code}?seat={seat}&claim={claim}", code=302)  # type: ignore[return-value]
+    # No claim, a wrong one or another round's: no table code. A client address that keeps
+    # trying spends its few "miss" tokens, as for unknown table codes (docs/security.md).
+    misses = current_app.extensions.get("duel_table_misses")
+    if misses is not None and not misses.take(request.remote_addr or "?"):
+        raise AppError("rate_limited", "Too many wrong seat links; try again later.", status=429)
+    return redirect("/?card=invalid", code=302)  # type: ignore[return-value]
 
 
 @bp.get("/s/<slug>/<int:number>")
 def table_link(slug: str, number: int) -> Response:
     """A table card's short address: table `number` of the event's current round."""
+    rate_limit()  # one HTTP token per look-up: walking every table's address is not free
     code = tournament().seat_link(slug, number)
     return redirect(f"/t/{code}", code=302)  # type: ignore[return-value]
 
@@ -475,8 +486,9 @@ def cards(event_id: int) -> Response:
     ]
     short = request.host.removeprefix("www.")
     slug = escape(ev.slug)
-    # A card stays right in every round: its table number, its stable link (the QR per seat)
-    # and a short address to type; the round's codes and names are on the printed pairings.
+    # A card's number and short address stay right in every round; the round's codes and names
+    # are on the printed pairings. Its seat QR codes carry the round's claims (a photo of an
+    # earlier round's QR seats nobody, `server.api.seats`): print the cards for each round.
     for table in tournament().tables(event_id):
         n = table["number"]
         parts.append(f"<section class='card' data-table='{n}'>")
@@ -487,7 +499,7 @@ def cards(event_id: int) -> Response:
             "<div class='seats'>"
         )
         for seat in ("A", "B"):
-            claim = claim_for(ev.slug, n, seat)
+            claim = claim_for(ev.slug, n, seat, round_no=table["round"])
             url = f"{base}/s/{ev.slug}/{n}/{seat}?c={claim}"
             parts.append(
                 f"<figure><img alt='QR seat {seat}' src='{_qr_data_uri(url)}'>"

@@ -578,6 +578,14 @@ class Tournament:
                 "pairing": row.pairing() if row.paired else None,
             }
 
+    def round_ended(self, code: str) -> bool:
+        """Whether the round of event table `code` has ended (its cards' claims with it)."""
+        with db.connection_context():
+            row = (
+                Round.select(Round.ended_ms).join(EventTable).where(EventTable.code == code).first()
+            )
+        return row is not None and row.ended_ms is not None
+
     def seat_link(self, slug: str, number: int) -> str:
         """The code of table `number` in the current round of the event with this slug."""
         with db.connection_context():
