@@ -69,6 +69,7 @@ POLICIES: dict[str, str] = {
     "api.get_table": TABLE,
     "api.join_table": JOIN,
     "api.table_qr": TABLE,
+    "api.table_invite": TABLE,  # the invite link: as visible as the table (its QR the same)
     "api.table_log": TABLE,
     "api.table_ledger": TABLE,  # the ledger by range: as visible as the table itself
     "api.server_time": PUBLIC,

@@ -5,6 +5,7 @@ import { createTable, disownSeat, getSeatRequest, getTable, getTableEvent, joinT
 import { h } from "./dom.js";
 import { initLang, onLangChange, t } from "./i18n.js";
 import { get } from "./state.js";
+import { insecureNote } from "./panels/share.js";
 import { showSeatLost } from "./seat_asks.js";
 import { forgetSeat, getSeat, listSeats, normaliseCode, saveSeat } from "./seats.js";
 import { deviceId, mountDuo } from "./duo.js";
@@ -88,6 +89,7 @@ function showHome() {
     { class: "home", testid: "home-screen" },
     h("header", { class: "bar" }, h("h1", { class: "brand", text: t("app.name") }), langSelect()),
     h("p", { class: "muted lead", text: t("home.lead") }),
+    insecureNote(),
     matchLength.node,
     newBtn,
     h(
