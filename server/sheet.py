@@ -358,6 +358,8 @@ class _Builder:
 
     def on_deck_cleared(self, e: Event, before: TableState, by: str) -> None:
         text = f"deck check of {e.data['seat']} cleared by the judge (R7.5)"
+        if not e.data.get("judge"):  # a casual table's players, both saying it is fixed
+            text = f"deck check of {e.data['seat']} settled by both players (R7.5)"
         self.match.decks_log.append(
             Line(e.at_ms, before.duel_no - 1, by, text, e.data.get("note", ""))
         )
@@ -449,8 +451,13 @@ class _Builder:
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("reason", "")))
 
     def on_dispute_settled(self, e: Event, before: TableState, by: str) -> None:
-        action = "applied" if e.data["action"] == "apply" else "voided"
-        text = f"disputed LP entry #{e.data['entry']} {action}"
+        action = e.data["action"]
+        text = f"disputed LP entry #{e.data['entry']} " + (
+            "applied" if action == "apply" else "voided" if action == "void" else "corrected"
+        )
+        if action == "correct":  # R7.1: the judge's one step, to the amount it should have been
+            changes = ", ".join(f"{c['seat']} {change_text(c)}" for c in e.data["changes"])
+            text += f" by the judge to {changes}"
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("note", "")))
 
     def on_dispute_closed(self, e: Event, before: TableState, by: str) -> None:
