@@ -162,7 +162,8 @@ def test_one_address_opening_spectator_sockets_cannot_lock_seated_phones_out(hal
 
 
 def test_a_seats_budget_is_its_own_and_a_wrong_token_spends_the_address(app_config: dict):
-    # A seat's requests are charged to the seat, so a hall's phones do not share one budget;
+    # A seat's requests are charged to the seat, a judge's to the login, so a hall's phones
+    # and judges do not share one budget;
     # a token that does not hold at the table is charged to the address, as is no token, so
     # minting tokens buys nothing.
     from server import create_app
@@ -180,5 +181,17 @@ def test_a_seats_budget_is_its_own_and_a_wrong_token_spends_the_address(app_conf
         seat = {"Authorization": f"Bearer {token}"}
         seated = [client.get(f"/api/tables/{code}", headers=seat).status_code for _ in range(6)]
         assert seated == [200] * 5 + [429]  # the seat's own 5
+        # A judge's login on the same address: its own budget too.
+        app.extensions["duel_table_tournament"].create_account(
+            "floorjudge", "correct horse battery", "judge", 0
+        )
+        login = client.post(
+            "/api/auth/login",
+            json={"username": "floorjudge", "password": "correct horse battery"},
+            headers={"Origin": "http://localhost"},
+        )
+        assert login.status_code == 200
+        judged = [client.get(f"/api/tables/{code}").status_code for _ in range(6)]
+        assert judged == [200] * 5 + [429]
     finally:
         app.extensions["duel_table"].close()

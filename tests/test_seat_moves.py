@@ -20,6 +20,7 @@ from ws_helpers import Phone, new_table
 from server.testing import LiveServer, isolated_database, start_server, stop_server
 
 AWAY_SECONDS = 2
+pytestmark = pytest.mark.slow  # its own server process
 
 
 @pytest.fixture(scope="module")

@@ -216,16 +216,20 @@ def budget_key(code: str, actor: Actor | None) -> str | None:
     if actor.role == "seat" and actor.seat:
         return f"seat:{code.upper()}:{actor.seat}"
     if actor.name:
-        return f"{actor.role}:{actor.name}"
+        return f"staff:{actor.name}"
     return None
 
 
-def seat_budget(code: str) -> str | None:
-    """The budget key of the request's seat token at `code`, None when it has none that holds."""
+def request_budget(code: str) -> str | None:
+    """The budget key of the request at `code`: its seat token's when it holds there, else its
+    staff login's; None (the address's) for anyone else."""
     token = bearer()
-    if not token or not CODE.fullmatch(code.upper()):
-        return None
-    return budget_key(code, services().store.seat_actor(code.upper(), token))
+    if token and CODE.fullmatch(code.upper()):
+        key = budget_key(code, services().store.seat_actor(code.upper(), token))
+        if key is not None:
+            return key
+    staff = current_staff()
+    return f"staff:{staff.username}" if staff is not None else None
 
 
 def look_up(code: str) -> bool:
@@ -252,9 +256,9 @@ def decide() -> None:
     args: dict[str, Any] = request.view_args or {}
     if policy in (TABLE, JOIN):
         # Before any look-up of the code, so a code is not guessed for free: a seat's own
-        # budget when its token holds at this table (a hall's phones share one address), else
-        # the address's. A wrong token or code is charged to the address.
-        charge(1, seat_budget(str(args.get("code", ""))))
+        # budget when its token holds at this table, a staff login's own (a hall's phones and
+        # judges share one address), else the address's. A wrong token is the address's.
+        charge(1, request_budget(str(args.get("code", ""))))
         look_up(str(args.get("code", "")))
         if policy == TABLE:
             g.viewer = require_read(str(args.get("code", "")))

@@ -205,7 +205,7 @@ class JoinSchema(Schema):
 
 class RecoverSchema(Schema):
     # A one-phone table's recovery code as typed (any case, spaces or dashes).
-    recovery = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    recovery = fields.String(required=True, validate=validate.Regexp(r"^[A-Za-z0-9 -]{1,40}$"))
     device = fields.String(load_default="", validate=validate.Regexp(r"^[A-Za-z0-9_-]{0,40}$"))
 
 
