@@ -468,8 +468,10 @@ async def _seat_requests(base: str, seconds: float) -> dict[str, Any]:
 
 
 def _claim_reuse(base: str, seconds: float, event: dict[str, Any]) -> dict[str, Any]:
-    """The photo of a round-1 table card in round 2: its `/s/` link and its claim, sent again
-    and again (as fast as one client can, 8 threads). Never a seat, never the table's code."""
+    """The photo of a table card (printed once, the same in every round) used in round 2 by
+    someone without round 2's player ID: its `/s/` link and its claim with guessed IDs, sent again
+    and again (as fast as one client can, 8 threads). Never a seat; the join never shows the code
+    (the card link itself leads to the join screen, as the printed card does)."""
     import http.client
 
     if not event:
@@ -490,7 +492,9 @@ def _claim_reuse(base: str, seconds: float, event: dict[str, Any]) -> dict[str, 
                 conn.request("GET", f"/s/{slug}/1/A?c={claim}")
                 kind = "link"
             else:
-                body = json.dumps({"name": f"Imp{k}-{n}", "seat": "A", "claim": claim})
+                # The card is the same in every round: the impostor has it, not round 2's ID.
+                pid = f"9{k}{n:05}"
+                body = json.dumps({"name": "Joey", "player_id": pid, "seat": "A", "claim": claim})
                 headers = {"Content-Type": "application/json"}
                 conn.request("POST", f"/api/tables/{code}/join", body, headers)
                 kind = "join"
@@ -499,7 +503,7 @@ def _claim_reuse(base: str, seconds: float, event: dict[str, Any]) -> dict[str, 
             statuses[f"{kind} {answer.status}"] += 1
             if answer.status == 429 and not first_429:
                 first_429.append(time.monotonic() - start)
-            if code in (answer.getheader("Location") or "") or (kind == "link" and code in text):
+            if kind == "join" and code in text:
                 leaks.append("code")
             if kind == "join" and answer.status == 201:
                 leaks.append("seat")
@@ -566,6 +570,9 @@ def prepare_claim_reuse(server: Any) -> dict[str, Any]:
     )  # a judge's result: A wins
     call("POST", f"/api/events/{ev['id']}/round/end", {})
     call("POST", f"/api/events/{ev['id']}/round/next", {})
+    call(
+        "POST", f"/api/events/{ev['id']}/pairings", {"csv": "1,Joey Wheeler,0003,Mai Kujaku,0004\n"}
+    )
     detail = call("GET", f"/api/events/{ev['id']}")
     return {"slug": detail["slug"], "claim": claim, "code": detail["tables"][0]["code"]}
 

@@ -25,3 +25,13 @@ def clean(value: str) -> str:
     text = unicodedata.normalize("NFKC", value)
     kept = "".join(ch for ch in text if ch.isspace() or not invisible(ch))
     return _BLANKS.sub(" ", kept).strip()
+
+
+def player_id_key(value: str) -> str:
+    """A player ID as compared: NFKC, case-folded, without blanks or invisible characters."""
+    return "".join(ch for ch in clean(value).casefold() if not ch.isspace())
+
+
+def same_player_id(typed: str, paired: str) -> bool:
+    """Whether a typed player ID is the pairing's (the one comparison of the two)."""
+    return bool(player_id_key(paired)) and player_id_key(typed) == player_id_key(paired)

@@ -73,8 +73,8 @@ def make_world(app: Flask, now_ms: int) -> World:
         from server.api.seats import claim_for
 
         claims = {
-            "seat": claim_for(ev.slug, 1, "A", round_no=1),
-            "other_seat": claim_for(other.slug, 1, "A", round_no=1),
+            "seat": claim_for(ev.slug, 1, "A"),
+            "other_seat": claim_for(other.slug, 1, "A"),
         }
     w.claims = claims
     for role, code in (("seat", w.code), ("other_seat", w.other_code)):

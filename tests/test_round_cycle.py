@@ -297,8 +297,19 @@ def test_an_event_seat_takes_the_pairings_name_and_id_not_a_typed_one(org: Org):
     assert r.status_code == 200, r.json
     code = org.call("GET", f"/api/events/{ev}").json["tables"][0]["code"]
     claim = card_claim(org.client, code, "A")
+    # The card is the same in every round: a wrong typed ID does not seat the phone; it waits
+    # for a judge, and the floor names the mismatch.
     body = {"seat": "A", "name": "Someone Else", "player_id": "9999", "claim": claim}
     r = org.client.post(f"/api/tables/{code}/join", json=body)
+    assert r.status_code == 202 and r.json["why"] == "id_mismatch", r.json
+    assert not state_of(org, code).seats["A"].joined
+    asks = state_of(org, code).seat_requests
+    assert [(a.seat, a.why, a.player_id) for a in asks] == [("A", "id_mismatch", "9999")]
+    # The right ID under a different typed name: seated under the pairing's name and ID.
+    body = {"seat": "A", "name": "Someone Else", "player_id": "0001", "claim": claim}
+    r = org.client.post(
+        f"/api/tables/{code}/join", json=body, environ_base={"REMOTE_ADDR": "10.9.0.1"}
+    )
     assert r.status_code == 201, r.json
     seat = state_of(org, code).seats["A"]
     assert (seat.name, seat.player_id) == ("遊戯", "0001")

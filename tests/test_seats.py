@@ -5,6 +5,7 @@ is an event in the log."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -55,7 +56,7 @@ def test_without_the_cards_claim_an_event_seat_waits_for_a_judge(app: Flask, wor
     with app.app_context():
         from server.api.seats import claim_for
 
-        claim = claim_for(world.slug, 1, "B", round_no=1)
+        claim = claim_for(world.slug, 1, "B")
     real = client.post(
         f"/api/tables/{world.code}/join", json={"name": "Kaiba", "seat": "B", "claim": claim}
     )
@@ -74,7 +75,7 @@ def test_a_judge_approves_a_waiting_phone(app: Flask, world: World):
     assert status.get_json()["status"] == "waiting"
     url = f"/api/staff/tables/{world.code}/seat-requests/{ref}/approve"
     for role in ("spectator", "seat", "other_judge"):
-        assert world.request(role, "POST", url).status_code in (401, 403), role
+        assert world.request(role, "POST", url, json={}).status_code in (401, 403), role
     assert world.request("judge", "POST", url).status_code == 200
     assert seat_works(app, world.code, token)
     status = client.get(f"/api/tables/{world.code}/seat-requests/{ref}", headers=bearer(token))
@@ -115,7 +116,7 @@ def test_a_judge_releases_a_seat(app: Flask, world: World):
     old = world.tokens["seat"]
     url = f"/api/staff/tables/{world.code}/seats/A/release"
     for role in ("spectator", "seat", "other_seat", "other_judge"):
-        assert world.request(role, "POST", url).status_code in (401, 403), role
+        assert world.request(role, "POST", url, json={}).status_code in (401, 403), role
     closed: list[bool] = []
     forget = GRANTS.add(seat_grant(hash_token(old)), lambda: closed.append(True))
     try:
@@ -164,12 +165,12 @@ def test_the_card_carries_the_claim_and_the_pairing_goes_to_its_holder(app: Flas
     with app.app_context():
         from server.api.seats import claim_for
 
-        claim_b = claim_for(world.slug, 1, "B", round_no=1)
+        claim_b = claim_for(world.slug, 1, "B")
     link = app.test_client().get(f"/s/{world.slug}/1/B?c={claim_b}")
     assert f"claim={claim_b}" in link.headers["Location"]
     url = f"/api/tables/{world.code}/event"
     mine = app.test_client().get(f"{url}?seat=B&claim={claim_b}").get_json()
-    assert mine["pairing"] == {"B": {"name": "Seto Kaiba", "player_id": "0002"}}
+    assert mine["pairing"] == {"B": {"name": "Seto Kaiba", "id_needed": True}}  # never the ID
     assert app.test_client().get(f"{url}?seat=A&claim={claim_b}").get_json()["pairing"] is None
 
 
@@ -234,7 +235,7 @@ def test_a_judge_refuses_a_waiting_phone(app: Flask, world: World):
     ref, token = asked.get_json()["request"], asked.get_json()["token"]
     url = f"/api/staff/tables/{world.code}/seat-requests/{ref}/refuse"
     for role in ("spectator", "seat", "other_seat", "other_judge"):
-        assert world.request(role, "POST", url).status_code in (401, 403), role
+        assert world.request(role, "POST", url, json={}).status_code in (401, 403), role
     assert state(app, world.code).seat_requests
     assert world.request("judge", "POST", url).status_code == 200
     assert state(app, world.code).seat_requests == ()
@@ -401,46 +402,106 @@ def next_round(app: Flask, world: World, now_ms: int) -> str:
 
 
 def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
+    """The cards are printed once: the photo of a round-1 card is the round-2 card too. What
+    stops an impostor is the round-2 pairing's player ID, which no public page shows."""
     from server.api.seats import claim_for
+    from server.store.tournament import parse_pairings
 
     with app.app_context():
-        old = claim_for(world.slug, 1, "B", round_no=1)
+        old = claim_for(world.slug, 1, "B")
     code = next_round(app, world, clock())
-    impostor = app.test_client().post(
-        f"/api/tables/{code}/join", json={"name": "Yugi", "seat": "B", "claim": old}
-    )
-    assert impostor.status_code == 202 and impostor.get_json()["why"] == "old_claim"
-    assert not state(app, code).seats["B"].joined
-    # The photo of the old card does not even lead to the new table.
-    link = app.test_client().get(f"/s/{world.slug}/1/B?c={old}")
-    assert code not in link.headers.get("Location", "") and code not in link.get_data(True)
     with app.app_context():
-        new = claim_for(world.slug, 1, "B", round_no=2)
-    link = app.test_client().get(f"/s/{world.slug}/1/B?c={new}")
+        world.tournament().set_pairings(
+            world.event_id, parse_pairings("1,Yugi Muto,0001,Seto Kaiba,0002\n")
+        )
+    # Round 1's player at table 1 seat B, with the photo of the card but not round 2's ID.
+    impostor = app.test_client().post(
+        f"/api/tables/{code}/join",
+        json={"name": "Seto Kaiba", "player_id": "0009", "seat": "B", "claim": old},
+    )
+    assert impostor.status_code == 202 and impostor.get_json()["why"] == "id_mismatch"
+    assert not state(app, code).seats["B"].joined
+    # The card's link leads to the join screen, and the join screen shows no player ID.
+    link = app.test_client().get(f"/s/{world.slug}/1/B?c={old}")
     assert link.status_code == 302 and f"/t/{code}?" in link.headers["Location"]
+    shown = app.test_client().get(f"/api/tables/{code}/event?seat=B&claim={old}").get_json()
+    assert shown["pairing"] == {"B": {"name": "Seto Kaiba", "id_needed": True}}
+    assert "0002" not in json.dumps(shown)
     real = app.test_client().post(
-        f"/api/tables/{code}/join", json={"name": "Kaiba", "seat": "B", "claim": new}
+        f"/api/tables/{code}/join",
+        json={"name": "Kaiba", "player_id": " ０００２ ", "seat": "B", "claim": old},
+        environ_base={"REMOTE_ADDR": "10.2.0.2"},
     )
     assert real.status_code == 201
+    seat = state(app, code).seats["B"]
+    assert (seat.name, seat.player_id) == ("Seto Kaiba", "0002")
     with app.app_context():
         from server.floor import alerts_of
         from server.rules.view import view
 
         v = view(services().store.snapshot(code).state, privileged=True)
     [alert] = [a for a in alerts_of(v) if a["kind"] == "seat_request"]
-    assert alert["why"] == "old_claim"
+    assert alert["why"] == "id_mismatch" and "0009" in alert["detail"]
+
+
+def test_guessing_player_ids_spends_the_miss_budget(app: Flask, world: World):
+    from server.api.seats import claim_for
+    from server.store.tournament import parse_pairings
+
+    with app.app_context():
+        world.tournament().set_pairings(
+            world.event_id, parse_pairings("1,Yugi Muto,0001,Seto Kaiba,0002\n")
+        )
+        claim = claim_for(world.slug, 1, "B")
+    client = app.test_client()
+    url = f"/api/tables/{world.code}/join"
+    answers = [
+        client.post(
+            url, json={"name": "X", "player_id": f"9{n:03}", "seat": "B", "claim": claim}
+        ).status_code
+        for n in range(60)
+    ]
+    assert 429 in answers and not state(app, world.code).seats["B"].joined
+    # No ID typed at a seat paired with one: the join screen asks for it, nothing changes.
+    other = app.test_client().post(
+        url,
+        json={"name": "X", "seat": "B", "claim": claim},
+        environ_base={"REMOTE_ADDR": "10.2.0.3"},
+    )
+    assert other.status_code == 400 and other.get_json()["code"] == "player_id_required"
+
+
+def test_reissued_cards_void_the_old_ones(app: Flask, world: World):
+    from server.api.seats import claim_for
+
+    with app.app_context():
+        old = claim_for(world.slug, 1, "B")
+    r = world.request("organiser", "POST", f"/api/events/{world.event_id}/cards/reissue", json={})
+    assert r.status_code == 200 and r.get_json()["cards_issue"] == 2, r.get_json()
+    for role in ("judge", "spectator", "seat"):
+        url = f"/api/events/{world.event_id}/cards/reissue"
+        assert world.request(role, "POST", url, json={}).status_code in (401, 403), role
+    joined = app.test_client().post(
+        f"/api/tables/{world.code}/join", json={"name": "Kaiba", "seat": "B", "claim": old}
+    )
+    assert joined.status_code == 202 and joined.get_json()["why"] == "old_claim"
+    with app.app_context():
+        new = claim_for(world.slug, 1, "B", issue=2)
+    link = app.test_client().get(f"/s/{world.slug}/1/B?c={new}")
+    assert link.status_code == 302 and f"/t/{world.code}?" in link.headers["Location"]
 
 
 def test_a_request_under_the_holders_own_name_alerts_the_floor(app: Flask, world: World):
-    """The photo of this round's card, used first by an impostor: the real player's join is a
-    request the floor marks (`twin`), not a second identical name without an alert."""
+    """A pairing without player IDs (the organiser waived them): the card seats the round's
+    first phone, so the photo of the card used first by an impostor makes the real player's
+    join a request the floor marks (`twin`), not a second identical name without an alert."""
     from server.api.seats import claim_for
     from server.store.tournament import parse_pairings
 
     t = world.tournament()
     with app.app_context():
-        t.set_pairings(world.event_id, parse_pairings("1,Yugi Muto,0001,Seto Kaiba,0002\n"))
-        claim = claim_for(world.slug, 1, "B", round_no=1)
+        t.set_pairings(world.event_id, parse_pairings("1,Yugi Muto,,Seto Kaiba,\n"))
+        claim = claim_for(world.slug, 1, "B")
     url = f"/api/tables/{world.code}/join"
     first = app.test_client().post(url, json={"name": "X", "seat": "B", "claim": claim})
     assert first.status_code == 201

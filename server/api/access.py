@@ -92,6 +92,7 @@ POLICIES: dict[str, str] = {
     "staff.create_event": STAFF,
     "staff.get_event": STAFF,
     "staff.upload_banlist": STAFF,
+    "staff.reissue_cards": STAFF,
     "staff.patch_event": STAFF,
     "staff.add_judge": STAFF,
     "staff.remove_judge": STAFF,

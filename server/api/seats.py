@@ -1,14 +1,19 @@
 """Seat claims and moves: who may take a seat, and how a seat passes to another phone.
 
 - A table card's QR carries a per-seat **claim** (`/s/<slug>/<number>/<seat>?c=<claim>`):
-  HMAC-SHA256 of the event's slug, the round, the table number and the seat under the server's
-  signing key (`server.store.signing`), so it survives restarts and is the same in every
-  process. A claim belongs to one round: it seats nobody once its round has ended or in
-  another round (the photo of a round-1 card is refused in round 2, and the floor is told it
-  is an old card); with it the seat takes the pairing's name and ID. A request for a held seat
-  under the holder's own name and ID is marked on the floor (`server.floor`: `twin`). The
-  `/s/` link leads to the table only with its round's claim: it reveals no table code
-  otherwise, and a client address sending wrong claims is held back (`HTTP_MISS_*`).
+  HMAC-SHA256 of the event's slug, its card issue (`cards_issue`), the table number and the
+  seat under the server's signing key (`server.store.signing`), so it survives restarts and is
+  the same in every process. The cards are printed once: a claim holds in every round of the
+  event until an organiser re-issues the cards (older claims are then `old_claim`), and seats
+  nobody while the table's round has ended. The round comes from the pairing's player ID,
+  which no public page shows: at a seat paired with an ID the claim seats the phone only when
+  the typed ID is the pairing's (`server.names.same_player_id`); a wrong ID waits for a judge
+  (`id_mismatch` on the floor) and spends the address's miss budget, as a wrong code does.
+  A seat paired without an ID goes to the round's first phone with the claim. The seat takes
+  the pairing's name and ID. A request for a held seat under the holder's own name and ID is
+  marked on the floor (`server.floor`: `twin`). The `/s/` link leads to the join screen only
+  with a valid claim: it reveals no table code otherwise, and a client address sending wrong
+  claims is held back (`HTTP_MISS_*`).
 - Joining an **event** seat with the right claim takes it at once (when free). Without it, or
   when the seat is taken, the phone's request **waits for a judge** (202 with the request id
   and a token that works once approved).
@@ -39,6 +44,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from server.context import services
 from server.errors import AppError
+from server.names import same_player_id
 from server.rules.table import seat_answer
 from server.store.events import hash_token, new_recovery_code, normal_recovery_code
 
@@ -61,42 +67,56 @@ def _secret() -> bytes:
     )
 
 
-def claim_for(slug: str, number: int, seat: str, *, round_no: int) -> str:
-    """The claim printed in a table card's QR for one seat of one round."""
-    return claim_with(_secret(), slug, number, seat, round_no=round_no)
+def claim_for(slug: str, number: int, seat: str, *, issue: int = 1) -> str:
+    """The claim printed in a table card's QR for one seat, for the whole event (one issue)."""
+    return claim_with(_secret(), slug, number, seat, issue=issue)
 
 
-def claim_with(secret: bytes, slug: str, number: int, seat: str, *, round_no: int) -> str:
+def claim_with(secret: bytes, slug: str, number: int, seat: str, *, issue: int = 1) -> str:
     """`claim_for` under a given key (the raw Ed25519 private key's 32 bytes)."""
-    text = f"seat-claim v2\n{slug}\n{round_no}\n{number}\n{seat}".encode()
+    text = f"seat-claim v3\n{slug}\n{issue}\n{number}\n{seat}".encode()
     return hmac.new(secret, text, hashlib.sha256).hexdigest()[:24]
+
+
+def card_claim(event_id: int, number: int, seat: str) -> str:
+    """The claim of the event's current printing of table `number`'s card, for `seat`."""
+    ev = tournament().event(event_id)
+    return claim_for(ev.slug, number, seat, issue=int(ev.cards_issue))
 
 
 OK, OLD, BAD = "ok", "old", "bad"
 
 
 def claim_check(code: str, seat: str | None, claim: str) -> str:
-    """Whether `claim` is the card's claim for `seat` of event table `code` in its round, while
-    that round is open (OK); a claim of an earlier round or of an ended one (OLD); else BAD."""
+    """Whether `claim` is the current card's claim for `seat` of event table `code` while the
+    table's round is open (OK); a claim of a re-issued card, or any while the round has ended
+    (OLD); else BAD."""
     if not claim or seat not in ("A", "B"):
         return BAD
     info = tournament().table_info(code)
     if info is None:
         return BAD
-    slug = tournament().event(info["event"]["id"]).slug
-    number, round_no = int(info["number"]), int(info["round"])
+    ev = tournament().event(info["event"]["id"])
+    number, issue = int(info["number"]), int(ev.cards_issue)
     secret = _secret()
-    if hmac.compare_digest(claim_with(secret, slug, number, seat, round_no=round_no), claim):
+    if hmac.compare_digest(claim_with(secret, ev.slug, number, seat, issue=issue), claim):
         return OLD if tournament().round_ended(code) else OK
-    for earlier in range(1, round_no):
-        if hmac.compare_digest(claim_with(secret, slug, number, seat, round_no=earlier), claim):
+    for earlier in range(1, issue):
+        if hmac.compare_digest(claim_with(secret, ev.slug, number, seat, issue=earlier), claim):
             return OLD
     return BAD
 
 
 def claim_ok(code: str, seat: str | None, claim: str) -> bool:
-    """Whether `claim` is the card's claim for `seat` of event table `code` (its round, open)."""
+    """Whether `claim` is the card's claim for `seat` of event table `code` (round open)."""
     return claim_check(code, seat, claim) == OK
+
+
+def _spend_miss(what: str) -> None:
+    """A wrong guess spends one of the client address's few "miss" tokens (429 when gone)."""
+    misses = current_app.extensions.get("duel_table_misses")
+    if misses is not None and not misses.take(request.remote_addr or "?"):
+        raise AppError("rate_limited", f"Too many wrong {what}; try again later.", status=429)
 
 
 def _same(a: str, b: str) -> bool:
@@ -120,21 +140,29 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     event_table = info is not None
     verdict = claim_check(code, seat, body.get("claim", "")) if event_table else BAD
     paired = ((info or {}).get("pairing") or {}).get(seat) if seat in ("A", "B") else None
+    mismatch = False
     if paired and paired["name"] and verdict == OK:
-        # An event seat carries its pairing's name and ID (the table card's claim says which
-        # seat this is): a different typed name never replaces them.
-        name, player_id = paired["name"], paired["player_id"] or player_id
-    if info is not None and info["require_player_id"] and not player_id:
-        # R1.1: this event asks every player for a player ID (checked before any seat or request).
-        raise AppError("player_id_required", "This event needs your player ID.", status=400)
+        if paired["player_id"]:
+            # The card is the same in every round: the pairing's player ID says whose round
+            # this is. No ID typed: the join screen asks for it (nothing changes).
+            if not player_id:
+                raise AppError("player_id_required", "Type your player ID.", status=400)
+            mismatch = not same_player_id(player_id, paired["player_id"])
+            if mismatch:
+                _spend_miss("player IDs")  # guessing IDs is throttled like guessing codes
+        if not mismatch:
+            # An event seat carries its pairing's name and ID: a typed name never replaces them.
+            name, player_id = paired["name"], paired["player_id"] or player_id
     taken = seat is not None and found.store.snapshot(code).state.seats[seat].joined
     if info is not None:
         if seat is None:
             raise AppError("seat_needed", "Name the seat on your table card.", status=400)
-        if taken:
+        if mismatch:
+            why = "id_mismatch"  # the card, not the pairing's player ID: the floor is told
+        elif taken:
             why = "taken"  # with the same name and ID as the holder: the floor marks it
         elif verdict == OLD:
-            why = "old_claim"  # the card of another round: the floor is told
+            why = "old_claim"  # a re-issued card, or its round has ended: the floor is told
         elif verdict == BAD:
             why = "no_claim"
         else:
@@ -274,11 +302,9 @@ def recover(code: str, body: dict[str, Any]) -> dict[str, Any]:
     """A one-phone table's recovery: both seats move to the phone that has its code."""
     found = services()
     typed = normal_recovery_code(body["recovery"])
-    misses = current_app.extensions.get("duel_table_misses")
     if not typed or found.store.table_recovery(code) != hash_token(typed):
         # A wrong code spends one of the address's few "miss" tokens, as an unknown code does.
-        if misses is not None and not misses.take(request.remote_addr or "?"):
-            raise AppError("rate_limited", "Too many wrong codes; try again later.", status=429)
+        _spend_miss("codes")
         raise AppError("bad_recovery", "This is not the table's recovery code.", status=403)
     tokens = {seat: secrets.token_urlsafe(32) for seat in ("A", "B")}
     fresh = found.tables.recover(

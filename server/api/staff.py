@@ -152,9 +152,10 @@ def get_event(event_id: int) -> Response:
     loaded = of_event(event_id)
     detail["banlist"] = {"name": loaded[0], "size": len(loaded[1])} if loaded else None
     if detail["my_role"] == "organiser":  # the seat links carry the table cards' claims
+        issue = int(tournament().event(event_id).cards_issue)
         for table in detail["tables"]:
-            n, r = table["number"], detail["round"]
-            table["claims"] = {s: claim_for(detail["slug"], n, s, round_no=r) for s in "AB"}
+            n = table["number"]
+            table["claims"] = {s: claim_for(detail["slug"], n, s, issue=issue) for s in "AB"}
     return jsonify(detail)
 
 
@@ -394,13 +395,27 @@ def table_event(code: str) -> Response:
     if info is None:
         raise AppError("not_event_table", "This table belongs to no event.", status=404)
     if not may_see_pairing(viewer(code)):
-        # Names and player IDs: its seats and staff only, and one seat's own pairing to the
-        # phone holding that seat's card claim (the QR's `claim`).
+        # Names and player IDs: its seats and staff only. The phone holding a seat's card claim
+        # (the QR's `claim`, the same in every round) gets that seat's name and whether it has
+        # a player ID to type, never the ID: the ID is what tells this round's player apart.
         seat, claim = request.args.get("seat"), request.args.get("claim", "")
         pairing = info.get("pairing") or {}
-        own = {seat: pairing.get(seat)} if pairing and claim_ok(code.upper(), seat, claim) else None
+        mine = pairing.get(seat) if pairing and claim_ok(code.upper(), seat, claim) else None
+        own = (
+            {seat: {"name": mine["name"], "id_needed": bool(mine["player_id"])}}
+            if mine and seat
+            else None
+        )
         info = {**info, "pairing": own}
     return jsonify(info)
+
+
+@bp.post("/api/events/<int:event_id>/cards/reissue")
+def reissue_cards(event_id: int) -> Response:
+    """Void every printed table card of the event (a card lost or photographed): the cards page
+    then prints new claims, and the old cards seat nobody (`old_claim` on the floor)."""
+    require_role(event_id, "organiser")
+    return jsonify({"cards_issue": tournament().reissue_cards(event_id)})
 
 
 @bp.get("/s/<slug>/<int:number>/<seat>")
@@ -486,9 +501,18 @@ def cards(event_id: int) -> Response:
     ]
     short = request.host.removeprefix("www.")
     slug = escape(ev.slug)
-    # A card's number and short address stay right in every round; the round's codes and names
-    # are on the printed pairings. Its seat QR codes carry the round's claims (a photo of an
-    # earlier round's QR seats nobody, `server.api.seats`): print the cards for each round.
+    # Printed once for the event: a card's number, short address and seat QR codes stay right
+    # in every round (the round's codes and names are on the printed pairings). Its claims hold
+    # until the organiser re-issues the cards; the pairing's player ID says whose round it is.
+    parts.append(
+        "<p class='noprint' data-testid='cards-once'>"
+        "Print these cards once for the whole event: they stay right in every round. "
+        "Each round's names are on the printed pairings; a player types their player ID to sit. "
+        "· 桌卡整場賽事只需列印一次，每回合皆適用；各回合名單見列印的對戰表，選手輸入選手編號入座。"
+        " · 卓カードは大会を通じて一度印刷するだけで、どのラウンドでも使えます。各ラウンドの名前は"
+        "印刷した対戦表に、選手はプレイヤーIDを入力して着席します。</p>"
+    )
+    issue = int(ev.cards_issue)
     for table in tournament().tables(event_id):
         n = table["number"]
         parts.append(f"<section class='card' data-table='{n}'>")
@@ -499,7 +523,7 @@ def cards(event_id: int) -> Response:
             "<div class='seats'>"
         )
         for seat in ("A", "B"):
-            claim = claim_for(ev.slug, n, seat, round_no=table["round"])
+            claim = claim_for(ev.slug, n, seat, issue=issue)
             url = f"{base}/s/{ev.slug}/{n}/{seat}?c={claim}"
             parts.append(
                 f"<figure><img alt='QR seat {seat}' src='{_qr_data_uri(url)}'>"

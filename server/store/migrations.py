@@ -207,3 +207,10 @@ def seat_moves(migrator: SchemaMigrator) -> None:
             migrator.add_column("seat_request", "asker", CharField(max_length=64, null=True))
         )
     migrate(*steps)
+
+
+@migration
+def cards_issue(migrator: SchemaMigrator) -> None:
+    """Version 8: which printing of an event's table cards holds (their claims are signed with
+    it; re-issuing the cards voids the older ones)."""
+    migrate(migrator.add_column("tournament", "cards_issue", IntegerField(default=1)))

@@ -74,6 +74,9 @@ class TournamentEvent(BaseModel):
     require_player_id = BooleanField(default=False)
     slug = CharField(max_length=24, unique=True)
     created_ms = BigIntegerField()
+    # Which printing of the table cards holds: their seat claims are signed with it, and an
+    # organiser who re-issues the cards (a lost or photographed card) makes every older one void.
+    cards_issue = IntegerField(default=1)
 
     class Meta:
         table_name = "tournament"
@@ -444,6 +447,15 @@ class Tournament:
             TournamentEvent.update(require_player_id=required).where(
                 TournamentEvent.id == event_id
             ).execute()
+
+    def reissue_cards(self, event_id: int) -> int:
+        """Void every printed table card of the event: the next printing's claims are new."""
+        self.event(event_id)
+        with db.connection_context():
+            TournamentEvent.update(cards_issue=TournamentEvent.cards_issue + 1).where(
+                TournamentEvent.id == event_id
+            ).execute()
+        return int(self.event(event_id).cards_issue)
 
     def add_judge(self, event_id: int, username: str, password: str | None, now_ms: int) -> str:
         """Make a judge account (or take an existing judge's) and add it to the event."""

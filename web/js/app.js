@@ -312,10 +312,16 @@ function showJoin(code, state) {
       pidInput.setAttribute("aria-describedby", "name-err");
       pidLabel.textContent = t("join.player_id_required");
     }
+    // The card's claim gives this seat's name, never its player ID: the player types it (the
+    // phone remembers its own), and the ID is what tells this round's player apart.
     const paired = wanted && get(info, `pairing.${wanted}`, null);
     if (paired && paired.name) {
       nameInput.value = paired.name;
-      pidInput.value = paired.player_id || "";
+      if (paired.id_needed) {
+        pidRequired = true;
+        pidInput.required = true;
+        pidLabel.textContent = t("join.player_id_pairing");
+      }
     }
   });
   let busy = false;
