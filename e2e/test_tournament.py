@@ -20,12 +20,16 @@ from tests.ws_helpers import Phone, http
 CHECKLIST = ["handshake", "side_shown", "shuffled", "cut"]
 
 
-async def _play(server: Any, code: str, claims: dict[str, str], winner: str) -> None:
-    """Both seats join (with their table card's claims), play a 2-0 match (the loser concedes
-    each duel) and confirm it."""
+async def _play(
+    server: Any, code: str, claims: dict[str, str], ids: dict[str, str], winner: str
+) -> None:
+    """Both seats join (with their table card's claims and the pairing's player IDs, as the
+    players type them), play a 2-0 match (the loser concedes each duel) and confirm it."""
     tokens = {}
     for seat in "AB":
         body = {"name": f"Seat {seat}", "seat": seat, "claim": claims[seat]}
+        if ids.get(seat):
+            body["player_id"] = ids[seat]
         status, joined = http(server, "POST", f"/api/tables/{code}/join", body)
         assert status in (200, 201), joined
         tokens[joined["seat"]] = joined["token"]
@@ -79,6 +83,10 @@ def play_round(server: Any, staff: Staff, event_id: int, rng: random.Random) -> 
     status, detail = staff.request("GET", f"/api/events/{event_id}")  # the cards' seat claims
     assert status == 200, detail
     claims = {t["code"]: t["claims"] for t in detail["tables"]}
+    ids = {
+        t["code"]: {k: (p or {}).get("player_id", "") for k, p in (t.get("pairing") or {}).items()}
+        for t in detail["tables"]
+    }
     # The round starts before its matches are played (they wait for it).
     status, started = staff.request("POST", f"/api/events/{event_id}/round/start", {})
     assert status == 200, started
@@ -86,7 +94,7 @@ def play_round(server: Any, staff: Staff, event_id: int, rng: random.Random) -> 
     async def all_tables() -> None:
         await asyncio.gather(
             *(
-                _play(server, t["code"], claims[t["code"]], rng.choice("AB"))
+                _play(server, t["code"], claims[t["code"]], ids[t["code"]], rng.choice("AB"))
                 for t in s["rounds"][-1]["tables"]
             )
         )
