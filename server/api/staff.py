@@ -336,7 +336,8 @@ def result_row(
 
 @bp.get("/api/events/<int:event_id>/results.csv")
 def results_csv(event_id: int) -> Response:
-    """Every table's result of a round (the current one, or ?round=n) as CSV."""
+    """Every result of a round (the current one, or ?round=n) as CSV: the tables in play (paired
+    or with a seat taken), as the floor, the hall and End round count them."""
     require_role(event_id, "organiser", "judge")
     round_no = request.args.get("round", type=int)
     store = services().store
@@ -344,7 +345,7 @@ def results_csv(event_id: int) -> Response:
     out.write(BOM)
     writer = csv.DictWriter(out, fieldnames=RESULT_COLUMNS)
     writer.writeheader()
-    for table in tournament().tables(event_id, round_no):
+    for table in tournament().in_play(event_id, round_no):
         snap = store.snapshot(table["code"])
         state = view(snap.state)
         row = result_row(table["number"], table["round"], table["code"], state, table["pairing"])

@@ -121,6 +121,7 @@ export function mountFloor(root, eventId, navigate) {
         class: ["fl-table", s.alerts.length && "has-alerts"],
         href: `/judge/e/${eventId}/t/${s.code}`,
         testid: `floor-table-${s.number}`,
+        "data-phase": s.phase.kind,
         onclick: (e) => {
           e.preventDefault();
           navigate(`/judge/e/${eventId}/t/${s.code}`);
