@@ -367,20 +367,27 @@ async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dic
         }
 
     if name == "bodies":
+        # Both forms of a body too big to take: one that says its length (100 MB) and one
+        # without a length (`Transfer-Encoding: chunked`, 200 MB), four of each at once.
         parts = urlsplit(base)
-        answers: list[tuple[float, bytes]] = []
+        answers: list[tuple[str, float, bytes]] = []
 
-        def body(k: int) -> None:
+        def body(chunked: bool) -> None:
             start = time.monotonic()
             sock = socket.create_connection((parts.hostname, parts.port))
             sock.settimeout(10)
+            total = 200_000_000 if chunked else 100_000_000
+            framing = "Transfer-Encoding: chunked" if chunked else f"Content-Length: {total}"
             sock.sendall(
                 b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                b"Content-Length: 100000000\r\n\r\n"
+                + framing.encode()
+                + b"\r\n\r\n"
             )
             chunk = b"[" * 65536
+            if chunked:
+                chunk = f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n"
             try:
-                for _ in range(100_000_000 // len(chunk)):
+                for _ in range(total // 65536):
                     sock.sendall(chunk)
             except OSError:
                 pass
@@ -388,18 +395,22 @@ async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dic
                 head = sock.recv(200)
             except OSError:
                 head = b""
-            answers.append((time.monotonic() - start, head[:12]))
+            form = "chunked" if chunked else "length"
+            answers.append((form, time.monotonic() - start, head[:12]))
             sock.close()
 
-        threads = [threading.Thread(target=body, args=(k,)) for k in range(4)]
+        threads = [threading.Thread(target=body, args=(k % 2 == 1,)) for k in range(8)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
+        seen = Counter(f"{f} {h.decode(errors='replace').strip()}" for f, _, h in answers)
         return {
-            "lasted": max(a[0] for a in answers),
-            "cut_off": all(a[1].startswith(b"HTTP/1.1 413") for a in answers),
-            "detail": f"4 x 100 MB: answers {[a[1].decode(errors='replace') for a in answers]}",
+            "lasted": max(a[1] for a in answers),
+            # A sender may see the connection reset before it reads the answer, as the server
+            # closes a connection whose body it did not read: refused either way.
+            "cut_off": all(not h or h.startswith(b"HTTP/1.1 413") for _, _, h in answers),
+            "detail": f"4 x 100 MB with a length, 4 x 200 MB chunked: answers {dict(seen)}",
         }
     raise ValueError(name)
 

@@ -81,7 +81,8 @@ DEFAULTS: dict[str, Any] = {
     "WS_MAX_PER_SEAT": 2,
     "WS_MAX_SPECTATORS_PER_TABLE": 50,
     "WS_MAX_PER_ADDRESS": 5000,
-    # Failed staff logins: free ones per account name and per client address, then a lock of
+    # Failed staff logins: free ones per account name from one address and per client address
+    # (never per account alone: docs/security.md), then a lock of
     # LOGIN_BACKOFF_SECONDS doubled at each further failure, at most LOGIN_MAX_BACKOFF_SECONDS.
     "LOGIN_FREE_FAILURES_PER_ACCOUNT": 5,
     "LOGIN_FREE_FAILURES_PER_ADDRESS": 20,

@@ -222,14 +222,26 @@ def change_text(change: Mapping[str, Any]) -> str:
     return f"={amount}"
 
 
-def who(actor: Mapping[str, Any]) -> str:
-    """How the sheet names an event's actor: A, B, judge:<name>, or the server."""
+STAFF_ROLES = frozenset({"judge", "organiser"})
+
+
+def staff_label(label: str, names: bool) -> str:
+    """A label the rules wrote (A, B, judge:<name>) as a record shows it: without `names`, a
+    staff account's name is left out (judge:<name> is judge)."""
+    role, _, name = label.partition(":")
+    return role if name and not names and role in STAFF_ROLES else label
+
+
+def who(actor: Mapping[str, Any], names: bool = True) -> str:
+    """How the sheet names an event's actor: A, B, judge:<name>, or the server. Without
+    `names` (a public record) a judge or organiser is named by the role alone: staff accounts'
+    names are what a login guesser would need."""
     role, seat, name = actor.get("role"), actor.get("seat"), actor.get("name") or ""
     if role == "seat" and seat:
         return str(seat)
     if role == "system":
         return "server"
-    return f"{role}:{name}" if name else str(role or "")
+    return f"{role}:{name}" if name and names else str(role or "")
 
 
 def clock_text(ms: int) -> str:
@@ -274,7 +286,8 @@ def _event(envelope: Mapping[str, Any]) -> Event:
 class _Builder:
     """Walks the log once, keeping the replayed state beside the sheet being written."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: bool = True) -> None:
+        self.names = names
         self.state: TableState = EMPTY
         self.code = ""
         self.ruleset: dict[str, Any] = {}
@@ -298,7 +311,7 @@ class _Builder:
         self.last_ms = max(self.last_ms, event.at_ms)
         step = getattr(self, "on_" + event.type.replace(".", "_"), None)
         if step is not None:
-            step(event, before, who(envelope.get("actor") or {}))
+            step(event, before, who(envelope.get("actor") or {}, self.names))
 
     # table and seats
 
@@ -397,8 +410,8 @@ class _Builder:
             changes[seat] = change_text(change)
             kinds[seat] = str(change["kind"])
             delta[seat] = int(d["lp"][seat]) - before.lp[seat]
-        confirmed_by = str(d["confirmed_by"])
-        proposer = str(d["by"])
+        confirmed_by = staff_label(str(d["confirmed_by"]), self.names)
+        proposer = staff_label(str(d["by"]), self.names)
         shared = (
             proposer in SEATS
             and confirmed_by in SEATS
@@ -415,7 +428,7 @@ class _Builder:
                 delta=delta,
                 kinds=kinds,
                 lp={s: int(d["lp"][s]) for s in SEATS},
-                by=str(d["by"]),
+                by=proposer,
                 confirmed_by=confirmed_by,
                 note=str(d.get("note") or ""),
                 at_ms=e.at_ms,
@@ -582,10 +595,13 @@ class _Builder:
         self._clock(e, before, by, f"{text}" + (f": {seat}" if seat else ""), detail)
 
 
-def build_sheet(log: Iterable[Mapping[str, Any]], chain: Chain | None = None) -> Sheet:
-    """The score sheet of a table from its envelopes (in seq order) and its chain check."""
+def build_sheet(
+    log: Iterable[Mapping[str, Any]], chain: Chain | None = None, names: bool = True
+) -> Sheet:
+    """The score sheet of a table from its envelopes (in seq order) and its chain check;
+    without `names`, staff are named by their role (`who`)."""
     envelopes = list(log)
-    builder = _Builder()
+    builder = _Builder(names)
     for envelope in envelopes:
         builder.feed(envelope)
     if chain is None:
@@ -669,12 +685,34 @@ def ledger_rows(sheet: Sheet, tz: tzinfo | None = None) -> list[list[str]]:
     return rows
 
 
-def public_log(log: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The log as anyone may see it: a rock-paper-scissors pick not yet revealed is hidden.
+def public_log(log: Sequence[Mapping[str, Any]], names: bool = True) -> list[dict[str, Any]]:
+    """The log as anyone may see it: a rock-paper-scissors pick not yet revealed is hidden;
+    without `names`, so are the staff accounts' names (the actor's and a `judge` field's).
 
     A pick is revealed by the `rps.thrown` that follows the second pick, so only picks after
-    the last throw are secret. A hidden pick is marked, since its hash covers the real hand.
+    the last throw are secret. A hidden pick is marked, since its hash covers the real hand;
+    so is an event whose staff name is hidden.
     """
+    out = _public_log(log)
+    if names:
+        return out
+    for item in out:
+        actor = dict(item.get("actor") or {})
+        data = dict(item.get("data") or {})
+        if actor.get("role") in STAFF_ROLES and actor.get("name"):
+            item["actor"] = {**actor, "name": ""}
+            item["hidden"] = True
+        named = {k: staff_label(v, False) for k, v in data.items() if isinstance(v, str)}
+        if data.get("judge"):
+            named["judge"] = ""
+        changed = {k: v for k, v in named.items() if v != data[k]}
+        if changed:
+            item["data"] = {**data, **changed}
+            item["hidden"] = True
+    return out
+
+
+def _public_log(log: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     last_throw = max((i for i, e in enumerate(log) if e.get("type") == "rps.thrown"), default=-1)
     out = []
     for i, entry in enumerate(log):

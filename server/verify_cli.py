@@ -1,7 +1,13 @@
 """`python -m server verify [--code CODE]`: check the hash chain of every table (or one).
 
 Prints one line per broken table, naming the first link that does not hold, and exits 1 if
-any is broken, 0 if every chain holds (2 when the named table does not exist).
+any is broken, 0 if every chain holds (2 when the named table does not exist). A chain holds
+when every link does and the signed heads cover it: each confirmed result's head and a
+finished table's final head signed with the server's key (a head missing, or events after the
+last signed head of a finished table, is a broken table, named with the seq where it starts).
+Without the key, a table with signed heads is reported as unchecked and the others are checked
+by their chain only (the key's theft, or its deletion with the signatures, is what the phones'
+receipts are for: `server/store/signing.py`).
 """
 
 from __future__ import annotations
@@ -63,8 +69,10 @@ def run(args: argparse.Namespace) -> int:
     from server.store.signing import Signer, key_path
 
     path = key_path(conf)
-    if path.exists():  # no key: signed heads are reported as unchecked (broken)
+    if path.exists():
         store.signer = Signer.load(path)
+    else:  # a table with signed heads is reported unchecked; the others by their chain only
+        print(f"No signing key at {path}: signed heads cannot be checked.", file=sys.stderr)
     if args.code:
         code = args.code.strip().upper()
         if not store.exists(code):

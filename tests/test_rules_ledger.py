@@ -133,12 +133,17 @@ def test_r1_4_withdrawing_the_earlier_entry_releases_the_later(t: Table) -> None
     assert t.state.lp["B"] == 7800
 
 
-def test_r1_4_rejecting_the_earlier_entry_releases_the_later(t: Table) -> None:
+def test_r1_4_rejecting_the_earlier_entry_holds_the_later_until_it_is_settled(t: Table) -> None:
+    """R1.4, R7.1: a rejected entry is a dispute, and what is queued behind it waits for its
+    settlement (here the proposer's withdrawal at a casual table), then applies."""
     e1 = t.propose("A", ("B", "damage", 1000))
     e2 = t.propose("A", ("B", "damage", 200))
     t.confirm("B", e2)
     events = t.do("B", "lp.reject", entry=e1)
-    assert t.types(events) == ["lp.rejected", "lp.applied"]
+    assert t.types(events) == ["lp.rejected"]
+    assert t.state.lp["B"] == 8000
+    events = t.do("A", "dispute.withdraw", entry=e1)
+    assert t.types(events) == ["dispute.closed", "lp.applied"]
     assert t.state.lp["B"] == 7800
 
 

@@ -674,7 +674,9 @@ def test_r7_5_failed_deck_check_blocks_the_next_duel_until_a_judge_clears_it(t: 
     t.refuse("judge", "deck.clear", "not_failed", seat="A")
     t.refuse("judge", "deck.clear", "unknown_seat", seat="C")
     events = t.do("judge", "deck.clear", seat="B", note="found the 40th card")
-    assert t.types(events) == ["deck.cleared"]
+    # The ruling answers the call the failed check made (R7.1).
+    assert t.types(events) == ["deck.cleared", "judge.closed"]
+    assert t.state.calls[-1].status == "closed" and t.state.calls[-1].deck == "B"
     assert view(t.state)["decks"]["B"]["check_failed"] is False
     t.refuse("judge", "deck.clear", "not_failed", seat="B")
     t.do("B", "between.ready")

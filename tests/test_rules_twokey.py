@@ -86,6 +86,15 @@ def duel_over() -> Table:
     return t
 
 
+def deck_failed(**rules_args: Any) -> Callable[[], Table]:
+    def setup() -> Table:
+        t = Table(**rules_args).register().win_duel("A")
+        t.do("B", "deck.check", ok=False, note="39 cards")
+        return t
+
+    return setup
+
+
 def match_decided() -> Table:
     t = Table().register()
     t.win_duel("A").between().win_duel("A", first="B")
@@ -290,6 +299,25 @@ ROWS: list[tuple[str, str, str, Setup, list[Step]]] = [
         "clock.start",
         lambda: Table(staff_start=True).join(),
         [("A", "propose", {}, "staff_start")],
+    ),
+    (
+        "deck-fix",
+        "R7.5",
+        "deck.fix",
+        deck_failed(),
+        [
+            ("B", "propose", {"seat": "B"}, None),
+            ("B", "confirm", {"seat": "B"}, "already_done"),
+            ("A", "confirm", {"seat": "B"}, None),
+            ("A", "confirm", {"seat": "B"}, "not_failed"),
+        ],
+    ),
+    (
+        "deck-fix-event-table",
+        "R7.5",
+        "deck.fix",
+        deck_failed(staff_start=True),
+        [("B", "propose", {"seat": "B"}, "judge_settles")],
     ),
     (
         "new-match",

@@ -24,6 +24,19 @@ def match(app: Flask) -> StoreTable:
         return play_match(services().store)
 
 
+def log_in_staff(app: Flask, client) -> None:
+    """Log `client` in as a judge: staff see the staff accounts' names in the records."""
+    app.extensions["duel_table_tournament"].create_account(
+        "floorjudge", "correct horse battery", "judge", 0
+    )
+    response = client.post(
+        "/api/auth/login",
+        json={"username": "floorjudge", "password": "correct horse battery"},
+        headers={"Origin": "http://localhost"},
+    )
+    assert response.status_code == 200, response.json
+
+
 def the_log(app: Flask, code: str) -> list[dict[str, Any]]:
     with app.app_context():
         return services().store.log(code)
@@ -170,6 +183,7 @@ def test_an_unrevealed_pick_is_hidden_in_the_public_log():
 
 
 def test_the_sheet_page_shows_every_entry_and_the_chain_head(app, client, match):
+    log_in_staff(app, client)  # the judge's name is shown to staff
     response = client.get(f"/t/{match.code.lower()}/sheet")
     assert response.status_code == 200
     assert response.mimetype == "text/html"
@@ -282,6 +296,7 @@ def test_a_round_print_is_capped(client):
 
 
 def test_the_ledger_csv(app, client, match):
+    log_in_staff(app, client)  # the judge's name is shown to staff
     response = client.get(f"/api/tables/{match.code}/ledger.csv?tz=UTC")
     assert response.status_code == 200
     assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
@@ -320,16 +335,36 @@ def test_the_export_is_the_whole_chained_log(app, client, match):
     assert body["count"] == len(body["events"]) == len(log)
     assert body["head"] == log[-1]["hash"]
     assert body["verified"] == {"ok": True, "count": len(log), "seq": None, "problem": None}
-    # Anyone can check the chain from the export alone.
+    # Anyone can check the chain from the export alone: each link, and each event's hash but
+    # those marked hidden (a staff account's name left out, which its hash covers) ...
     prev = GENESIS
+    hidden = 0
     for e in body["events"]:
         assert e["prev_hash"] == prev
         digest = chain_hash(
             prev, match.code, e["seq"], e["type"], e["data"], e["actor"], e["at_ms"]
         )
-        assert digest == e["hash"]
-        prev = digest
+        if e.get("hidden"):
+            hidden += 1
+        else:
+            assert digest == e["hash"]
+        prev = e["hash"]
     assert prev == body["head"]
+    assert 0 < hidden < len(log) // 5
+    # ... and staff every staff member's too.
+    log_in_staff(app, client)
+    prev = GENESIS
+    staff_hidden = 0
+    for e in client.get(f"/api/tables/{match.code}/export.json").get_json()["events"]:
+        digest = chain_hash(
+            prev, match.code, e["seq"], e["type"], e["data"], e["actor"], e["at_ms"]
+        )
+        if e.get("hidden"):
+            staff_hidden += 1
+        else:
+            assert digest == e["hash"]
+        prev = e["hash"]
+    assert prev == body["head"] and staff_hidden < hidden
 
 
 def test_each_match_at_a_table_has_its_own_page(app, client, match):
@@ -478,3 +513,20 @@ def test_a_bad_device_id_is_refused(client):
     )
     assert answer.status_code == 400
     assert client.get(f"/api/tables/{code}").get_json()["state"]["seats"]["A"]["joined"] is False
+
+
+def test_public_records_name_the_role_not_the_staff_account(app, client, match):
+    # A staff account's name is half of what a login guesser needs: the public sheet, ledger
+    # CSV and export name the role; staff (logged in) see the account.
+    sheet = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    ledger = client.get(f"/api/tables/{match.code}/ledger.csv?tz=UTC").get_data(as_text=True)
+    export = client.get(f"/api/tables/{match.code}/export.json")
+    for text in (sheet, ledger, export.get_data(as_text=True)):
+        assert "Pegasus" not in text
+    rows = list(csv.reader(io.StringIO(ledger)))
+    assert any(r[7] == "judge" for r in rows[1:])
+    hidden = [e for e in export.json["events"] if e.get("hidden")]
+    assert any(e["actor"].get("role") == "judge" for e in hidden)  # marked: its hash covers it
+    log_in_staff(app, client)
+    assert "judge:Pegasus" in client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    assert "Pegasus" in client.get(f"/api/tables/{match.code}/export.json").get_data(as_text=True)

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-WEB = Path(__file__).resolve().parent.parent / "web" / "js"
+WEB = Path(__file__).resolve().parent.parent / "web"
 RULES = Path(__file__).resolve().parent.parent / "server" / "rules"
 LEDGER = RULES / "ledger.py"
 
 
 def dispute_statuses() -> set[str]:
-    text = LEDGER.read_text()
-    found = set(re.findall(r'status = "(\w+)" if .* else "(\w+)"', text))
-    statuses = {"open", "open_casual"} | {s for pair in found for s in pair}
+    from server.rules.ledger import SETTLED  # a judge's settlement: applied, void, corrected
+
+    statuses = {"open", "open_casual"} | set(SETTLED.values())
     closed = r'"dispute\.closed", entry=[^)]*status="(\w+)"'
     for path in (LEDGER, RULES / "duel_end.py"):
         statuses |= set(re.findall(closed, path.read_text()))
@@ -27,6 +27,6 @@ def dispute_statuses() -> set[str]:
 
 @pytest.mark.parametrize("lang", ["en", "ja", "zh-Hant"])
 def test_every_dispute_status_is_translated(lang):
-    catalogue = (WEB / "i18n" / f"{lang}.js").read_text()
+    catalogue = (WEB / "i18n" / f"{lang}.json").read_text()
     missing = [s for s in sorted(dispute_statuses()) if f'"dispute.{s}":' not in catalogue]
     assert missing == []

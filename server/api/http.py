@@ -6,6 +6,7 @@ import io
 import json
 import logging
 import socket
+import time
 from typing import Any
 
 import segno
@@ -247,17 +248,53 @@ def handle_unexpected(exc: Exception) -> Response:
 UPLOAD_ENDPOINTS = {"staff.upload_banlist", "staff.set_pairings"}
 
 
+# A body without a length is read this many bytes at a time, the loop let run between two.
+READ_PIECE = 16384
+
+
 def limit_body() -> None:
-    """Refuse a body over the route's limit (413 too_large) before reading any of it; a body
-    sent without a length is cut off at the limit while it is read."""
+    """Refuse a body over the route's limit (413 too_large): one that says its length before
+    any of it is read; one sent without a length (`Transfer-Encoding: chunked`) as soon as the
+    limit is passed while it is read, piece by piece with the loop yielding between two (a
+    sender on a fast link always has the next piece ready, so a read never waits, and never
+    yields, by itself). A body within the limit is then served from memory."""
     config = current_app.config
     key = "HTTP_MAX_UPLOAD_BYTES" if request.endpoint in UPLOAD_ENDPOINTS else "HTTP_MAX_BODY_BYTES"
     limit = config[key]
     request.max_content_length = limit
-    if request.content_length is not None and request.content_length > limit:
-        raise AppError(
-            "too_large", f"The body is over {limit} bytes.", {"max_bytes": limit}, status=413
-        )
+    if request.content_length is not None:
+        if request.content_length > limit:
+            raise too_large(limit)
+        return
+    environ = request.environ
+    if "chunked" not in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+        return  # no body (a length is needed otherwise: werkzeug reads nothing)
+    body = read_bounded(environ["wsgi.input"], limit)
+    environ["wsgi.input"] = io.BytesIO(body)
+    environ["CONTENT_LENGTH"] = str(len(body))
+    environ.pop("wsgi.input_terminated", None)
+
+
+def read_bounded(stream: Any, limit: int) -> bytes:
+    """Read `stream` to its end, at most `limit` bytes (413 past them), yielding to the loop
+    between two pieces."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        piece = stream.read(min(READ_PIECE, limit + 1 - size))
+        if not piece:
+            return b"".join(parts)
+        size += len(piece)
+        if size > limit:
+            raise too_large(limit)
+        parts.append(piece)
+        time.sleep(0)  # gevent patches time.sleep: the other green threads run
+
+
+def too_large(limit: int) -> AppError:
+    return AppError(
+        "too_large", f"The body is over {limit} bytes.", {"max_bytes": limit}, status=413
+    )
 
 
 def add_security_headers(response: Response) -> Response:

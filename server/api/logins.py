@@ -1,10 +1,17 @@
-"""Login throttling: exponential back-off per account and per client address.
+"""Login throttling: exponential back-off per client address and per account and address.
 
-Each failed login counts against the account's name and the address it came from. Past a few
-free failures each key is locked for `LOGIN_BACKOFF_SECONDS` doubled at every further failure
-(capped at `LOGIN_MAX_BACKOFF_SECONDS`); a login to a locked key is refused before any password
-is hashed: `429 login_throttled` with `Retry-After`. A good login clears its account and
-address. Failures are forgotten after a quiet `LOGIN_MAX_BACKOFF_SECONDS`.
+Each failed login counts against the address it came from and against the pair of the
+account's name and that address. Past a few free failures each key is locked for
+`LOGIN_BACKOFF_SECONDS` doubled at every further failure (capped at
+`LOGIN_MAX_BACKOFF_SECONDS`); a login to a locked key is refused before any password is
+hashed: `429 login_throttled` with `Retry-After`. A good login clears its keys. Failures are
+forgotten after a quiet `LOGIN_MAX_BACKOFF_SECONDS`.
+
+No key is the account's alone: a guesser who locked their own address out cannot lock the
+organiser out from another one. A guesser spread over many addresses is bounded by each
+address's back-off: per address, `LOGIN_FREE_FAILURES_PER_ACCOUNT` guesses at one account and
+`LOGIN_FREE_FAILURES_PER_ADDRESS` in all before the doubling starts, then a handful more an
+hour (docs/security.md has the figures). The addresses are the ones `PROXY_COUNT` trusts.
 
 Kept in the process (one dict): with several workers (`WEB_CONCURRENCY`) an attacker gets that
 many times the allowance, which the doubling still makes hopeless (docs/decisions.md).
@@ -30,12 +37,20 @@ class _Record:
     last: float = 0.0
 
 
+def login_keys(username: str, address: str) -> list[str]:
+    """The keys a login counts against: its address, and its account from that address."""
+    return [f"pair:{username.lower()}|{address}", f"address:{address}"]
+
+
 class LoginThrottle:
-    """Failures and lock-outs per key ("account:<name>", "address:<ip>")."""
+    """Failures and lock-outs per key ("pair:<name>|<ip>", "address:<ip>"; "account:<name>"
+    takes the pair's allowance)."""
 
     def __init__(self, config: dict[str, Any], clock: Callable[[], float] = time.monotonic):
+        per_account = config["LOGIN_FREE_FAILURES_PER_ACCOUNT"]
         self.free = {
-            "account": config["LOGIN_FREE_FAILURES_PER_ACCOUNT"],
+            "pair": per_account,
+            "account": per_account,
             "address": config["LOGIN_FREE_FAILURES_PER_ADDRESS"],
         }
         self.base = config["LOGIN_BACKOFF_SECONDS"]

@@ -478,9 +478,22 @@ class CallSchema(Schema):
 
 
 class SettleSchema(Schema):
+    """A judge settles a disputed LP entry in one step (R7.1): apply it, void it, or correct
+    it to an ``amount`` (or, for an entry no one amount fits, to its ``changes``)."""
+
     entry = Int(1, MAX_INT, required=True)
-    action = Choice("apply", "void", required=True)
+    action = Choice("apply", "void", "correct", required=True)
+    amount = Int(0, MAX_INT)
+    changes = fields.List(fields.Nested(ChangeSchema), validate=validate.Length(min=1, max=2))
     note = Note()
+
+    @validates_schema
+    def _correction(self, data: dict[str, Any], **kwargs: Any) -> None:
+        given = ("amount" in data) + ("changes" in data)
+        if data.get("action") == "correct" and given != 1:
+            raise ValidationError("A correction gives an amount or the changes.", "amount")
+        if data.get("action") != "correct" and given:
+            raise ValidationError("Only a correction gives an amount.", "amount")
 
 
 class PenaltySchema(Schema):
@@ -539,6 +552,7 @@ COMMAND_SCHEMAS: dict[str, Schema] = {
     "result.dispute": DisputeResultSchema(),
     "deck.check": DeckCheckSchema(),
     "deck.clear": DeckClearSchema(),
+    "deck.fix": SeatArgSchema(),
     "side.exchange": SideExchangeSchema(),
     "between.ready": Empty(),
     "match.confirm": Empty(),

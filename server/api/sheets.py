@@ -24,6 +24,7 @@ from flask import (
     request,
 )
 
+from server.api.identity import current_staff
 from server.api.lang import request_t
 from server.api.ratelimit import rate_limit
 from server.context import services
@@ -56,6 +57,12 @@ def request_tz() -> tzinfo:
         raise AppError("invalid", "Unknown time zone.", {"tz": [name]}) from None
 
 
+def staff_names() -> bool:
+    """Whether this request may see staff accounts' names in a record: a logged-in judge or
+    organiser; the public sees the role alone."""
+    return current_staff() is not None
+
+
 def table_sheet(code: str) -> tuple[Sheet, list[dict[str, Any]]]:
     """A table's sheet and log, with the chain checked over the same events that are shown."""
     store = services().store
@@ -67,7 +74,7 @@ def table_sheet(code: str) -> tuple[Sheet, list[dict[str, Any]]]:
             break  # otherwise an event arrived between the two reads: read again
     head = str(log[-1]["hash"]) if log else ""
     chain = Chain(check.ok, check.count, head, check.seq, check.problem)
-    return build_sheet(log, chain), log
+    return build_sheet(log, chain, staff_names()), log
 
 
 def parse_codes(raw: str) -> list[str]:
@@ -163,7 +170,7 @@ def export_json(code: str) -> Response:
             "seq": chain.seq,
             "problem": chain.problem,
         },
-        "events": public_log(log),
+        "events": public_log(log, staff_names()),
         "signed_heads": services().store.signed_heads(code),
         "public_key": getattr(services().store.signer, "public_hex", None),
     }

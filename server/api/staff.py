@@ -28,7 +28,7 @@ from .access import GRANTS, end_session, may_see_pairing, viewer
 from .decklists import set_event_banlist
 from .http import load_body
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
-from .logins import LoginThrottle, retry_after
+from .logins import LoginThrottle, login_keys, retry_after
 from .ratelimit import rate_limit
 from .seats import claim_for, claim_ok
 
@@ -53,7 +53,7 @@ def login() -> Response:
         raise AppError("rate_limited", "Too many attempts; wait a moment.", status=429)
     body = load_body()
     throttle: LoginThrottle = current_app.extensions["duel_table_logins"]
-    keys = [f"account:{body['username'].lower()}", f"address:{request.remote_addr or '?'}"]
+    keys = login_keys(body["username"], request.remote_addr or "?")
     wait = throttle.attempt(keys)
     if wait > 0:
         return _throttled(wait)

@@ -150,13 +150,26 @@ class Tx:
         detail: str = "",
         entry: int | None = None,
         duel: int | None = None,
+        deck: str | None = None,
     ) -> None:
         """Record a judge call (R7.1), numbered in order; `detail` is what the player wrote,
-        `entry` the LP entry whose rejection makes the call (what links it to its dispute) and
-        `duel` the duel whose disputed result makes it: what the call is about is in these
-        fields, never read from the reason, which is only words a player's own call may copy."""
+        `entry` the LP entry whose rejection makes the call (what links it to its dispute),
+        `duel` the duel whose disputed result makes it and `deck` the seat whose failed deck
+        check makes it: what the call is about is in these fields, never read from the reason,
+        which is only words a player's own call may copy. The ruling that answers it (the
+        dispute's settlement, the duel's result, the deck's clearing) closes it by them."""
         text = f"{reason}: {detail}" if reason and detail else (reason or detail)
-        self.emit("judge.called", **judge_called(self.state, seat, text, entry, duel))
+        data = judge_called(self.state, seat, text, entry, duel)
+        if deck is not None:
+            data["deck"] = deck
+        self.emit("judge.called", **data)
+
+    def close_calls(self, note: str, answers: Callable[[Any], bool]) -> None:
+        """A judge's ruling closes the open calls it answers (R7.1), chosen by what each call
+        is about (its `entry`, `duel` or `deck`), never by its words."""
+        for c in self.state.calls:
+            if c.status != "closed" and answers(c):
+                self.emit("judge.closed", call=c.call, judge=self.actor.name, note=note)
 
     @property
     def seat(self) -> str:

@@ -117,6 +117,7 @@ def _called(s: TableState, e: Event) -> TableState:
         e.at_ms,
         entry=_entry_of(s, e),
         duel=e.data.get("duel"),
+        deck=e.data.get("deck"),
     )
     return s.evolve(calls=s.calls + (c,))
 

@@ -6,7 +6,9 @@ proposer withdraws it or proposes a corrected entry in its place.
 
 An LP change is a proposal until the seat that did not propose it confirms it. Confirmed
 entries are applied strictly in the order they were proposed: an entry confirmed while an
-older one is still pending waits for it."""
+older one is still pending waits for it, and so does one behind an entry under dispute (R1.4,
+R7.1: the players follow the judge's ruling, 「遵從裁判員的指示」; no one wins by what they
+dispute). A correction takes the place of the entry it corrects."""
 
 from __future__ import annotations
 
@@ -57,6 +59,32 @@ def parse_changes(raw: Any) -> tuple[Change, ...]:
 
 def changes_from_event(raw: Sequence[Mapping[str, Any]]) -> tuple[Change, ...]:
     return tuple(Change(str(c["seat"]), str(c["kind"]), int(c.get("amount", 0))) for c in raw)
+
+
+def dispute_of(state: TableState, entry: Any) -> Dispute | None:
+    """The dispute of entry ``entry``: its open one if any (a correction rejected again is
+    disputed under its own number, so one number has one dispute at most)."""
+    found = None
+    for d in state.disputes:
+        if d.entry == entry:
+            if d.status == "open":
+                return d
+            found = d
+    return found
+
+
+def open_disputes(state: TableState, duel: int) -> list[Dispute]:
+    """The disputes of duel ``duel`` that wait to be settled, in the duel's order of entries."""
+    found = [d for d in state.disputes if d.status == "open" and d.duel == duel]
+    return sorted(found, key=lambda d: d.proposal.queued)
+
+
+def held(state: TableState, p: Proposal) -> bool:
+    """An entry waits while one before it in its duel is under dispute (R1.4, R7.1)."""
+    return any(
+        d.status == "open" and d.duel == state.duel_no and d.proposal.queued < p.queued
+        for d in state.disputes
+    )
 
 
 def _find(state: TableState, entry: Any) -> Proposal:
@@ -119,13 +147,13 @@ def reject(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("lp.rejected", entry=p.entry, by=seat, reason=reason)
     if not casual(tx.state):
         tx.call_judge(seat, f"LP entry #{p.entry} disputed", reason, entry=p.entry)
-    flush(tx)
+    # Nothing behind a disputed entry applies until it is settled (R1.4, R7.1).
 
 
 def _own_dispute(tx: Tx, args: Mapping[str, Any]) -> Dispute:
     """The open dispute ``args["entry"]`` of this seat's own entry, at a casual table."""
     entry = args.get("entry")
-    d: Dispute | None = next((d for d in tx.state.disputes if d.entry == entry), None)
+    d = dispute_of(tx.state, entry)
     require(d is not None, "not_found", "No rejected entry with that number.", entry=entry)
     assert d is not None
     require(d.status == "open", "already_settled", "That dispute is already settled.")
@@ -138,15 +166,18 @@ def _own_dispute(tx: Tx, args: Mapping[str, Any]) -> Dispute:
 
 @command("dispute.withdraw", SEAT)
 def withdraw_dispute(tx: Tx, args: Mapping[str, Any]) -> None:
-    """At a casual table the proposer accepts the rejection: the entry is dropped (R7.1)."""
+    """At a casual table the proposer accepts the rejection: the entry is dropped (R7.1), and
+    the confirmed entries queued behind it apply in order."""
     d = _own_dispute(tx, args)
     tx.emit("dispute.closed", entry=d.entry, status="withdrawn")
+    flush(tx)
 
 
 @command("dispute.repropose", SEAT)
 def repropose(tx: Tx, args: Mapping[str, Any]) -> None:
     """At a casual table the proposer replaces a rejected entry by a corrected one, which the
-    other seat confirms like any entry (R7.1, R7.4)."""
+    other seat confirms like any entry (R7.1, R7.4). It takes the rejected entry's place in
+    the queue: the entries behind it still wait for it."""
     d = _own_dispute(tx, args)
     require(tx.state.phase == DUEL, "wrong_phase", "LP can be entered only during a duel.")
     twokey.propose(DISPUTE, tx.seat, tx.state.pending)
@@ -155,7 +186,12 @@ def repropose(tx: Tx, args: Mapping[str, Any]) -> None:
     entry = tx.state.next_entry
     tx.emit("dispute.closed", entry=d.entry, status="corrected", new_entry=entry)
     tx.emit(
-        "lp.proposed", entry=entry, by=tx.seat, changes=[c.to_dict() for c in changes], note=note
+        "lp.proposed",
+        entry=entry,
+        by=tx.seat,
+        changes=[c.to_dict() for c in changes],
+        note=note,
+        place=d.proposal.queued,
     )
 
 
@@ -185,26 +221,62 @@ def correct(tx: Tx, args: Mapping[str, Any]) -> None:
     )
 
 
+SETTLE_ACTIONS = ("apply", "void", "correct")
+
+
+def corrected(p: Proposal, args: Mapping[str, Any]) -> tuple[Change, ...]:
+    """The changes a judge corrects a disputed entry to: its own changes at ``amount`` ("it
+    was 2500, not 3000"), or, for anything else (one seat of two, a halving), ``changes``."""
+    if args.get("changes") is not None:
+        return parse_changes(args["changes"])
+    amount = args.get("amount")
+    require(
+        isinstance(amount, int) and not isinstance(amount, bool) and 0 <= amount <= MAX_AMOUNT,
+        "invalid",
+        "Correct the entry to a whole amount, or give its changes.",
+        max=MAX_AMOUNT,
+    )
+    assert isinstance(amount, int)
+    require(
+        all(c.kind != "halve" for c in p.changes),
+        "invalid",
+        "A halving has no amount: give the corrected changes.",
+    )
+    return tuple(Change(c.seat, c.kind, int(amount)) for c in p.changes)
+
+
 @command("dispute.settle", JUDGES)
 def settle(tx: Tx, args: Mapping[str, Any]) -> None:
-    """A judge applies or voids a rejected entry."""
+    """A judge settles a rejected entry in one step (R7.1): applies it, voids it, or corrects
+    it to an amount (applied in its place, as the judge's entry). Then the confirmed entries
+    queued behind it apply in order."""
     entry, action = args.get("entry"), args.get("action")
-    dispute = next((d for d in tx.state.disputes if d.entry == entry), None)
+    dispute = dispute_of(tx.state, entry)
     require(dispute is not None, "not_found", "No dispute with that entry number.")
     assert dispute is not None
     require(dispute.status == "open", "already_settled", "That dispute is already settled.")
-    require(action in ("apply", "void"), "invalid", "Settle by 'apply' or 'void'.")
-    if action == "apply":
+    require(
+        action in SETTLE_ACTIONS,
+        "invalid",
+        "Settle by 'apply', 'void' or 'correct'.",
+        allowed=list(SETTLE_ACTIONS),
+    )
+    p = dispute.proposal
+    changes = corrected(p, args) if action == "correct" else p.changes
+    if action != "void":
         require(tx.state.phase == DUEL, "wrong_phase", "The duel is over; enter a result instead.")
-    tx.emit("dispute.settled", entry=entry, action=action, note=str(args.get("note") or ""))
+    note = str(args.get("note") or "")
+    if action == "correct":
+        data = [c.to_dict() for c in changes]
+        tx.emit("dispute.settled", entry=entry, action=action, note=note, changes=data)
+    else:
+        tx.emit("dispute.settled", entry=entry, action=action, note=note)
     # The judge call the rejection made is answered by the settlement (found by its entry
     # number: a player's own call may be worded like it, and stays open).
-    for c in tx.state.calls:
-        if c.status != "closed" and c.entry == entry:
-            tx.emit("judge.closed", call=c.call, judge=tx.actor.name, note=f"dispute {action}")
-    if action == "apply":
-        p = dispute.proposal
-        apply_entry(tx, p.entry, p.by, p.changes, p.note, tx.actor.label)
+    tx.close_calls(f"dispute {action}", lambda c: c.entry == entry)
+    if action != "void":
+        apply_entry(tx, p.entry, p.by, changes, p.note, tx.actor.label)
+    flush(tx)
 
 
 # --- shared steps ------------------------------------------------------------------------
@@ -214,6 +286,8 @@ def flush(tx: Tx) -> None:
     """Apply confirmed entries from the head of the queue, in proposal order."""
     while tx.state.pending and twokey.agreed(tx.state.pending[0]) and tx.state.phase == DUEL:
         p = tx.state.pending[0]
+        if held(tx.state, p):
+            return
         apply_entry(tx, p.entry, p.by, p.changes, p.note, other(p.by))
 
 
@@ -246,8 +320,17 @@ def unsettled(state: TableState) -> tuple[list[int], list[int]]:
     """The entries of this duel not yet settled (R5.5): those waiting for the other seat's yes
     (or for an earlier one), and rejected ones waiting for the judge."""
     waiting = [p.entry for p in state.pending]
-    disputed = [d.entry for d in state.disputes if d.status == "open" and d.duel == state.duel_no]
+    disputed = [d.entry for d in open_disputes(state, state.duel_no)]
     return waiting, disputed
+
+
+def first_unsettled(state: TableState, duel: int | None = None) -> int | None:
+    """The entry to settle first, in the duel's order: the one that holds the rest."""
+    duel = state.duel_no if duel is None else duel
+    order = [(d.proposal.queued, d.entry) for d in open_disputes(state, duel)]
+    if duel == state.duel_no:
+        order += [(p.queued, p.entry) for p in state.pending]
+    return min(order)[1] if order else None
 
 
 # --- handlers ----------------------------------------------------------------------------
@@ -257,8 +340,16 @@ def unsettled(state: TableState) -> tuple[list[int], list[int]]:
 def _proposed(s: TableState, e: Event) -> TableState:
     d = e.data
     by = d["by"]
-    p = Proposal(d["entry"], by, changes_from_event(d["changes"]), d["note"], e.at_ms, alone(by))
-    return s.evolve(pending=s.pending + (p,), next_entry=max(s.next_entry, d["entry"] + 1))
+    place = d.get("place", 0)
+    p = Proposal(
+        d["entry"], by, changes_from_event(d["changes"]), d["note"], e.at_ms, alone(by), place
+    )
+    if place:  # a correction, in the place of the entry it corrects
+        at = next((i for i, x in enumerate(s.pending) if x.queued > place), len(s.pending))
+        pending = s.pending[:at] + (p,) + s.pending[at:]
+    else:
+        pending = s.pending + (p,)
+    return s.evolve(pending=pending, next_entry=max(s.next_entry, d["entry"] + 1))
 
 
 @handler("lp.confirmed")
@@ -266,7 +357,7 @@ def _confirmed(s: TableState, e: Event) -> TableState:
     entry, by = e.data["entry"], e.data["by"]
     # Built directly, not with `dataclasses.replace`: one per LP entry, and three times faster.
     pending = tuple(
-        Proposal(p.entry, p.by, p.changes, p.note, p.at_ms, said_yes(p, by))
+        Proposal(p.entry, p.by, p.changes, p.note, p.at_ms, said_yes(p, by), p.place)
         if p.entry == entry
         else p
         for p in s.pending
@@ -315,17 +406,23 @@ def _applied(s: TableState, e: Event) -> TableState:
 @handler("dispute.closed")
 def _closed(s: TableState, e: Event) -> TableState:
     disputes = tuple(
-        replace(d, status=e.data["status"]) if d.entry == e.data["entry"] else d for d in s.disputes
+        replace(d, status=e.data["status"])
+        if d.entry == e.data["entry"] and d.status == "open"
+        else d
+        for d in s.disputes
     )
     return s.evolve(disputes=disputes)
 
 
+SETTLED = {"apply": "applied", "void": "void", "correct": "corrected"}
+
+
 @handler("dispute.settled")
 def _settled(s: TableState, e: Event) -> TableState:
-    status = "applied" if e.data["action"] == "apply" else "void"
+    status = SETTLED[e.data["action"]]
     disputes = tuple(
         replace(d, status=status, judge=e.actor.name, note=e.data["note"])
-        if d.entry == e.data["entry"]
+        if d.entry == e.data["entry"] and d.status == "open"
         else d
         for d in s.disputes
     )

@@ -24,8 +24,8 @@ from .base import (
     require,
     whole,
 )
-from .duel_end import EXTRA_DUEL_SUDDEN_DEATH, close_duel
-from .ledger import unsettled
+from .duel_end import EXTRA_DUEL_SUDDEN_DEATH, casual, close_duel
+from .ledger import first_unsettled, open_disputes, unsettled
 from .registration import (
     after_exchange,
     by_card,
@@ -61,6 +61,7 @@ from .state import (
 from .twokey import (
     BOTH,
     DECK,
+    DECK_FIX,
     MATCH,
     NEW_MATCH,
     NOBODY,
@@ -261,13 +262,14 @@ def require_settled(tx: Tx) -> None:
     judge, so the LP that decide a duel at the end of a turn are the settled LP. Refused in
     every turn, not only at the time-over decision points: one rule the players can learn."""
     waiting, disputed = unsettled(tx.state)
+    first = first_unsettled(tx.state)
     require(
         not waiting and not disputed,
         "entries_pending",
-        "Settle the LP entries of this turn first: confirm, withdraw, or let the judge decide "
-        "(R5.5).",
+        f"Settle entry #{first} first: confirm, withdraw, or let the judge decide (R5.5).",
         entries=waiting,
         disputes=disputed,
+        first=first,
     )
 
 
@@ -331,6 +333,17 @@ def confirm_result(tx: Tx, args: Mapping[str, Any]) -> None:
     duel = args.get("duel", res.duel)
     require(duel == res.duel, "stale_result", "That is not the current duel.", duel=res.duel)
     twokey.confirm(RESULT, res, seat)
+    # R7.1: an entry of this duel still under dispute waits for the judge's ruling before the
+    # match moves on (a casual table's disputes end with their duel).
+    disputed = [d.entry for d in open_disputes(tx.state, res.duel)]
+    require(
+        not disputed,
+        "entries_pending",
+        f"Waiting for the judge on entry #{disputed[0] if disputed else 0} (R7.1).",
+        entries=[],
+        disputes=disputed,
+        first=disputed[0] if disputed else None,
+    )
     tx.emit("result.confirmed", duel=res.duel, seat=seat)
     if twokey.agreed(tx.state.result):
         finalize_duel(tx)
@@ -466,12 +479,10 @@ def deck_check(tx: Tx, args: Mapping[str, Any]) -> None:
     note = str(args.get("note") or "")
     tx.emit("deck.checked", seat=seat, ok=ok, note=note)
     if not ok:
-        tx.call_judge(seat, "Deck count problem after the duel (R7.5)", note)
+        tx.call_judge(seat, "Deck count problem after the duel (R7.5)", note, deck=seat)
 
 
-@command("deck.clear", JUDGES)
-def deck_clear(tx: Tx, args: Mapping[str, Any]) -> None:
-    """A judge clears a seat's failed deck check (R7.5 reading): the table may go on."""
+def _failed_deck(tx: Tx, args: Mapping[str, Any]) -> str:
     seat = args.get("seat")
     require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
     require(
@@ -479,7 +490,33 @@ def deck_clear(tx: Tx, args: Mapping[str, Any]) -> None:
         "not_failed",
         "That seat's deck check has not failed.",
     )
-    tx.emit("deck.cleared", seat=seat, note=str(args.get("note") or ""), judge=tx.actor.name)
+    return str(seat)
+
+
+@command("deck.clear", JUDGES)
+def deck_clear(tx: Tx, args: Mapping[str, Any]) -> None:
+    """A judge clears a seat's failed deck check (R7.5 reading): the table may go on, and the
+    call the failed check made is answered."""
+    seat = _failed_deck(tx, args)
+    note = str(args.get("note") or "")
+    tx.emit("deck.cleared", seat=seat, note=note, judge=tx.actor.name)
+    tx.close_calls(note or "deck cleared", lambda c: c.deck == seat)
+
+
+@command("deck.fix", SEAT)
+def deck_fix(tx: Tx, args: Mapping[str, Any]) -> None:
+    """At a casual table (no judge) both seats say a failed deck check is fixed (R7.5, R7.4):
+    the first says so, the other confirms, and the table goes on. At an event a judge clears
+    it (`deck.clear`)."""
+    seat = _failed_deck(tx, args)
+    require(
+        casual(tx.state), "judge_settles", "A judge clears a failed deck check at an event (R7.5)."
+    )
+    twokey.vote(DECK_FIX, tx.state.decks[seat].fix, tx.seat)
+    tx.emit("deck.fix_voted", seat=seat, by=tx.seat)
+    if twokey.agreed(tx.state.decks[seat].fix):
+        tx.emit("deck.cleared", seat=seat, note="", judge="")
+        tx.close_calls("deck fixed", lambda c: c.deck == seat)
 
 
 def _require_no_failed_check(tx: Tx) -> None:
@@ -585,6 +622,7 @@ def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
         require(winner in (*SEATS, None), "unknown_seat", "The winner must be A, B or none.")
         require(s.phase != MATCH_OVER, "wrong_phase", "The match is already over.")
         decide_match(tx, winner, "judge", final=True)
+        tx.close_calls("result set", lambda c: c.duel is not None and c.entry is None)
         return
     winner = args.get("winner")
     require(winner in (*SEATS, None), "unknown_seat", "The winner must be A, B or none.")
@@ -596,6 +634,8 @@ def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
         finalize_duel(tx)
     else:
         end_duel(tx, winner, "judge", final=True)
+    # The ruling answers the calls that disputed this duel's result (by their `duel`).
+    tx.close_calls("result set", lambda c: c.duel == duel and c.entry is None)
 
 
 def forfeit_duel(tx: Tx, seat: str) -> None:
@@ -831,10 +871,22 @@ def _deck_checked(s: TableState, e: Event) -> TableState:
     return s.evolve(decks=put(s.decks, seat, deck))
 
 
+@handler("deck.fix_voted")
+def _fix_voted(s: TableState, e: Event) -> TableState:
+    seat, by = e.data["seat"], e.data["by"]
+    fix = s.decks[seat].fix
+    if fix is None:
+        fix = Offer("deck.fix", by, e.at_ms, alone(by))
+    else:
+        fix = replace(fix, yes=said_yes(fix, by))
+    return s.evolve(decks=put(s.decks, seat, renew(s.decks[seat], fix=fix)))
+
+
 @handler("deck.cleared")
 def _deck_cleared(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
-    return s.evolve(decks=put(s.decks, seat, renew(s.decks[seat], check_failed=False)))
+    deck = renew(s.decks[seat], check_failed=False, fix=None)
+    return s.evolve(decks=put(s.decks, seat, deck))
 
 
 @handler("side.exchanged")

@@ -98,6 +98,14 @@ class Proposal:
     note: str
     at_ms: int
     yes: frozenset[str] = NOBODY  # both: confirmed, waiting for an earlier entry
+    # Its place in the queue: its own number, or the number of the rejected entry it corrects
+    # (a casual table's correction takes the place of the entry it replaces, R1.4).
+    place: int = 0
+
+    @property
+    def queued(self) -> int:
+        """Where it stands in the duel's order of entries."""
+        return self.place or self.entry
 
     @property
     def confirmed_by(self) -> str | None:
@@ -125,7 +133,7 @@ class Dispute:
     rejected_by: str
     reason: str
     at_ms: int
-    status: str = "open"  # open | applied | void
+    status: str = "open"  # open | applied | void | corrected | withdrawn | dropped
     judge: str = ""
     note: str = ""
     duel: int = 0  # the duel it was proposed in (R5.5: an open one holds the turn)
@@ -150,8 +158,10 @@ class Deck:
     yes: frozenset[str] = NOBODY
     current: Counts | None = None  # after side decking (R6.8)
     checked: bool = False  # after-duel count check done (R7.5)
-    check_failed: bool = False  # a failed check waits for a judge (R7.5 reading)
+    check_failed: bool = False  # a failed check holds the table (R7.5 reading)
     check_note: str = ""
+    # A casual table's failed check, settled by both seats saying it is fixed (`twokey.DECK_FIX`).
+    fix: Offer | None = None
     ready: bool = False
     cards: DeckList | None = None  # the registered deck list, card by card (R1.6, R2.6)
     current_cards: DeckList | None = None  # the list after side decking (R6.8)
@@ -276,6 +286,7 @@ class Call:
     note: str = ""
     entry: int | None = None  # the LP entry whose rejection made the call (its dispute's call)
     duel: int | None = None  # the duel whose result a dispute of it made the call about
+    deck: str | None = None  # the seat whose failed deck check made the call (R7.5)
 
 
 @dataclass(frozen=True)

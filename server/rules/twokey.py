@@ -11,8 +11,8 @@ Who may do what, the same for every flow:
 - **reject**: only a seat that could confirm it, and not after its yes (R7.3);
 - **withdraw**: only the proposer, and only before the other seat's yes.
 
-A vote (the casual clock's start, a new match) is the same flow with one command for both: the
-first seat's vote proposes, the other's confirms.
+A vote (the casual clock's start, a casual table's fixed deck, a new match) is the same flow
+with one command for both: the first seat's vote proposes, the other's confirms.
 
 `FLOWS` names every flow with its commands and its refusals; the deciders (`ledger`, `match`,
 `clock`) call `propose`, `confirm`, `reject`, `withdraw` and `vote` before they emit their
@@ -217,6 +217,15 @@ CLOCK = Flow(  # a casual table's clock: both seats vote
         "again": ("already_done", "Waiting for the opponent."),
     },
 )
+DECK_FIX = Flow(  # a casual table's failed deck check (R7.5): both seats say it is fixed
+    "deck.fix",
+    "R7.5, R7.4",
+    {"propose": "deck.fix", "confirm": "deck.fix"},
+    {
+        "own": ("already_done", "Waiting for the opponent to confirm the deck is fixed."),
+        "again": ("already_done", "Waiting for the opponent to confirm the deck is fixed."),
+    },
+)
 NEW_MATCH = Flow(
     "match.new",
     "R2.7",
@@ -228,7 +237,7 @@ NEW_MATCH = Flow(
 )
 
 FLOWS: dict[str, Flow] = {
-    f.what: f for f in (LP, DISPUTE, DECK, RPS, RESULT, MATCH, CLOCK, NEW_MATCH)
+    f.what: f for f in (LP, DISPUTE, DECK, RPS, RESULT, MATCH, CLOCK, DECK_FIX, NEW_MATCH)
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from .base import SEATS
 from .clock import next_due_ms
 from .registration import list_view
-from .state import Change, LedgerEntry, TableState
+from .state import Change, Deck, LedgerEntry, TableState
 
 
 def _changes(changes: tuple[Change, ...]) -> list[dict[str, Any]]:
@@ -56,9 +56,16 @@ def calls_view(s: TableState, seat: str | None, privileged: bool) -> list[dict[s
             "at_ms": c.at_ms,
             "entry": c.entry,
             "duel": c.duel,
+            **({"deck": c.deck} if c.deck else {}),  # a failed deck check's call (R7.5)
         }
         for c in s.calls
     ]
+
+
+def _deck_fix(d: Deck) -> dict[str, Any]:
+    """A failed deck check: who has said it is fixed (R7.5; both seats settle it at a casual
+    table). Absent while the check has not failed."""
+    return {"fixed_by": sorted(d.fix.yes) if d.fix else []} if d.check_failed else {}
 
 
 def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, Any]:
@@ -77,6 +84,7 @@ def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, An
                 "ready": d.ready,
                 "list": d.cards is not None,
                 "cards": list_view(d) if d.cards and (privileged or k == seat) else None,
+                **_deck_fix(d),
             }
             for k, d in s.decks.items()
         },

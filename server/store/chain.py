@@ -10,10 +10,11 @@ changing it would break every log already written.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -129,4 +130,47 @@ def verify_chain(
             hashes[row.seq] = prev
     if count != seq:
         return Verification(False, count, count + 1, "log shorter than the table's seq")
+    return Verification(True, count)
+
+
+class Stamped(Protocol):
+    """A stored event as the signed-head check sees it."""
+
+    seq: int
+    type: str
+    at_ms: int
+
+
+def check_signed(
+    links: Sequence[Stamped], signed: Iterable[int], signs_at: frozenset[str], finished: bool
+) -> Verification:
+    """Whether the signed heads (their seqs, `signed`) cover the log `links`, a chain already
+    checked: every write holding an event of `signs_at` (a confirmed result, the match's end)
+    has its head signed, and a finished table's final head is signed. A log re-chained after
+    an edit and rid of the heads that betrayed it fails here: "missing signed head" at the
+    first event whose head should have been signed, or "events after the last signed head"
+    at the first of them.
+
+    A write's events share their `at_ms` and its head is signed at its last event, before
+    the next write: the head of an event of `signs_at` is at or after it and before the next
+    such event stamped at another time."""
+    heads = sorted(signed)
+    count = len(links)
+    for i, link in enumerate(links):
+        if link.type not in signs_at:
+            continue
+        until = next(
+            (
+                later.seq
+                for later in links[i + 1 :]
+                if later.type in signs_at and later.at_ms != link.at_ms
+            ),
+            count + 1,
+        )
+        at = bisect.bisect_left(heads, link.seq)
+        if at == len(heads) or heads[at] >= until:
+            return Verification(False, count, link.seq, "missing signed head")
+    if finished and count and (not heads or heads[-1] < links[-1].seq):
+        after = heads[-1] + 1 if heads else 1
+        return Verification(False, count, after, "events after the last signed head")
     return Verification(True, count)

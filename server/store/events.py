@@ -40,8 +40,10 @@ from server.rules import (
     create_events,
     decide,
     next_due_ms,
+    replay,
 )
 from server.rules.base import SYSTEM_ACTOR, judge_called
+from server.rules.state import MATCH_OVER, MATCH_RESULT
 
 from .cache import LRU, RECENT, Snapshot
 from .chain import (
@@ -51,6 +53,7 @@ from .chain import (
     Verification,
     canonical,
     chain_hash,
+    check_signed,
     dumps,
     hash_token,
     link_hash,
@@ -61,6 +64,9 @@ from .group import GroupCommit
 from .models import EventRow, HeadSignature, SeatRequest, SeatRow, TableRow
 from .signing import SIGN_AT
 from .writers import INTEGRITY_ERRORS, Pending, Statement, Writer, writer_for
+
+# A table in these phases has its match decided: its final head is signed at every write.
+DECIDED = frozenset({MATCH_RESULT, MATCH_OVER})
 
 __all__ = [
     "GENESIS",
@@ -276,33 +282,40 @@ class EventStore:
             return [(code, due) for code, due in cursor.fetchall()]
 
     def verify(self, code: str) -> Verification:
-        """Recompute the hash chain and name the first link that does not hold."""
+        """Recompute the hash chain and name the first link that does not hold; then check the
+        signed heads: each the log's hash at its seq under the server's key, and covering every
+        confirmed result and a finished table's final head (`chain.check_signed`)."""
         with self.db.connection_context():
             table = self._table(code)
-            rows = EventRow.select().where(EventRow.table == table.id).order_by(EventRow.seq)
+            rows = list(EventRow.select().where(EventRow.table == table.id).order_by(EventRow.seq))
             hashes: dict[int, str] = {}
             checked = verify_chain(code, rows, table.seq, hashes)
             if not checked.ok:
                 return checked
-            return self._verify_signatures(table, hashes, checked.count)
+            heads = list(
+                HeadSignature.select()
+                .where(HeadSignature.table_id == table.id)
+                .order_by(HeadSignature.seq)
+            )
+        wrong = self._verify_signatures(table, heads, hashes, checked.count)
+        if wrong is not None or self.signer is None:
+            return wrong or checked  # no key (a bare store): the chain alone
+        state = replay(_event_of(envelope(row)) for row in rows)
+        finished = state.phase in DECIDED
+        return check_signed(rows, [h.seq for h in heads], SIGN_AT, finished)
 
     def _verify_signatures(
-        self, table: TableRow, hashes: dict[int, str], count: int
-    ) -> Verification:
+        self, table: TableRow, heads: list[HeadSignature], hashes: dict[int, str], count: int
+    ) -> Verification | None:
         """Each signed head must be the log's hash at its seq, signed by the server's key."""
-        rows = (
-            HeadSignature.select()
-            .where(HeadSignature.table_id == table.id)
-            .order_by(HeadSignature.seq)
-        )
-        for sig in rows:
+        for sig in heads:
             if hashes.get(sig.seq) != sig.hash:
                 return Verification(False, count, sig.seq, "the signed head does not match the log")
             if self.signer is None:
                 return Verification(False, count, sig.seq, "no key to check the signed heads")
             if not self.signer.check(table.code, sig.seq, sig.hash, sig.signature):
                 return Verification(False, count, sig.seq, "bad signature on the head")
-        return Verification(True, count)
+        return None
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -408,12 +421,28 @@ class EventStore:
                 pending, repeat = self._plan(code, cmd_id, decide_on)
             pending.done.wait()
             if pending.outcome == "ok":
+                if not repeat:
+                    self._sign_if_due(code, pending)
                 return pending, repeat
             if pending.outcome == "failed" and not repeat:
                 assert pending.error is not None
                 raise pending.error
         # Contended (other processes writing the same table): hold the table, then decide.
-        return self._decide_holding(code, cmd_id, decide_on)
+        pending, repeat = self._decide_holding(code, cmd_id, decide_on)
+        if not repeat:
+            self._sign_if_due(code, pending)
+        return pending, repeat
+
+    def _sign_if_due(self, code: str, pending: Pending | _Answered) -> None:
+        """Sign the head a write left when it holds a confirmed result or the match's end, or
+        lands on a table whose match is decided: a finished table's final head is always
+        signed, so nothing after it can be rewritten unseen (`chain.check_signed`)."""
+        written = getattr(pending, "written", None)
+        if self.signer is None or not written:
+            return
+        snap = pending.snap
+        if snap.state.phase in DECIDED or any(e["type"] in SIGN_AT for e in written):
+            self.sign_head(code, snap, int(written[-1]["at_ms"]))
 
     def _decide_holding(
         self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
@@ -538,8 +567,6 @@ class EventStore:
         pending, repeat = self._decide(code, cmd_id, decide_on)
         if repeat:
             return Appended(pending.snap.seq, [], duplicate=True)
-        if self.signer is not None and any(e["type"] in SIGN_AT for e in pending.written):
-            self.sign_head(code, pending.snap, now_ms)
         return Appended(pending.snap.seq, list(pending.written))
 
     # -- signed heads and tamper alarms -------------------------------------------------------

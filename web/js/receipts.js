@@ -1,5 +1,5 @@
-// Receipts: the signed chain heads this phone was shown (at each confirmed result and at the
-// match's end), kept in local storage. The score sheet page checks them against the log, so a
+// Receipts: the signed chain heads this phone was shown (at each confirmed result, at the
+// match's end and at every write after it), kept in local storage. The score sheet page checks them against the log, so a
 // log edited afterwards is caught even by someone holding the server's signing key.
 
 import { getHeads } from "./api.js";
@@ -33,5 +33,10 @@ export async function keepReceipts(code) {
   }
 }
 
-/** Whether an update carries an event the server signs a head at. */
-export const signs = (msg) => (msg.events || []).some((e) => SIGNED.has(e.type));
+// Phases of a decided match: the server signs the head of every write then.
+const DECIDED = new Set(["match_result", "match_over"]);
+
+/** Whether the server signed the head an update leaves: one carrying a confirmed result or
+ * the match's end, or any update once the match is decided (`phase`, after the update). */
+export const signs = (msg, phase = "") =>
+  (msg.events || []).some((e) => SIGNED.has(e.type)) || (DECIDED.has(phase) && (msg.events || []).length > 0);

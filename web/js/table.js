@@ -95,7 +95,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     }),
     conn.on("update", (msg) => {
       store.take(msg);
-      if (token && signs(msg)) keepReceipts(code); // a phone keeps the heads it was shown
+      // A phone keeps the heads it was shown: each result's, and every head of a decided match.
+      if (token && signs(msg, phase())) keepReceipts(code);
     }),
     conn.on("status", (st) => {
       ui.status = st;
