@@ -27,8 +27,9 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from e2e.steps import PHONE
 from server.i18n import load
 from server.store import EventStore, bind, db, open_database
+from server.store.signing import Signer
 from tests.sheet_match import StoreTable, actor, play_match
-from tests.staff_actions import PASSWORD, Staff, create_organiser
+from tests.staff_actions import Staff, create_organiser
 
 LAPTOP = {"viewport": {"width": 1280, "height": 800}}
 LOCALES = {"zh-Hant": "zh-TW", "ja": "ja-JP"}
@@ -66,12 +67,14 @@ COLLECT = """() => {
   while (walk.nextNode()) {
     const node = walk.currentNode;
     const parent = node.parentElement;
-    if (!parent || parent.closest("script, style, noscript")) continue;
+    // translate="no" (HTML's own mark) is a code shown as it is: an event's type, a file format.
+    if (!parent || parent.closest("script, style, noscript, [translate=no]")) continue;
     const text = node.nodeValue.trim();
     if (text) out.push([text, parent.closest("[data-testid]")?.dataset.testid || parent.tagName]);
   }
   out.push([document.title, "title"]);
   for (const el of document.querySelectorAll("[aria-label], [placeholder], [title], [alt]")) {
+    if (el.closest("[translate=no]")) continue;
     for (const a of ["aria-label", "placeholder", "title", "alt"]) {
       const v = el.getAttribute(a);
       if (v) out.push([v, `${el.dataset.testid || el.tagName}@${a}`]);
@@ -134,7 +137,9 @@ class EventTable(StoreTable):
         return self
 
 
-def phone(browser: Browser, server: str, lang: str, code: str = "", seat: str = "", token: str = "") -> BrowserContext:
+def phone(
+    browser: Browser, server: str, lang: str, code: str = "", seat: str = "", token: str = ""
+) -> BrowserContext:
     context = browser.new_context(**PHONE, base_url=server, locale=LOCALES[lang])
     context.set_default_timeout(8000)
     if seat:
@@ -174,11 +179,16 @@ def event_day(live_server) -> dict[str, Any]:
 
     bind(open_database(live_server.database_url, str(live_server.data_dir)))
     store = EventStore(db)
+    # Signed as the server signs (its key file): the sheets' chains verify.
+    store.signer = Signer.load(Path(live_server.data_dir) / "signing-key.pem")
     typed: set[str] = {"Pegasus"}
     codes = [t["code"] for t in ev["tables"]]
-    tables = {name: EventTable(store, code, typed) for name, code in zip(
-        ("over", "duel", "registration", "pregame", "between", "free"), codes, strict=True
-    )}
+    tables = {
+        name: EventTable(store, code, typed)
+        for name, code in zip(
+            ("over", "duel", "registration", "pregame", "between", "free"), codes, strict=True
+        )
+    }
     play_match(store, table=tables["over"])
     duel = tables["duel"].join().register().start_duel(first="A")
     duel.do("A", "coin.toss", count=1)
@@ -290,3 +300,84 @@ def test_no_english_word_on_any_page(browser: Browser, event_day: dict[str, Any]
     report.parent.mkdir(exist_ok=True)
     report.write_text("\n".join(sweep.found) + "\n", encoding="utf-8")
     assert sweep.found == [], f"{len(sweep.found)} English lines, listed in {report}"
+
+
+@pytest.mark.parametrize("lang", ["zh-Hant", "ja"])
+def test_a_refusal_is_said_whole_in_the_readers_language(
+    browser: Browser, event_day: dict[str, Any], lang: str
+):
+    """A refusal is the server's code and details; the page words all of it (no "被拒絕：That
+    round has started."): a real one from the staff API, and one at a table."""
+    server, ev = event_day["server"], event_day["event"]
+    sweep = Sweep(lang, event_day["names"])
+    context = staff_context(browser, server, lang, event_day["org"])
+    try:
+        page = context.new_page()
+        page.goto(f"/organiser/e/{ev['id']}")
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        said = page.evaluate(
+            """async (id) => {
+                const common = await import('/js/staff/common.js');
+                await common.whoami();
+                const again = await common.call('POST', `/api/events/${id}/round/next`);
+                const toast = await import('/js/toast.js');
+                return {status: again.status, code: again.body.code, message: again.body.message,
+                        staff: common.refusal(again.body),
+                        phone: toast.errorText({code: 'wrong_phase', message: 'The duel is over.'}),
+                        unknown: toast.errorText({code: 'no_such_code', message: 'Some words.'})};
+            }""",
+            ev["id"],
+        )
+    finally:
+        context.close()
+    assert said["status"] == 409 and said["code"] == "round_not_ended", said
+    catalogue = CATALOGUES[lang]
+    assert said["staff"] == catalogue["staff.refused"].replace(
+        "{message}", catalogue["err.round_not_ended"]
+    )
+    assert said["phone"] == catalogue["err.wrong_phase"]
+    assert said["unknown"] == catalogue["err.unknown_code"].replace("{code}", "no_such_code")
+    for text in (said["staff"], said["phone"]):  # (an unknown code is shown as the code)
+        assert sweep.english_in(text) == [], text
+
+
+def test_calls_and_old_logs_are_said_in_words(new_phone):
+    """A call the server makes is a code and its values: worded from the catalogue, the player's
+    words after it as typed. A log written before codes (English inside the reason, the ruling
+    in the closing note) is still read in words."""
+    page = new_phone(locale="ja-JP")
+    page.goto("/")
+    expect(page.locator("html")).to_have_attribute("lang", "ja")
+    said = page.evaluate(
+        """async () => {
+            const i18n = await import('/js/i18n.js');
+            const words = await import('/js/words.js');
+            const call = (data) =>
+                words.eventWords({type: 'judge.called', data, actor: {role: 'system'}});
+            const closed = (data) => words.eventWords({type: 'judge.closed', data});
+            const deckOld = 'Deck count problem after the duel (R7.5): 41';
+            const lpOld = 'LP entry #2 disputed: 2000?';
+            return {
+                coded: i18n.callReason('2000?', {code: 'lp_disputed', entry: 2}),
+                expected: i18n.t('call.lp_disputed', {entry: 2}) + ': 2000?',
+                deck: i18n.callReason('41', {code: 'deck_problem', deck: 'B', seat: 'B'}),
+                deckOld: i18n.callReason(deckOld, {deck: 'B', seat: 'B'}),
+                deckExpected: i18n.t('call.deck_problem') + ': 41',
+                oldCall: call({call: 1, seat: 'B', reason: lpOld, entry: 2, duel: null}),
+                newCall: call(
+                    {call: 1, seat: 'B', code: 'lp_disputed', reason: '2000?', entry: 2, duel: null}
+                ),
+                oldClosed: closed({call: 1, judge: 'P', note: 'dispute void'}),
+                newClosed: closed({call: 1, judge: 'P', note: '', code: 'dispute_void'}),
+                typed: i18n.callReason('LP entry #2 disputed: 2000?', {code: null, entry: null}),
+            };
+        }"""
+    )
+    assert said["coded"] == said["expected"]
+    assert said["deck"] == said["deckOld"] == said["deckExpected"]
+    assert said["oldCall"] == said["newCall"]
+    assert said["newCall"]["note"] == said["expected"]
+    assert said["oldClosed"] == said["newClosed"] and said["newClosed"]["note"] == ""
+    assert "closed" not in said["newClosed"]["text"] and "void" not in said["newClosed"]["text"]
+    # A player's own words that copy the server's stay as typed.
+    assert said["typed"] == "LP entry #2 disputed: 2000?"

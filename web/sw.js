@@ -45,6 +45,7 @@ const SHELL = [
   "/js/state.js",
   "/js/table.js",
   "/js/toast.js",
+  "/js/words.js",
   "/icons/icon.svg",
   "/icons/icon-192.png",
   "/icons/icon-512.png",
