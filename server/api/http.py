@@ -175,9 +175,15 @@ def table_ledger(code: str) -> Response:
 
 @bp.get("/time")
 def server_time() -> Response:
-    """The server's clock, for phones to estimate their offset, and the venue's time zone
-    (config TIME_ZONE; null when not set) that every page writes the event's times in."""
-    return jsonify({"now_ms": services().clock(), "tz": current_app.config["TIME_ZONE"] or None})
+    """The server's clock, for phones to estimate their offset."""
+    return jsonify({"now_ms": services().clock()})
+
+
+@bp.get("/venue")
+def venue() -> Response:
+    """The venue's time zone (config TIME_ZONE; null when not set): every page writes the
+    event's times in it, in its reader's language."""
+    return jsonify({"tz": current_app.config["TIME_ZONE"] or None})
 
 
 # The one place a refusal from below the edge gets its HTTP status: by its kind. A plain

@@ -54,7 +54,7 @@ export function formatDuration(ms) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
 }
 
-// The venue's time zone (the server's TIME_ZONE, from /api/time; web/js/i18n.js sets it):
+// The venue's time zone (the server's TIME_ZONE, from /api/venue; web/js/i18n.js sets it):
 // every time of the event is written in it, in the reader's language. Unset: the device's.
 let zone = "";
 const formats = new Map();

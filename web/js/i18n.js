@@ -24,7 +24,7 @@ const fallback = CATALOGUES[DEFAULT];
 
 // The venue's time zone, when the server names one: asked once, never waited for (a phone
 // offline still starts); times drawn after it arrives are in it (web/js/dom.js: formatTime).
-fetch("/api/time", { cache: "no-store" })
+fetch("/api/venue", { cache: "no-store" })
   .then((res) => (res.ok ? res.json() : null))
   .then((body) => {
     if (body && body.tz) setTimeZone(body.tz);
