@@ -91,7 +91,11 @@ def prepare_floor(server: Server, tables: int) -> FloorSetup:
     claims: list[dict[str, str]] = []
     for first in range(0, tables, EVENT_MAX_TABLES):
         count = min(EVENT_MAX_TABLES, tables - first)
-        body = {"name": f"Bench {first // EVENT_MAX_TABLES + 1}", "date": "2026-12-01"}
+        body = {
+            "name": f"Bench {first // EVENT_MAX_TABLES + 1}",
+            "date": "2026-12-01",
+            "require_player_id": False,  # the bench's phones give no player ID (R1.1)
+        }
         event = call("POST", "/api/events", {**body, "tables": count})
         events.append(int(event["id"]))
         codes += [t["code"] for t in event["tables"]]

@@ -79,7 +79,9 @@ def prepare(server: Any, tables: int) -> tuple[Client, int, list[str], dict[str,
         "csrf"
     ]
     event = org.call(
-        "POST", "/api/events", {"name": "Bench", "date": "2026-12-01", "tables": tables}
+        "POST",
+        "/api/events",
+        {"name": "Bench", "date": "2026-12-01", "tables": tables, "require_player_id": False},
     )
     codes = [t["code"] for t in event["tables"]]
     phones = Client(server.url)
@@ -91,6 +93,9 @@ def prepare(server: Any, tables: int) -> tuple[Client, int, list[str], dict[str,
 
     with ThreadPoolExecutor(16) as pool:
         tokens = dict(zip(codes, pool.map(seats, codes), strict=True))
+    # A round starts once paired: every table paired as its seats joined.
+    lines = "\n".join(f"{t['number']},A,,B," for t in event["tables"])
+    org.call("POST", f"/api/events/{event['id']}/pairings", {"csv": lines})
     org.call("POST", f"/api/events/{event['id']}/round/start")
     return org, event["id"], codes, tokens
 

@@ -61,10 +61,14 @@ def test_each_alert_vibrates_sounds_and_flashes(live_server, new_context):
     start_duel(a, b, winner=a, order="first")
     pages = {"A": a, "B": b}
 
+    vibrated = a.evaluate("window.__vib.length")  # the deck counts to confirm buzzed before
     keypad(b, 100)  # an entry waiting for A
     expect_alert(a, "entry")
     vib, tones = a.evaluate("[window.__vib.length, window.__tones]")
     assert vib >= 1 and tones >= 1
+    # One vibration, one pulse, for one entry (the entry alert alone vibrates for it).
+    a.wait_for_timeout(300)
+    assert a.evaluate("window.__vib")[vibrated:] == ["[220]"]
     confirm_entry(a)
 
     # Muted: the next entry flashes but neither vibrates nor sounds.

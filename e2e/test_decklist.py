@@ -85,6 +85,11 @@ def test_paste_register_side_deck_and_judge_sees_the_deck(live_server, new_conte
     expect_phase(a, "pregame")
     expect_phase(b, "pregame")
 
+    # The round starts (once paired): rock-paper-scissors waits for it at an event table.
+    org.pair_by_hand(event, {1: ("Yugi", "Kaiba")})
+    status, started = org.request("POST", f"/api/events/{event['id']}/round/start", {})
+    assert status == 200, started
+
     # Duel 1: B concedes; both confirm the result.
     checklist(a, b)
     rock_paper_scissors(a, b, a)

@@ -110,6 +110,7 @@ def test_r7_5_judge_clears_a_failed_deck_check(live_server, new_context):
     staff = Staff(live_server).login(organiser)
     event = staff.create_event("Winter Cup", 1)
     staff.add_judge(event["id"], judge)
+    staff.pair_by_hand(event, {1: ("Seat A", "Seat B")})
     status, body = staff.request("POST", f"/api/events/{event['id']}/round/start")
     assert status == 200, body
     status, detail = staff.request("GET", f"/api/events/{event['id']}")

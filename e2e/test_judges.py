@@ -38,6 +38,9 @@ def login(page: Page, username: str) -> None:
 def take_seat(page: Page, url: str, seat: str, name: str) -> None:
     page.goto(url)
     page.get_by_test_id("name-input").fill(name)
+    # An event under the seed's rule set asks every player for a player ID (R1.1).
+    expect(page.get_by_test_id("player-id-input")).to_have_attribute("required", "")
+    page.get_by_test_id("player-id-input").fill(f"20260{'1' if seat == 'A' else '2'}")
     page.get_by_test_id(f"take-seat-{seat}").click()
     expect(page.get_by_test_id("clock")).to_be_visible()
 
@@ -67,6 +70,10 @@ def test_organiser_phones_and_judge(live_server, browser: Browser):
         org.get_by_test_id("judge-pass").fill(PASSWORD)
         org.get_by_test_id("judge-add").click()
         expect(org.get_by_test_id("staff-list")).to_contain_text(judge)
+        # The round's pairing first: a round starts only once paired.
+        org.get_by_test_id("pairings-text").fill("1,Mai,,Joey,\n2,Yugi,,Kaiba,\n3,Rex,,Weevil,")
+        org.get_by_test_id("pairings-save").click()
+        expect(org.get_by_test_id("table-row-2")).to_contain_text("Yugi")
         org.get_by_test_id("round-start").click()
         expect(org.get_by_test_id("round-started")).to_be_visible()
         seat_a = org.get_by_test_id("seat-link-2-A").get_attribute("href")

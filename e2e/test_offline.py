@@ -21,7 +21,8 @@ def server_log(base: str, code: str) -> list[dict]:
         return json.load(response)["events"]
 
 
-def test_commands_made_offline_are_sent_once_when_back(new_phone, live_server):
+def test_commands_made_offline_are_sent_once_when_back(new_phone, live_server, script_errors):
+    script_errors.allow("ERR_INTERNET_DISCONNECTED")  # the browser's own word for the cut
     a, b = new_phone(), new_phone()
     code = seat_both(a, b)
     start_duel(a, b)
@@ -43,6 +44,11 @@ def test_commands_made_offline_are_sent_once_when_back(new_phone, live_server):
     keypad(a, 1000)
     keypad(a, 500)
     expect(a.get_by_test_id("queue-count")).to_have_attribute("data-count", "3")
+    # The two entries made offline are listed with the waiting ones, marked as not sent yet.
+    unsent = a.get_by_test_id("pending-list").get_by_test_id("unsent-entry")
+    expect(unsent).to_have_count(2)
+    expect(unsent.first).to_contain_text("1000")
+    expect(unsent.last).to_contain_text("500")
     assert len(server_log(live_server, code)) == before  # nothing reached the server
     expect(lp(b, "A")).to_have_text("8000")
 
@@ -51,6 +57,7 @@ def test_commands_made_offline_are_sent_once_when_back(new_phone, live_server):
         "data-status", "online", timeout=30000
     )
     expect(a.get_by_test_id("queue-count")).to_have_count(0, timeout=15000)
+    expect(a.get_by_test_id("unsent-entry")).to_have_count(0)
 
     # B sees A's confirmation and A's two proposals, and confirms them.
     for _ in range(2):
@@ -75,9 +82,10 @@ def test_commands_made_offline_are_sent_once_when_back(new_phone, live_server):
     assert str(confirmed.count(int(entry))) == "1"
 
 
-def test_the_badge_says_offline_within_two_seconds_of_the_network_going(new_phone):
+def test_the_badge_says_offline_within_two_seconds_of_the_network_going(new_phone, script_errors):
     """The badge follows the browser's network state and the socket's close at once, not the
     heartbeat's timeout: it never says Online under the red Offline notice."""
+    script_errors.allow("ERR_INTERNET_DISCONNECTED")  # the browser's own word for the cut
     a, b = new_phone(), new_phone()
     seat_both(a, b)
     badge = a.get_by_test_id("conn-status")

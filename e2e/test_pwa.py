@@ -58,7 +58,8 @@ def test_the_manifest_makes_an_installable_app(new_phone):
     expect(page.locator('meta[name="theme-color"]')).to_have_count(2)
 
 
-def test_the_service_worker_starts_the_app_offline(new_context):
+def test_the_service_worker_starts_the_app_offline(new_context, script_errors):
+    script_errors.allow("ERR_INTERNET_DISCONNECTED")  # the socket's tries while offline
     context = new_context()
     page = context.new_page()
     code = create_on_phone(page)
@@ -77,6 +78,10 @@ def test_the_service_worker_starts_the_app_offline(new_context):
     expect(page.get_by_test_id("offline-notice")).to_be_visible()
     expect(page.get_by_test_id("offline-notice")).to_contain_text("Offline")
     expect(page.get_by_test_id("conn-status")).not_to_have_attribute("data-status", "online")
+    # Not "Connecting…" under the red notice: the badge says what the notice says.
+    expect(page.get_by_test_id("conn-status")).to_have_attribute("data-status", "offline")
+    page.wait_for_timeout(1500)
+    expect(page.get_by_test_id("conn-status")).to_have_attribute("data-status", "offline")
     expect(page.get_by_test_id("table-code")).to_have_text(code)
     expect(page.get_by_test_id("name-A")).to_have_text("Yugi")
     expect(page.get_by_test_id("lp-A")).to_have_text("8000")

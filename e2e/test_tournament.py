@@ -79,6 +79,9 @@ def play_round(server: Any, staff: Staff, event_id: int, rng: random.Random) -> 
     status, detail = staff.request("GET", f"/api/events/{event_id}")  # the cards' seat claims
     assert status == 200, detail
     claims = {t["code"]: t["claims"] for t in detail["tables"]}
+    # The round starts before its matches are played (they wait for it).
+    status, started = staff.request("POST", f"/api/events/{event_id}/round/start", {})
+    assert status == 200, started
 
     async def all_tables() -> None:
         await asyncio.gather(
@@ -117,12 +120,14 @@ def test_a_16_player_event_to_the_winner(live_server, new_context):
     for round_no in range(1, 5):
         page.get_by_test_id("swiss-pair").click()
         expect(page.get_by_test_id("swiss-tables")).to_be_visible()
-        expect(page.get_by_test_id("swiss-progress")).to_contain_text(f"{round_no} of 4")
+        # A round counts as played once its results are in, not when it is paired.
+        expect(page.get_by_test_id("swiss-progress")).to_contain_text(f"{round_no - 1} of 4")
         expect(page.get_by_test_id("swiss-progress")).to_contain_text("open tables: 8")
         expect(page.get_by_test_id("swiss-pair")).to_be_disabled()
         play_round(live_server, staff, event["id"], rng)
         page.reload()
         expect(page.get_by_test_id("swiss-progress")).to_contain_text("open tables: 0")
+        expect(page.get_by_test_id("swiss-progress")).to_contain_text(f"{round_no} of 4")
         expect(page.get_by_test_id("result-1")).not_to_contain_text("open")
 
     # standings: 16 rows, points add up to 3 per match, the public page for the projector

@@ -167,7 +167,12 @@ def check_logout(server: ServerProcess, report: Any) -> None:
             return json.loads(answer.read())
 
     csrf = call("POST", "/api/auth/login", {"username": user, "password": password})["csrf"]
-    event = call("POST", "/api/events", {"name": "Cup", "date": "2026-12-01", "tables": 1}, csrf)
+    event = call(
+        "POST",
+        "/api/events",
+        {"name": "Cup", "date": "2026-12-01", "tables": 1, "require_player_id": False},
+        csrf,
+    )
     code = event["tables"][0]["code"]
     cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
     ws = Ws(server, code, None, origin=server.base)

@@ -21,6 +21,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from server.api import (
         access,
         decklists,
+        event_page,
         floor_ws,
         http,
         openapi,
@@ -78,6 +79,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     decklists.init_app(app)
     floor_ws.init_app(app)
     running.init_app(app)
+    event_page.init_app(app)
     sheets.init_app(app)
     seats.init_app(app)
     openapi.init_app(app)

@@ -81,6 +81,9 @@ DEFAULTS: dict[str, Any] = {
     "WS_MAX_PER_SEAT": 2,
     "WS_MAX_SPECTATORS_PER_TABLE": 50,
     "WS_MAX_PER_ADDRESS": 5000,
+    # Of which spectators (a socket that proves a seat or a staff login is not counted per
+    # address at all: docs/security.md, "One address is a whole hall").
+    "WS_MAX_SPECTATORS_PER_ADDRESS": 1000,
     # Failed staff logins: free ones per account name from one address and per client address
     # (never per account alone: docs/security.md), then a lock of
     # LOGIN_BACKOFF_SECONDS doubled at each further failure, at most LOGIN_MAX_BACKOFF_SECONDS.
@@ -139,6 +142,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "WS_MAX_PER_SEAT": parse_int,
     "WS_MAX_SPECTATORS_PER_TABLE": parse_int,
     "WS_MAX_PER_ADDRESS": parse_int,
+    "WS_MAX_SPECTATORS_PER_ADDRESS": parse_int,
     "LOGIN_FREE_FAILURES_PER_ACCOUNT": parse_int,
     "LOGIN_FREE_FAILURES_PER_ADDRESS": parse_int,
     "LOGIN_BACKOFF_SECONDS": parse_int,

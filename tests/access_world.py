@@ -57,8 +57,9 @@ def make_world(app: Flask, now_ms: int) -> World:
         t.create_account("org2", PASSWORD, "organiser", now_ms)
         _, org = t.login("org", PASSWORD, now_ms)
         _, org2 = t.login("org2", PASSWORD, now_ms)
-        ev = t.create_event(org, "Cup", "2026-12-01", "ocg-2008", 40, 2, now_ms)
-        other = t.create_event(org2, "Other", "2026-12-01", "ocg-2008", 40, 1, now_ms)
+        # Unsanctioned test events: no player ID asked at their tables (R1.1).
+        ev = t.create_event(org, "Cup", "2026-12-01", "ocg-2008", 40, 2, now_ms, False)
+        other = t.create_event(org2, "Other", "2026-12-01", "ocg-2008", 40, 1, now_ms, False)
         t.add_judge(ev.id, "judge1", PASSWORD, now_ms)
         t.add_judge(other.id, "judge2", PASSWORD, now_ms)
         w.event_id, w.other_event_id, w.slug = ev.id, other.id, ev.slug

@@ -153,7 +153,10 @@ class Table:
         return self
 
     def start_duel(self, first: str = "A", rps_winner: str | None = None) -> Table:
-        """From the checklist to the first turn; rock-paper-scissors only if needed."""
+        """From the checklist to the first turn; rock-paper-scissors only if needed. At an
+        event table the round starts first (the organiser starts its clock)."""
+        if self.rules.staff_start and self.state.clock.started_ms is None:
+            self.do("organiser", "clock.start")
         self.checklist()
         if self.state.pregame.chooser is None:
             self.rps(rps_winner or first)

@@ -75,14 +75,39 @@ class Staff:
     def cookie(self) -> str:
         return "; ".join(f"{c.name}={c.value}" for c in self.jar)
 
-    def create_event(self, name: str, tables: int, minutes: int = 40) -> dict[str, Any]:
+    def create_event(
+        self, name: str, tables: int, minutes: int = 40, require_player_id: bool = False
+    ) -> dict[str, Any]:
+        """An event; unsanctioned (no player ID asked, R1.1) unless ``require_player_id``."""
         status, body = self.request(
             "POST",
             "/api/events",
-            {"name": name, "date": "2026-12-01", "tables": tables, "match_minutes": minutes},
+            {
+                "name": name,
+                "date": "2026-12-01",
+                "tables": tables,
+                "match_minutes": minutes,
+                "require_player_id": require_player_id,
+            },
         )
         assert status == 201, body
         return body
+
+    def pair_by_hand(
+        self, event: dict[str, Any], seated: dict[int, tuple[str, str]] | None = None
+    ) -> None:
+        """Pair every table of the event's current round by hand (a round starts only once
+        paired): table n's players are `seated[n]`, the others get names of their own."""
+        seated = seated or {}
+        lines = []
+        for table in event["tables"]:
+            n = table["number"]
+            a, b = seated.get(n, (f"Player {n}A", f"Player {n}B"))
+            lines.append(f"{n},{a},,{b},")
+        status, body = self.request(
+            "POST", f"/api/events/{event['id']}/pairings", {"csv": "\n".join(lines)}
+        )
+        assert status == 200, body
 
     def add_judge(self, event_id: int, username: str, password: str = PASSWORD) -> None:
         status, body = self.request(

@@ -54,10 +54,10 @@ class Org:
         return self.client.post(path, json=body or {}, headers={"X-CSRF-Token": self.csrf})
 
 
-def event(org: Org, tables: int = 3) -> dict[str, Any]:
-    r = org.post(
-        "/api/events", {"name": "Cup", "date": "2026-12-01", "tables": tables, "match_minutes": 40}
-    )
+def event(org: Org, tables: int = 3, **settings: Any) -> dict[str, Any]:
+    """An event; unsanctioned (no player ID asked, R1.1) unless ``settings`` say otherwise."""
+    body = {"name": "Cup", "date": "2026-12-01", "tables": tables, "match_minutes": 40}
+    r = org.post("/api/events", {**body, "require_player_id": False, **settings})
     assert r.status_code == 201, r.json
     return r.json
 
@@ -86,6 +86,9 @@ def test_start_round_reports_the_tables_it_could_not_start(app, client) -> None:
     table1 = ev["tables"][0]["code"]
     from server.rules import Actor
 
+    # The round has its pairing (a round starts only then).
+    pairings = "1,Yugi,,Kaiba,\n2,Mai,,Joey,\n3,Rex,,Weevil,"
+    assert org.post(f"/api/events/{ev['id']}/pairings", {"csv": pairings}).status_code == 200
     # A judge started table 1 early: the round cannot start it again, and says so.
     store.append(table1, "clock.start", {}, Actor("judge", name="j"), "early", 1)
     r = org.post(f"/api/events/{ev['id']}/round/start")

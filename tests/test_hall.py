@@ -26,6 +26,9 @@ def test_the_hall_shows_the_round_its_deadline_and_table_counts_only(app, client
     codes = [t["code"] for t in ev["tables"]]
     join(client, codes[0], "A", "Yugi")
     join(client, codes[0], "B", "Kaiba")
+    # The round's pairing (a round starts only then): tables 2 and 3 are paired too.
+    pairings = {"csv": "2,Mai,,Joey,\n3,Rex,,Weevil,"}
+    assert org.post(f"/api/events/{ev['id']}/pairings", pairings).status_code == 200
     r = client.get(f"/api/hall/{ev['slug']}")
     assert r.status_code == 200, r.json
     assert r.json["round"] == 1 and r.json["deadline_ms"] is None

@@ -71,3 +71,49 @@ def test_a_superscript_table_number_over_http_is_a_coded_400(app: Flask, clock):
     )
     assert answer.status_code == 400
     assert answer.get_json()["code"] == "invalid" and "Line 2" in answer.get_json()["message"]
+
+
+# Not text: a password is taken as typed; a claim is an opaque code compared, never shown.
+OPAQUE = {"password", "claim"}
+HOSTILE = "a\x00b\u202ec\u2066d\u061ce\u200bf"  # NUL, RLO, an isolate, a letter mark, a ZWSP
+
+
+def free_text_fields(schema) -> list[tuple[list[str], object]]:
+    """Every free-text string field of `schema` (not a choice or a pattern, not a password),
+    with its path through nested schemas and lists."""
+    from marshmallow import fields, validate
+
+    found: list[tuple[list[str], object]] = []
+
+    def walk(s, path: list[str]) -> None:
+        for name, field in s.fields.items():
+            inner = field.inner if isinstance(field, fields.List) else field
+            if isinstance(inner, fields.Nested):
+                walk(inner.schema, [*path, name])
+            elif isinstance(inner, fields.String) and name not in OPAQUE:
+                fixed = (validate.OneOf, validate.Regexp)
+                if not any(isinstance(v, fixed) for v in inner.validators):
+                    found.append(([*path, name], inner))
+
+    walk(schema, [])
+    return found
+
+
+def test_no_text_the_server_takes_keeps_nul_or_direction_overrides():
+    # Every free-text field of every HTTP body and websocket command: a NUL or a right-to-left
+    # override can disguise a note on the sheet or break what stores and prints it.
+    from server.api.schemas import BODIES, COMMAND_SCHEMAS
+
+    schemas = {f"body {k}": v for k, v in BODIES.items()}
+    schemas.update({f"command {k}": v for k, v in COMMAND_SCHEMAS.items()})
+    kept = []
+    checked = 0
+    for label, schema in schemas.items():
+        schema = schema() if isinstance(schema, type) else schema
+        for path, field in free_text_fields(schema):
+            checked += 1
+            value = field.deserialize(HOSTILE)
+            if any(ch in value for ch in "\x00\u202e\u2066\u061c\u200b"):
+                kept.append(f"{label}: {'.'.join(path)} -> {value!r}")
+    assert checked > 20
+    assert kept == []

@@ -45,6 +45,7 @@ ARGS: dict[str, dict[str, Any]] = {
     "result.dispute": {"duel": 1, "reason": ""},
     "deck.check": {"ok": True, "note": ""},
     "deck.clear": {"seat": "A", "note": ""},
+    "deck.fix": {"seat": "A"},
     "side.exchange": {"main": {"in": 0, "out": 0}},
     "between.ready": {},
     "match.confirm": {},
@@ -314,6 +315,8 @@ def test_pairing_a_started_round_is_a_conflict(world: World):
     """An organiser's refusals keep their HTTP status (409), with the one error shape."""
     org = world.org
     event = org.create_event("Late", 1)
+    status, _ = org.request("POST", f"/api/events/{event['id']}/pairings", {"csv": "1,Mai,,Joey,"})
+    assert status == 200  # a round starts once paired
     status, _ = org.request("POST", f"/api/events/{event['id']}/round/start", {})
     assert status == 200
     status, body = org.request(

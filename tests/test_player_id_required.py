@@ -46,7 +46,7 @@ def test_r1_1_event_requires_a_player_id_to_join(app, client) -> None:
     assert store.snapshot(code).state.seats["A"].player_id == "0123456789"
 
 
-def test_r1_1_player_id_stays_optional_by_default_and_at_casual_tables(app, client) -> None:
+def test_r1_1_player_id_stays_optional_when_waived_and_at_casual_tables(app, client) -> None:
     org = Org(client, app)
     ev = event(org, tables=1)
     code = ev["tables"][0]["code"]
@@ -59,3 +59,25 @@ def test_r1_1_player_id_stays_optional_by_default_and_at_casual_tables(app, clie
     assert patch(org, ev["id"], {})[0] == 400
     casual = client.post("/api/tables", json={}).json["code"]
     assert join(client, casual, "A", "")[0] == 201
+
+
+def test_r1_1_the_seeds_rule_set_requires_a_player_id_by_default(app, client) -> None:
+    """R1.1 (「必須攜帶已註冊的5D's Duelist ID」): a new event under the seed's rule set asks every
+    player for a player ID unless its organiser waives it; other rule sets leave it off."""
+    org = Org(client, app)
+    body = {"name": "Cup", "date": "2026-12-01", "tables": 1}
+    seed = org.post("/api/events", body).json
+    assert seed["require_player_id"] is True
+    code = seed["tables"][0]["code"]
+    assert client.get(f"/api/tables/{code}/event").json["require_player_id"] is True
+    status, refused = join(client, code, "A", "", card_claim(client, code, "A"))
+    assert (status, refused["code"]) == (400, "player_id_required"), refused
+    other = org.post("/api/events", {**body, "ruleset": "tcg-2018-swiss"}).json
+    assert other["require_player_id"] is False
+    waived = org.post("/api/events", {**body, "require_player_id": False}).json
+    assert waived["require_player_id"] is False
+    code = waived["tables"][0]["code"]
+    assert join(client, code, "A", "", card_claim(client, code, "A"))[0] == 201
+    # The organiser may waive it later too (an unsanctioned event), and ask for it again.
+    assert patch(org, seed["id"], {"require_player_id": False})[1]["require_player_id"] is False
+    assert org.post("/api/events", {**body, "require_player_id": "yes"}).status_code == 400

@@ -64,3 +64,29 @@ def test_the_store_names_no_http_status():
         if "AppError" in line or "status=" in line
     ]
     assert found == []
+
+
+def test_the_openapi_document_lists_every_route(app):
+    # Every rule of the URL map, pages and sockets too (not only /api/): what the document
+    # leaves out the HTTP fuzzer (reliability/openapi_fuzz.py) never reaches.
+    with app.app_context():
+        spec = openapi.build_spec(app)
+    listed = {
+        (path, method)
+        for path, methods in spec["paths"].items()
+        for method in methods
+        if method in openapi.METHODS
+    }
+    missing = []
+    for rule in app.url_map.iter_rules():
+        path, _ = openapi._path_and_parameters(rule.rule)
+        for method in sorted(rule.methods or ()):
+            if method.lower() in openapi.METHODS and (path, method.lower()) not in listed:
+                missing.append(f"{method} {rule.rule}")
+    assert missing == []
+    assert "/s/{slug}/{number}/{seat}" in spec["paths"]
+    assert "/e/{slug}/standings" in spec["paths"]
+    socket = spec["paths"]["/ws/table/{code}"]["get"]
+    assert "101" in socket["responses"] and "protocol.md" in socket["description"]
+    page = spec["paths"]["/t/{code}/sheet"]["get"]
+    assert "text/html" in page["responses"]["200"]["content"]

@@ -122,7 +122,7 @@ def test_a_whole_event_from_registration_to_the_winner(org: Org, clock: FixedClo
     assert org.summary(ev)["swiss_played"] == 3
     # standings: CSV, printable page
     csv_text = org.call("GET", f"/api/events/{ev}/standings.csv").get_data(as_text=True)
-    assert csv_text.splitlines()[0].startswith("rank,name,player_id,points")
+    assert csv_text.startswith("\ufeffrank,name,player_id,points")  # UTF-8 with its BOM
     assert len(csv_text.splitlines()) == 8
     assert org.call("GET", f"/organiser/events/{ev}/standings").status_code == 200
     # the public page only once published

@@ -2,7 +2,7 @@
 // they live on the server and reach the page through the websocket and /api/.
 
 // Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
-const VERSION = "v12";
+const VERSION = "v14";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [
   "/",
@@ -16,6 +16,7 @@ const SHELL = [
   "/js/dom.js",
   "/js/duo.js",
   "/js/i18n.js",
+  "/js/in_view.js",
   "/i18n/languages.json",
   "/js/lp.js",
   "/js/panels/ask.js",

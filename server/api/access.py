@@ -41,7 +41,7 @@ from server.store.events import hash_token
 
 from .identity import COOKIE, current_staff, spectators_allowed, staff_actor
 from .ratelimit import KeyedLimiter, charge
-from .sheets import parse_codes
+from .sheets import CODE, parse_codes
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +85,7 @@ POLICIES: dict[str, str] = {
     "staff.login": PUBLIC,
     "staff.logout": STAFF,
     "staff.me": STAFF,
+    "staff.session": PUBLIC,  # who is logged in, or nobody
     "staff.list_events": STAFF,
     "staff.create_event": STAFF,
     "staff.get_event": STAFF,
@@ -96,6 +97,7 @@ POLICIES: dict[str, str] = {
     "staff.start_round": STAFF,
     "staff.end_round": STAFF,
     "staff.next_round": STAFF,
+    "staff.table_result": STAFF,
     "staff.results_csv": STAFF,
     "staff.staff_table": STAFF,
     "staff.table_event": TABLE,
@@ -121,6 +123,9 @@ POLICIES: dict[str, str] = {
     # the hall clock: round, time left and table counts, no names (for a projector, no login)
     "running.hall_clock": PUBLIC,
     "running.hall_page": PUBLIC,
+    "event_page.event_data": PUBLIC,  # the public projection: no player ID in it
+    "event_page.find": PUBLIC,
+    "event_page.players_page": PUBLIC,
     # the app shell and its files
     "openapi.spec": PUBLIC,
     "web.index": PUBLIC,
@@ -199,6 +204,26 @@ def socket_actor(code: str, token: str | None) -> Actor | None:
     return v.staff
 
 
+def budget_key(code: str, actor: Actor | None) -> str | None:
+    """The rate budget of a request or a socket that proved who it is: its seat's, or its
+    staff login's; None for the anonymous, charged to their client address."""
+    if actor is None:
+        return None
+    if actor.role == "seat" and actor.seat:
+        return f"seat:{code.upper()}:{actor.seat}"
+    if actor.name:
+        return f"{actor.role}:{actor.name}"
+    return None
+
+
+def seat_budget(code: str) -> str | None:
+    """The budget key of the request's seat token at `code`, None when it has none that holds."""
+    token = bearer()
+    if not token or not CODE.fullmatch(code.upper()):
+        return None
+    return budget_key(code, services().store.seat_actor(code.upper(), token))
+
+
 def look_up(code: str) -> bool:
     """Whether a table has this code; a code that finds none also spends one of the address's
     few "miss" tokens (`HTTP_MISS_PER_MINUTE`), so guessing codes is slow (docs/security.md)
@@ -222,7 +247,10 @@ def decide() -> None:
     g.access_policy = policy
     args: dict[str, Any] = request.view_args or {}
     if policy in (TABLE, JOIN):
-        charge(1)  # before any look-up: a code is not guessed for free
+        # Before any look-up of the code, so a code is not guessed for free: a seat's own
+        # budget when its token holds at this table (a hall's phones share one address), else
+        # the address's. A wrong token or code is charged to the address.
+        charge(1, seat_budget(str(args.get("code", ""))))
         look_up(str(args.get("code", "")))
         if policy == TABLE:
             g.viewer = require_read(str(args.get("code", "")))

@@ -1,8 +1,10 @@
 """The HTTP API described as OpenAPI 3, from the routes and their marshmallow schemas.
 
-`GET /api/openapi.json` serves it. Paths come from the app's URL map (every `/api/` route), so a
-new route is described without an edit here; its request body is described when its schema is
-listed in `BODY_SCHEMAS`.
+`GET /api/openapi.json` serves it. Paths come from the app's URL map, every route: the JSON API
+under `/api/`, the pages (HTML, the files of the front end, redirects) and the websockets (a
+GET that upgrades; their messages are in docs/protocol.md), so a new route is described
+without an edit here and the HTTP fuzzer (`reliability/openapi_fuzz.py`) reaches it; a request
+body is described when its schema is listed in `BODY_SCHEMAS`.
 """
 
 from __future__ import annotations
@@ -34,8 +36,24 @@ def _path_and_parameters(rule: str) -> tuple[str, list[dict[str, Any]]]:
     return _CONVERTER.sub(r"{\g<name>}", rule), parameters
 
 
+def _responses(rule: str, error: dict[str, Any]) -> dict[str, Any]:
+    """What a route answers, by its kind: the JSON API, a websocket, or a page."""
+    refusals = {code: error for code in ("400", "401", "403", "404", "409", "413", "429")}
+    if rule.startswith("/api/"):
+        return {"200": {"description": "done"}, "201": {"description": "created"}, **refusals}
+    if rule.startswith("/ws/"):
+        return {"101": {"description": "switching to the websocket"}, **refusals}
+    page = {"description": "the page", "content": {"text/html": {"schema": {"type": "string"}}}}
+    return {
+        "200": page,
+        "302": {"description": "a redirect (a seat's link to its table)"},
+        "304": {"description": "not modified (a file of the front end)"},
+        **refusals,
+    }
+
+
 def build_spec(app: Flask) -> dict[str, Any]:
-    """The OpenAPI document of `app`'s `/api/` routes."""
+    """The OpenAPI document of every route of `app`."""
     spec = APISpec(
         title="Duel Table",
         version="1",
@@ -50,8 +68,6 @@ def build_spec(app: Flask) -> dict[str, Any]:
         spec.components.schema(name.replace(".", "_"), schema=schema)
     paths: dict[str, dict[str, Any]] = {}
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
-        if not rule.rule.startswith("/api/") or rule.endpoint == "openapi.spec":
-            continue
         path, parameters = _path_and_parameters(rule.rule)
         for method in METHODS:
             if method.upper() not in (rule.methods or ()):
@@ -61,17 +77,13 @@ def build_spec(app: Flask) -> dict[str, Any]:
             operation: dict[str, Any] = {
                 "operationId": f"{rule.endpoint}.{method}",
                 "summary": doc,
-                "responses": {
-                    "200": {"description": "done"},
-                    "201": {"description": "created"},
-                    "400": error,
-                    "401": error,
-                    "403": error,
-                    "404": error,
-                    "409": error,
-                    "429": error,
-                },
+                "responses": _responses(rule.rule, error),
             }
+            if rule.rule.startswith("/ws/"):
+                operation["description"] = (
+                    "A websocket: a GET with `Upgrade: websocket` (101), then the messages of "
+                    "docs/protocol.md. A plain GET is refused."
+                )
             if rule.endpoint in QUERIES:
                 parameters = [*parameters, {"in": "query", "schema": QUERIES[rule.endpoint]}]
             if parameters:

@@ -64,15 +64,16 @@ class KeyedLimiter:
             return bucket.take(cost)
 
 
-def _take(cost: int) -> None:
-    if not services().http_limiter.take(request.remote_addr or "?", max(1, cost)):
+def _take(cost: int, key: str | None = None) -> None:
+    if not services().http_limiter.take(key or request.remote_addr or "?", max(1, cost)):
         raise AppError("rate_limited", "Too many requests; try again shortly.", status=429)
 
 
-def charge(cost: int = 1) -> None:
-    """Spend `cost` of the client address's HTTP tokens (429 when it has not as many); the
+def charge(cost: int = 1, key: str | None = None) -> None:
+    """Spend `cost` of the HTTP tokens of `key` (a seat's or a login's budget, see
+    `access.budget_key`), else of the client address (429 when it has not as many); the
     route's own `rate_limit` then charges nothing more for this request."""
-    _take(cost)
+    _take(cost, key)
     g.rate_charged = True
 
 

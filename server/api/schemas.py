@@ -11,7 +11,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
 
-from server.names import clean
+from server.names import clean, invisible
 from server.rules import RULESETS
 from server.rules import swiss as core
 from server.rules.registration import MAX_TEXT
@@ -137,19 +137,20 @@ MESSAGE_SCHEMAS: dict[str, Schema] = {
 }
 
 
-_LIST_CONTROL = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
+_LINE_BREAKS = frozenset("\n\r\t")
 
 
 class ListText(fields.String):
-    """A pasted deck list: lines kept, other control characters dropped, capped."""
+    """A pasted text of lines (a deck list, a ban list, a pairings CSV): lines and tabs kept,
+    every other control, format and blank filler character (`server.names.invisible`: NUL,
+    the direction overrides and isolates, zero-width characters) dropped, capped."""
 
-    def __init__(self, max_length: int, **kwargs: Any) -> None:
-        super().__init__(validate=validate.Length(max=max_length), **kwargs)
+    def __init__(self, max_length: int, min_length: int = 0, **kwargs: Any) -> None:
+        super().__init__(validate=validate.Length(min=min_length, max=max_length), **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        return _LIST_CONTROL.sub("", super()._deserialize(value, attr, data, **kwargs))
+        text = super()._deserialize(value, attr, data, **kwargs)
+        return "".join(ch for ch in text if ch in _LINE_BREAKS or not invisible(ch))
 
 
 # -- HTTP bodies ---------------------------------------------------------------------------
@@ -170,6 +171,12 @@ class QueryInt(fields.Integer):
         if not isinstance(value, str) or not _DIGITS.fullmatch(value):
             raise self.make_error("invalid")
         return super()._deserialize(value, attr, data, **kwargs)
+
+
+class FindPlayerSchema(Schema):
+    """The query of `GET /api/e/<slug>/find`: a name (or part of it) or a player ID."""
+
+    q = fields.String(required=True, validate=validate.Length(min=1, max=64))
 
 
 class LedgerRangeSchema(Schema):
@@ -211,12 +218,24 @@ class PickSchema(Schema):
 class PlayerSchema(Schema):
     name = Text(64, min_length=1, required=True)
     player_id = Text(40, min_length=1, required=True)
-    decklist = fields.String(load_default="", validate=validate.Length(max=20_000))
+    decklist = ListText(20_000, load_default="")
 
 
 class ResultSchema(Schema):
     round = Int(1, 100, required=True)
     table = Int(1, 10_000, required=True)
+    result = fields.String(required=True, validate=validate.OneOf(core.RESULTS))
+
+
+class RepairSchema(Schema):
+    """Pair the current round again; after its start a judge confirms (`confirm`)."""
+
+    confirm = Bool(load_default=False)
+
+
+class TableResultSchema(Schema):
+    """A judge's or the organiser's result for one table of the current round."""
+
     result = fields.String(required=True, validate=validate.OneOf(core.RESULTS))
 
 
@@ -241,6 +260,9 @@ class EventSchema(Schema):
     ruleset = fields.String(load_default="ocg-2008", validate=validate.OneOf(sorted(RULESETS)))
     match_minutes = Int(1, 600, load_default=40)
     tables = Int(1, 1000, required=True)
+    # R1.1: absent, the rule set's default (the seed's requires a player ID); false waives it
+    # for an unsanctioned event.
+    require_player_id = Bool()
 
 
 class EventPatchSchema(Schema):
@@ -255,12 +277,12 @@ class JudgeSchema(Schema):
 
 
 class PairingsSchema(Schema):
-    csv = fields.String(required=True, validate=validate.Length(min=1, max=200_000))
+    csv = ListText(200_000, min_length=1, required=True)
 
 
 class BanListUploadSchema(Schema):
     name = Text(80, min_length=1, required=True)
-    text = fields.String(required=True, validate=validate.Length(min=1, max=500_000))
+    text = ListText(500_000, min_length=1, required=True)
     filename = Text(200, load_default="")
 
 
@@ -281,6 +303,8 @@ BODIES: dict[str, type[Schema]] = {
     "staff.set_pairings": PairingsSchema,
     "swiss.register_player": PlayerSchema,
     "swiss.enter_result": ResultSchema,
+    "swiss.repair": RepairSchema,
+    "staff.table_result": TableResultSchema,
     "swiss.settings": SettingsSchema,
     "swiss.start_cut": CutSchema,
 }
@@ -288,6 +312,7 @@ BODIES: dict[str, type[Schema]] = {
 # Every query string a route reads, by endpoint (`load_query()`; the OpenAPI parameters).
 QUERIES: dict[str, type[Schema]] = {
     "api.table_ledger": LedgerRangeSchema,
+    "event_page.find": FindPlayerSchema,
 }
 
 
@@ -509,6 +534,8 @@ class ResultSetSchema(Schema):
     duel = Int(1, MAX_INT)
     winner = Seat(allow_none=True)
     match_winner = Seat(allow_none=True)
+    double_loss = Bool()  # with match_winner none: both players lose
+    correct = Bool()  # a judge changes the result of a match that is over
     note = Note()
 
     @validates_schema

@@ -71,6 +71,11 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     seat, name, player_id = body.get("seat"), body["name"], body["player_id"]
     info = tournament().table_info(code)
     event_table = info is not None
+    paired = ((info or {}).get("pairing") or {}).get(seat) if seat in ("A", "B") else None
+    if paired and paired["name"] and claim_ok(code, seat, body.get("claim", "")):
+        # An event seat carries its pairing's name and ID (the table card's claim says which
+        # seat this is): a different typed name never replaces them.
+        name, player_id = paired["name"], paired["player_id"] or player_id
     if info is not None and info["require_player_id"] and not player_id:
         # R1.1: this event asks every player for a player ID (checked before any seat or request).
         raise AppError("player_id_required", "This event needs your player ID.", status=400)

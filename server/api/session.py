@@ -324,7 +324,9 @@ class Session(ABC):
                     send_ping(self.ws)
                 else:
                     self.write(kind, payload)
-            except (ConnectionClosed, OSError):
+            except (ConnectionClosed, OSError, LocalProtocolError):
+                # The peer has gone or closed (wsproto refuses to send after its close): a
+                # normal end of the socket, not an error of the server.
                 self.alive = False
                 self.ws.cut_off(CLOSE_POLICY, "write failed")
                 return
@@ -396,10 +398,18 @@ class Session(ABC):
 
 class Sessions:
     """Who holds which sockets in this process: per client address, spectators per table,
-    live sockets per seat (a phone and its reconnect), and each seat's message budget."""
+    live sockets per seat (a phone and its reconnect), and each seat's message budget.
+
+    A hall's phones share one address (the venue's Wi-Fi behind one NAT), so the address
+    ceilings count only the anonymous: a socket before its hello, and a spectator (at most
+    `WS_MAX_SPECTATORS_PER_ADDRESS` of them, below `WS_MAX_PER_ADDRESS`, so spectators never
+    fill it). A socket whose hello proves a seat or a staff login leaves the address's count:
+    it is bounded by its seat (`WS_MAX_PER_SEAT`) or its login instead."""
 
     def __init__(self, config: dict[str, Any]) -> None:
         self.per_address = config["WS_MAX_PER_ADDRESS"]
+        self.spectators_per_address = config["WS_MAX_SPECTATORS_PER_ADDRESS"]
+        self._watchers: dict[str, int] = {}
         self.spectators_per_table = config["WS_MAX_SPECTATORS_PER_TABLE"]
         self.per_seat = config["WS_MAX_PER_SEAT"]
         self.rate, self.burst = config["WS_RATE_PER_SECOND"], config["WS_RATE_BURST"]
@@ -425,6 +435,23 @@ class Sessions:
                 self._addresses[address] = n
             else:
                 self._addresses.pop(address, None)
+
+    def spectate(self, address: str) -> bool:
+        """Count a spectator from `address`; False when the address has its share."""
+        with self._lock:
+            n = self._watchers.get(address, 0)
+            if n >= self.spectators_per_address:
+                return False
+            self._watchers[address] = n + 1
+            return True
+
+    def unspectate(self, address: str) -> None:
+        with self._lock:
+            n = self._watchers.get(address, 0) - 1
+            if n > 0:
+                self._watchers[address] = n
+            else:
+                self._watchers.pop(address, None)
 
     def watch(self, code: str) -> bool:
         """Count a spectator of table `code`; False when the table has its share."""

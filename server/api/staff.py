@@ -98,6 +98,14 @@ def logout() -> Response:
     return response
 
 
+@bp.get("/api/auth/session")
+def session() -> Response:
+    """Who is logged in (`me`, with the CSRF token), or `me: null`: what a staff page asks
+    first, answered 200 either way (a login screen is no error)."""
+    staff = current_staff()
+    return jsonify({"me": _me(staff) if staff else None})
+
+
 @bp.get("/api/auth/me")
 def me() -> Response:
     """Who is logged in, with the CSRF token for later requests."""
@@ -129,6 +137,7 @@ def create_event() -> tuple[Response, int]:
         body["match_minutes"],
         body["tables"],
         services().clock(),
+        require_player_id=body.get("require_player_id"),
     )
     return jsonify(tournament().event_detail(ev.id)), 201
 
@@ -249,6 +258,24 @@ def next_round(event_id: int) -> tuple[Response, int]:
     return jsonify(tournament().event_detail(event_id) | {"round": number}), 201
 
 
+@bp.post("/api/events/<int:event_id>/tables/<int:number>/result")
+def table_result(event_id: int, number: int) -> Response:
+    """A judge's or the organiser's result for a table of the current round (a no-show, a
+    penalty, a table that cannot finish): the table's one result, on its log; it closes."""
+    staff = require_role(event_id, "organiser", "judge")
+    actor = Actor(role=tournament().role(staff, event_id) or "judge", name=staff.username)
+    body = load_body()
+    code, seq = tournament().judge_result(
+        event_id, None, number, body["result"], actor, services().clock()
+    )
+    services().tables.announce({code: seq})
+    _refresh_floor(event_id)
+    return jsonify({"table": number, "code": code, "result": body["result"]})
+
+
+BOM = "\ufeff"  # a spreadsheet reads the CSV as UTF-8 (CJK names) only with it
+
+
 RESULT_COLUMNS = [
     "round",
     "table",
@@ -315,6 +342,7 @@ def results_csv(event_id: int) -> Response:
     round_no = request.args.get("round", type=int)
     store = services().store
     out = io.StringIO()
+    out.write(BOM)
     writer = csv.DictWriter(out, fieldnames=RESULT_COLUMNS)
     writer.writeheader()
     for table in tournament().tables(event_id, round_no):
@@ -325,7 +353,7 @@ def results_csv(event_id: int) -> Response:
     name = f"event-{event_id}-round-{round_no or 'current'}.csv"
     return Response(
         out.getvalue(),
-        mimetype="text/csv",
+        content_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
 
@@ -405,6 +433,7 @@ def cards(event_id: int) -> Response:
     parts = [
         f"<!doctype html><html lang='{escape(lang)}'><head><meta charset='utf-8'>",
         f"<title>{escape(tr('title', event=ev.name))}</title>",
+        "<link rel='icon' href='/icons/icon.svg' type='image/svg+xml'>",
         "<link rel='stylesheet' href='/css/cards.css'>",
         "<script type='module' src='/js/organiser/cards.js'></script></head><body>",
         f"<p class='noprint'><button id='print' type='button'>{escape(tr('print'))}</button></p>",
@@ -417,6 +446,7 @@ def cards(event_id: int) -> Response:
         # For a QR code that will not scan: the table's code and a short address to type.
         parts.append(
             f"<p class='code'>{code}</p><p class='addr'>{escape(short)}/t/{code}</p>"
+            f"<p class='addr' data-testid='event-link'>{escape(short)}/e/{escape(ev.slug)}</p>"
             "<div class='seats'>"
         )
         for seat in ("A", "B"):

@@ -16,13 +16,15 @@ from markupsafe import escape
 
 from server.context import services
 from server.errors import AppError
+from server.rules import Actor
 from server.sheet import csv_safe
 from server.store.swiss import SwissService
 
+from . import event_page
 from .http import load_body
 from .identity import check_request, require_role, tournament
 from .lang import request_t
-from .staff import _refresh_floor
+from .staff import BOM, _refresh_floor
 
 bp = Blueprint("swiss", __name__)
 bp.before_request(check_request)
@@ -40,7 +42,10 @@ def _actor(event_id: int, *roles: str) -> str:
 def get_swiss(event_id: int) -> Response:
     """Players, rounds, open tables, standings and the bracket of an event."""
     require_role(event_id, "judge", "organiser")
-    return jsonify(swiss().summary(event_id))
+    found = swiss().summary(event_id)
+    no_show_ms = int(current_app.config.get("NO_SHOW_MINUTES", 5)) * 60_000
+    found["cycle"]["no_shows"] = tournament().no_shows(event_id, services().clock(), no_show_ms)
+    return jsonify(found)
 
 
 @bp.post("/api/events/<int:event_id>/swiss/players")
@@ -73,9 +78,14 @@ def pair_next(event_id: int) -> Response:
 
 @bp.post("/api/events/<int:event_id>/swiss/repair")
 def repair(event_id: int) -> Response:
-    """Pair the last round again before it starts (recorded; the first pairing stays)."""
-    actor = _actor(event_id, "organiser")
-    found = swiss().repair(event_id, actor, services().clock())
+    """Pair the current round again (recorded; the first pairing stays). Before its start the
+    organiser may; after it, a judge confirms (`confirm`), and the round restarts on fresh
+    tables."""
+    staff = require_role(event_id, "organiser", "judge")
+    actor = Actor(role=tournament().role(staff, event_id) or "judge", name=staff.username)
+    body = load_body()
+    found = swiss().repair(event_id, actor, bool(body["confirm"]), services().clock())
+    services().tables.announce(found.pop("seqs", {}))
     _refresh_floor(event_id)
     return jsonify(found)
 
@@ -83,12 +93,15 @@ def repair(event_id: int) -> Response:
 @bp.post("/api/events/<int:event_id>/swiss/result")
 def enter_result(event_id: int) -> Response:
     """A judge's result for a table (a no-show is a loss): A, B, draw or loss (both)."""
-    actor = _actor(event_id, "organiser", "judge")
+    staff = require_role(event_id, "organiser", "judge")
+    actor = Actor(role=tournament().role(staff, event_id) or "judge", name=staff.username)
     body = load_body()
-    swiss().enter_result(
+    code, seq = swiss().enter_result(
         event_id, body["round"], body["table"], body["result"], actor, services().clock()
     )
-    return jsonify({"ok": True})
+    services().tables.announce({code: seq})
+    _refresh_floor(event_id)
+    return jsonify({"ok": True, "code": code})
 
 
 @bp.patch("/api/events/<int:event_id>/swiss")
@@ -129,6 +142,7 @@ def standings_csv(event_id: int) -> Response:
     """The standings as CSV."""
     require_role(event_id, "judge", "organiser")
     out = io.StringIO()
+    out.write(BOM)
     writer = csv.DictWriter(out, fieldnames=[*STANDING_COLUMNS, "dropped"])
     writer.writeheader()
     for row in swiss().summary(event_id)["standings"]:
@@ -136,12 +150,16 @@ def standings_csv(event_id: int) -> Response:
         writer.writerow({k: csv_safe(v) for k, v in line.items()})
     return Response(
         out.getvalue(),
-        mimetype="text/csv",
+        content_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="event-{event_id}-standings.csv"'},
     )
 
 
-def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
+def _page(title: str, summary: dict[str, Any], refresh: bool, public: bool = False) -> Response:
+    return Response(_page_text(title, summary, refresh, public), mimetype="text/html")
+
+
+def _page_text(title: str, summary: dict[str, Any], refresh: bool, public: bool) -> str:
     """Standings and the bracket as a printable (and projector) page in the reader's language
     (`?lang=` or Accept-Language, the catalogue's `standings.*`); every name escaped."""
     lang, tr = request_t("standings.")
@@ -149,7 +167,9 @@ def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
         f"<!doctype html><html lang='{escape(lang)}'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         "<meta http-equiv='refresh' content='30'>" if refresh else "",
-        f"<title>{escape(title)}</title><link rel='stylesheet' href='/css/standings.css'>",
+        f"<title>{escape(title)}</title>",
+        "<link rel='icon' href='/icons/icon.svg' type='image/svg+xml'>",
+        "<link rel='stylesheet' href='/css/standings.css'>",
         f"</head><body><h1>{escape(title)}</h1>",
     ]
     if summary["champion"]:
@@ -168,7 +188,9 @@ def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
                 parts.append(f"<li>{a} – {b}</li>")
             parts.append("</ol></section>")
         parts.append("</div>")
-    heads = ("rank", "player", "player_id", "points", "record", "tiebreak")
+    # A player's ID is for staff (the printable page), never on the public one.
+    heads = ("rank", "player", *(("player_id",) if not public else ()), "points", "record")
+    heads += ("omw", "oomw", "tiebreak")
     parts.append(
         "<table data-testid='standings'><thead><tr>"
         + "".join(f"<th>{escape(tr('col.' + h))}</th>" for h in heads)
@@ -176,15 +198,17 @@ def _page(title: str, summary: dict[str, Any], refresh: bool) -> Response:
     )
     drop = escape(tr("dropped"))
     for row in summary["standings"]:
-        tb = f"{row['points']} {row['omw']:03} {row['oomw']:03}"
+        n = row["tiebreak"]  # points, OMW% and OOMW% fields, each at most 999
+        tb = f"{n // 1_000_000} {n // 1000 % 1000:03} {n % 1000:03}"
         dropped = f" {drop}" if row["dropped"] else ""
+        pid = "" if public else f"<td>{escape(row['player_id'])}</td>"
         parts.append(
             f"<tr><td>{row['rank']}</td><td>{escape(row['name'])}{dropped}</td>"
-            f"<td>{escape(row['player_id'])}</td><td>{row['points']}</td>"
-            f"<td>{row['record']}</td><td>{tb}</td></tr>"
+            f"{pid}<td>{row['points']}</td><td>{row['record']}</td>"
+            f"<td>{row['omw'] / 10:.1f}%</td><td>{row['oomw'] / 10:.1f}%</td><td>{tb}</td></tr>"
         )
     parts.append("</tbody></table></body></html>")
-    return Response("".join(parts), mimetype="text/html")
+    return "".join(parts)
 
 
 @bp.get("/organiser/events/<int:event_id>/standings")
@@ -197,12 +221,18 @@ def printable(event_id: int) -> Response:
 
 @bp.get("/e/<slug>/standings")
 def public_page(slug: str) -> Response:
-    """The public standings and bracket (players' phones, the hall projector), if public."""
+    """The public standings and bracket (players' phones, the hall projector), if public:
+    rendered once per language from the event's cached projection (`event_page`)."""
     ev = swiss().event_by_slug(slug)
-    summary = swiss().summary(ev.id)
-    if not summary["public"]:
+    cached = event_page.cache()
+    if not cached.get(ev.id).summary["public"]:
         raise AppError("not_public", "The organiser has not published the standings.", status=404)
-    return _page(f"{ev.name} · {ev.date}", summary, refresh=True)
+    lang, _ = request_t("standings.")
+    title = f"{ev.name} · {ev.date}"
+    text = cached.text(
+        ev.id, f"standings:{lang}", lambda e: _page_text(title, e.summary, True, public=True)
+    )
+    return Response(text, mimetype="text/html")
 
 
 def init_app(app: Flask) -> None:

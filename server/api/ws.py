@@ -25,7 +25,7 @@ from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_row, seat_view, shared_view
 from server.store import Appended
 
-from .access import GRANTS, look_up, request_grant, socket_actor
+from .access import GRANTS, budget_key, look_up, request_grant, socket_actor
 from .decklists import before_command
 from .http import jsonable
 from .identity import origin_allowed
@@ -173,6 +173,7 @@ class Connection(Session):
         self.hub = found.hub
         self.tables = found.tables
         self.clock = found.clock
+        self.http_limiter = found.http_limiter
         self.actor = SPECTATOR
         self.welcomed = False
         self.subscribed = False
@@ -190,6 +191,10 @@ class Connection(Session):
         self.seated: str | None = None
         self.watching = False
         self._forget_grant: Any = None  # `access.GRANTS.add`'s undo, once authorised
+        # The client address, while this socket counts against its anonymous ceilings (until
+        # a hello proves a seat or a login), and whether it counts as the address's spectator.
+        self.address: str | None = None
+        self.spectating = False
 
     # -- the writer ----------------------------------------------------------------------------
 
@@ -290,6 +295,9 @@ class Connection(Session):
             self.sessions.stand(self.code, self.seated, self)
         if self.watching:
             self.sessions.unwatch(self.code)
+        if self.spectating and self.address is not None:
+            self.sessions.unspectate(self.address)
+            self.spectating = False
 
     def handle(self, raw: str | bytes) -> bool:
         """Handle one message; False closes the socket."""
@@ -370,6 +378,8 @@ class Connection(Session):
             else:
                 self.close(CLOSE_FORBIDDEN, "spectators not allowed")
             return False
+        if not self.charge(actor):
+            return False
         if actor is not None and actor.role == "seat" and actor.seat:
             if self.seated != actor.seat:
                 if self.seated:
@@ -396,6 +406,32 @@ class Connection(Session):
             self.subscribed = True
             self.ready = True
         self.queue("welcome", since)
+        return True
+
+    def charge(self, actor: Actor | None) -> bool:
+        """Count the hello against its budget: a seat's or a staff login's own (so a hall's
+        phones behind one address are not each other's limit), a spectator's address (its HTTP
+        budget and its spectator ceiling). A socket that proved a seat or a login leaves the
+        address's anonymous count. False (the socket closed) when the budget is spent."""
+        key = budget_key(self.code, actor)
+        if not self.http_limiter.take(key or self.address or "?"):
+            self.send({"type": "error", "error": error_body("rate_limited")})
+            self.close(CLOSE_POLICY, "rate limited")
+            return False
+        if self.address is None:
+            return True
+        if key is not None:  # identified: out of the address's anonymous count
+            self.sessions.close(self.address)
+            if self.spectating:
+                self.sessions.unspectate(self.address)
+                self.spectating = False
+            self.address = None
+        elif not self.spectating:
+            if not self.sessions.spectate(self.address):
+                self.send({"type": "error", "error": error_body("too_many_sockets")})
+                self.close(CLOSE_POLICY, "too many spectators from this address")
+                return False
+            self.spectating = True
         return True
 
     def revoke(self) -> None:
@@ -464,13 +500,11 @@ def table_socket(ws: GuardedServer, code: str) -> None:
         ws.send(json.dumps({"type": "error", "error": error_body("bad_origin", "Origin refused.")}))
         ws.close(reason=CLOSE_POLICY, message="origin not allowed")
         return
-    if not found.http_limiter.take(request.remote_addr or "?"):
-        # Opening sockets counts with the HTTP look-ups, so codes cannot be probed here either.
-        ws.send(json.dumps({"type": "error", "error": error_body("rate_limited")}))
-        ws.close(reason=CLOSE_POLICY, message="rate limited")
-        return
+    # The socket is charged at its hello, to the seat or login it proves, else to its address
+    # (`Connection.charge`); before, an unknown code spends a "miss" token, as over HTTP, so
+    # codes cannot be probed here either, and the address's anonymous ceiling counts it.
     try:
-        exists = look_up(code)  # an unknown code spends a "miss" token, as over HTTP
+        exists = look_up(code)
     except DomainError:
         ws.send(json.dumps({"type": "error", "error": error_body("rate_limited")}))
         ws.close(reason=CLOSE_POLICY, message="rate limited")
@@ -484,10 +518,13 @@ def table_socket(ws: GuardedServer, code: str) -> None:
         ws.send(json.dumps({"type": "error", "error": error_body("too_many_sockets")}))
         ws.close(reason=CLOSE_POLICY, message="too many sockets from this address")
         return
+    connection = Connection(ws, code, found, config)
+    connection.address = address
     try:
-        Connection(ws, code, found, config).run()
+        connection.run()
     finally:
-        sessions().close(address)
+        if connection.address is not None:  # still counted as anonymous
+            sessions().close(address)
 
 
 def init_app(app: Flask) -> None:

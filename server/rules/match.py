@@ -33,6 +33,7 @@ from .registration import (
     exchange_by_card,
     open_registration,
     revert,
+    wait_for_round,
 )
 from .ruleset import DRAW, EXTRA_DUEL, SUDDEN_DEATH
 from .state import (
@@ -79,6 +80,7 @@ COUNT_RULES = {
     "side": (0, SIDE_MAX, "R2.3: the side deck holds 0 to 15 cards."),
 }
 HANDS = ("rock", "paper", "scissors")
+DOUBLE_LOSS = "double_loss"  # a judge's match result where both players lose (a double no-show)
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 
 
@@ -151,6 +153,7 @@ def check(tx: Tx, args: Mapping[str, Any]) -> None:
 
 def _need_rps(tx: Tx) -> None:
     _phase(tx, PREGAME, message="Rock-paper-scissors is played before the duel.")
+    wait_for_round(tx)
     require(
         tx.state.pregame.chooser is None,
         "not_needed",
@@ -203,6 +206,7 @@ def choose(tx: Tx, args: Mapping[str, Any]) -> None:
     """The chooser goes first or second (R6.5; from duel 2 the previous loser, R6.6)."""
     seat = tx.seat
     _phase(tx, PREGAME, message="First or second is chosen before the duel.")
+    wait_for_round(tx)
     pg = tx.state.pregame
     require(pg.chooser is not None, "not_decided", "Play rock-paper-scissors first.")
     require(pg.chooser == seat, "not_your_choice", "The other player chooses (R6.5, R6.6).")
@@ -217,6 +221,7 @@ def draw(tx: Tx, args: Mapping[str, Any]) -> None:
     """'I have drawn 5': when both seats have, the duel starts with the first player (R6.7)."""
     seat = tx.seat
     _phase(tx, PREGAME, message="Cards are drawn before the duel starts.")
+    wait_for_round(tx)
     pg = tx.state.pregame
     require(pg.first is not None, "not_chosen", "First or second is chosen before drawing (R6.6).")
     require(
@@ -266,7 +271,8 @@ def require_settled(tx: Tx) -> None:
     require(
         not waiting and not disputed,
         "entries_pending",
-        f"Settle entry #{first} first: confirm, withdraw, or let the judge decide (R5.5).",
+        f"Settle the LP entries of this turn first, from entry #{first}: confirm, withdraw, or "
+        "let the judge decide (R5.5).",
         entries=waiting,
         disputes=disputed,
         first=first,
@@ -620,8 +626,14 @@ def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
     if "match_winner" in args:
         winner = args["match_winner"]
         require(winner in (*SEATS, None), "unknown_seat", "The winner must be A, B or none.")
-        require(s.phase != MATCH_OVER, "wrong_phase", "The match is already over.")
-        decide_match(tx, winner, "judge", final=True)
+        both = bool(args.get("double_loss"))
+        require(not (both and winner), "invalid", "A double loss has no winner.")
+        require(
+            s.phase != MATCH_OVER or bool(args.get("correct")),
+            "wrong_phase",
+            "The match is already over: a judge corrects its result instead.",
+        )
+        decide_match(tx, winner, DOUBLE_LOSS if both else "judge", final=True)
         tx.close_calls("result_set", lambda c: c.duel is not None and c.entry is None)
         return
     winner = args.get("winner")

@@ -33,6 +33,22 @@ def open_registration(tx: Tx, message: str) -> None:
     require(s.phase == REGISTRATION or late, "wrong_phase", message, phase=s.phase)
 
 
+def round_started(s: TableState) -> bool:
+    """An event table's round has started (its clock was started by staff); a casual table
+    has no round to wait for."""
+    return not s.ruleset.staff_start or s.clock.started_ms is not None
+
+
+def wait_for_round(tx: Tx) -> None:
+    """At an event table, decks are registered before the round, but rock-paper-scissors and
+    the duel wait for the round's start (the organiser starts every table's clock at once)."""
+    require(
+        round_started(tx.state),
+        "round_not_started",
+        "The round has not started yet: register your deck, then wait for the round to start.",
+    )
+
+
 MAX_LIST_NAME = 80
 MOVES = ("main_in", "main_out", "extra_in", "extra_out")
 

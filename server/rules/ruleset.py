@@ -77,6 +77,17 @@ RULESETS: dict[str, RuleSet] = {
     ),
 }
 
+# R1.1: the seed asks every player for a registered player ID (「必須攜帶已註冊的5D's Duelist
+# ID」): an event under its rule set requires one at its tables unless the organiser waives it
+# (an unsanctioned event). The other rule sets leave it to the organiser.
+PLAYER_ID_REQUIRED = frozenset({"ocg-2008"})
+
+
+def player_id_required(name: str) -> bool:
+    """Whether a new event under rule set ``name`` requires a player ID by default (R1.1)."""
+    return name in PLAYER_ID_REQUIRED
+
+
 _LIMITS = {"match_minutes": (0.05, 180), "window_seconds": (1, 3600), "think_seconds": (1, 3600)}
 
 

@@ -116,8 +116,10 @@ class Standing:
 
     @property
     def tiebreak(self) -> int:
-        """XX YYY ZZZ: points, OMW% and OOMW% in thousandths."""
-        return self.points * 1_000_000 + thousandths(self.omw) * 1000 + thousandths(self.oomw)
+        """XX YYY ZZZ: points, OMW% and OOMW% in thousandths, each of YYY and ZZZ at most 999
+        so that 100% never carries into the field to its left (docs/tournament.md). The
+        ranking itself compares the exact fractions; OMW% and OOMW% have their own columns."""
+        return self.points * 1_000_000 + field3(self.omw) * 1000 + field3(self.oomw)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -135,6 +137,11 @@ class Standing:
             "tiebreak": self.tiebreak,
             "dropped": self.player.dropped_after is not None,
         }
+
+
+def field3(value: Fraction) -> int:
+    """A percentage's three-digit field in the tie-breaker number: thousandths, 100% as 999."""
+    return min(999, thousandths(value))
 
 
 def thousandths(value: Fraction) -> int:

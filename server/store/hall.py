@@ -57,7 +57,7 @@ def hall_view(tournament: Tournament, ev: TournamentEvent, now_ms: int) -> dict[
     match_ms = int(float(ev.ruleset["match_minutes"]) * 60_000)
     started = rnd.started_ms
     total, playing, extra, called = 0, 0, [], 0
-    for table in tournament.tables(ev.id):
+    for table in tournament.in_play(ev.id):  # a top cut's unused tables are not counted
         total += 1
         if started is None:
             continue

@@ -26,7 +26,7 @@ from peewee import (
 )
 
 from server.errors import Busy, Conflict, DomainError, NotFound
-from server.rules import get_ruleset, view
+from server.rules import Actor, get_ruleset, view
 from server.rules import swiss as core
 from server.rules.swiss import Match, Player, SwissError
 
@@ -35,6 +35,8 @@ from .models import BaseModel, JSONField, TableRow, db
 from .tournament import EventTable, Round, Tournament, TournamentEvent
 
 SWISS, CUT = "swiss", "cut"
+DOUBLE_LOSS = "double_loss"  # the table's match reason for a judge's "both lose"
+STAFF_REASONS = ("judge", DOUBLE_LOSS, "disqualification", "match_loss")
 
 
 class SwissPlayer(BaseModel):
@@ -88,11 +90,11 @@ class State:
     players: dict[int, SwissPlayer] = field(default_factory=dict)
     dropped: dict[int, int] = field(default_factory=dict)  # number -> last round played
     rounds: dict[int, RoundPairing] = field(default_factory=dict)
-    judged: dict[tuple[int, int], str] = field(default_factory=dict)  # (round, table) -> result
     swiss_rounds: int | None = None  # the organiser's override
     cut_size: int | None = None
     public: bool = False
     repairs: int = 0
+    disqualified: dict[int, int] = field(default_factory=dict)  # number -> round of the DQ
 
     @property
     def last_round(self) -> int:
@@ -161,14 +163,11 @@ class SwissService:
                     d.get("seed"),
                     entry["seq"],
                 )
-                # A re-pairing forgets the judges' results of the round it replaces.
-                s.judged = {k: v for k, v in s.judged.items() if k[0] != d["round"]}
-            elif kind == "result.entered":
-                s.judged[(d["round"], d["table"])] = d["result"]
             elif kind == "settings":
                 s.swiss_rounds = d.get("rounds", s.swiss_rounds)
                 s.cut_size = d.get("cut", s.cut_size)
                 s.public = d.get("public", s.public)
+        s.disqualified = self.disqualified(event_id, s)
         return s
 
     # -- players ------------------------------------------------------------------------------
@@ -236,14 +235,39 @@ class SwissService:
             )
             return {r.number: r.code for r in rows}
 
-    def _table_result(self, code: str | None) -> str | None:
+    def _table_view(self, code: str | None) -> dict[str, Any] | None:
         if code is None or not self.store.exists(code):
             return None
-        v = view(self.store.snapshot(code).state)
-        if v["phase"] != "match_over" or not v["match"]["decided"]:
+        return view(self.store.snapshot(code).state)
+
+    def _table_result(self, code: str | None) -> str | None:
+        """The match's result, from the table's log only (the seats' confirmed result, or a
+        judge's: `Tournament.judge_result`)."""
+        v = self._table_view(code)
+        if v is None or v["phase"] != "match_over" or not v["match"]["decided"]:
             return None
         winner = v["match"]["winner"]
-        return winner if winner in ("A", "B") else core.DRAWN
+        if winner in ("A", "B"):
+            return str(winner)
+        return core.BOTH_LOSE if v["match"]["reason"] == DOUBLE_LOSS else core.DRAWN
+
+    def _judged(self, code: str | None) -> bool:
+        v = self._table_view(code)
+        return bool(v and v["match"]["decided"] and v["match"]["reason"] in STAFF_REASONS)
+
+    def disqualified(self, event_id: int, s: State) -> dict[int, int]:
+        """Player -> the round of their disqualification (a judge's penalty at a table): out
+        of every later pairing, like a drop."""
+        found: dict[int, int] = {}
+        for rp in sorted(s.rounds.values(), key=lambda r: r.number):
+            codes = self._codes(event_id, rp.number)
+            for t, a, b in rp.tables:
+                v = self._table_view(codes.get(t))
+                for p in v["penalties"] if v else ():
+                    if p["level"] == "disqualification":
+                        player = a if p["seat"] == "A" else b
+                        found.setdefault(player, rp.number)
+        return found
 
     def matches(self, event_id: int, s: State, stage: str) -> list[Match]:
         found: list[Match] = []
@@ -252,7 +276,7 @@ class SwissService:
                 continue
             codes = self._codes(event_id, rp.number)
             for t, a, b in rp.tables:
-                result = s.judged.get((rp.number, t)) or self._table_result(codes.get(t))
+                result = self._table_result(codes.get(t))
                 if stage == CUT and result not in ("A", "B"):
                     result = None  # a cut match needs a winner
                 found.append(Match(rp.number, a, b, result, t))
@@ -261,9 +285,10 @@ class SwissService:
         return found
 
     def enter_result(
-        self, event_id: int, round_no: int, table: int, result: str, actor: str, now: int
-    ) -> None:
-        """A judge's result (a no-show is a loss): it wins over the table's own."""
+        self, event_id: int, round_no: int, table: int, result: str, actor: Actor, now: int
+    ) -> tuple[str, int]:
+        """A judge's result (a no-show is a loss), written on the table's log as its result
+        (`Tournament.judge_result`); returns the table's code and new seq."""
         s = self.state(event_id)
         rp = s.rounds.get(round_no)
         if rp is None or not any(t == table for t, _, _ in rp.tables):
@@ -274,13 +299,7 @@ class SwissService:
             raise DomainError("invalid", "A top cut match needs a winner.")
         if any(n > round_no for n in s.rounds):
             raise Conflict("round_closed", "A later round is already paired.")
-        self._append(
-            event_id,
-            "result.entered",
-            {"round": round_no, "table": table, "result": result},
-            actor,
-            now,
-        )
+        return self.tournament.judge_result(event_id, round_no, table, result, actor, now)
 
     # -- settings ---------------------------------------------------------------------------------
 
@@ -293,7 +312,7 @@ class SwissService:
 
     def players(self, s: State) -> list[Player]:
         return [
-            Player(n, p.name, p.entered_round, s.dropped.get(n))
+            Player(n, p.name, p.entered_round, _earliest(s.dropped.get(n), s.disqualified.get(n)))
             for n, p in sorted(s.players.items())
         ]
 
@@ -302,10 +321,14 @@ class SwissService:
         s = self.state(event_id)
         if s.cut_rounds():
             raise Conflict("cut_started", "The top cut has started.")
-        round_no = s.last_round + 1
+        rnd = self.tournament.current_round(event_id)
+        self._require_results(event_id, s, f"pair round {rnd.number + 1}")
+        # The event's current round if nothing is paired on it yet, else the next one.
+        fresh = rnd.started_ms is None and not self.tournament.round_paired(event_id)
+        round_no = max(s.last_round + 1, rnd.number if fresh else rnd.number + 1)
         active = sum(1 for p in self.players(s) if p.active_in(round_no))
         planned = s.swiss_rounds or core.swiss_rounds(max(active, 2))
-        if round_no > planned:
+        if len(s.swiss_matches_rounds()) + 1 > planned:
             raise Conflict(
                 "swiss_over",
                 f"The {planned} Swiss rounds are played: start the top cut, or raise the "
@@ -335,16 +358,55 @@ class SwissService:
         )
         return {"round": round_no, "tables": len(pairing.tables), "bye": pairing.bye}
 
-    def repair(self, event_id: int, actor: str, now: int) -> dict[str, Any]:
-        """Pair the last round again (a judge's correction, before it starts): recorded as a
-        new pairing of the same round; the first one stays in the log."""
+    def _require_results(self, event_id: int, s: State, then: str) -> None:
+        """Every match of the last round has its result (named when not), and no table of
+        the event's current round is still playing."""
+        rp = s.rounds.get(s.last_round)
+        if rp is not None:
+            open_ = [
+                m.table
+                for m in self.matches(event_id, s, rp.stage)
+                if m.round == rp.number and m.result is None and m.b is not None
+            ]
+            if open_:
+                listed = ", ".join(str(n) for n in open_)
+                raise Conflict(
+                    "results_missing",
+                    f"Round {rp.number}: table {listed} has no result yet. Let it finish, or "
+                    f"enter a judge's result, then {then}.",
+                    {"round": rp.number, "tables": open_},
+                )
+        rnd = self.tournament.current_round(event_id)
+        if rnd.started_ms is not None:
+            self.tournament.require_results(event_id, then)
+
+    def repair(self, event_id: int, actor: Actor, confirmed: bool, now: int) -> dict[str, Any]:
+        """Pair the current round again: recorded as a new pairing of the same round; the
+        first one stays in the log. Before the round starts, the organiser's correction; after
+        it, only a judge's explicit one (`confirmed`): the round's tables are set aside and the
+        new pairing gets fresh ones, to start again."""
         s = self.state(event_id)
         rp = s.rounds.get(s.last_round)
         if rp is None or rp.stage != SWISS:
-            raise Conflict("no_such_round", "No Swiss round to pair again.")
+            raise Conflict("no_such_round", "No Swiss round to pair again: pair round 1 first.")
         rnd = self.tournament.current_round(event_id)
-        if rnd.number != rp.number or rnd.started_ms is not None:
-            raise Conflict("round_started", "The round has started.")
+        if rnd.number != rp.number:
+            raise Conflict(
+                "round_closed",
+                f"Round {rp.number} is over: pair round {rnd.number} instead.",
+                {"round": rp.number},
+            )
+        seqs: dict[str, int] = {}
+        if rnd.started_ms is not None:
+            if not confirmed or actor.role != "judge":
+                raise Conflict(
+                    "repair_needs_judge",
+                    f"Round {rp.number} has started: re-pairing it restarts its tables on new "
+                    f"codes. A judge confirms that on the floor page (Re-pair round "
+                    f"{rp.number}).",
+                    {"round": rp.number},
+                )
+            seqs = self.tournament.set_aside_round(event_id, actor, now)
         del s.rounds[rp.number]
         seed = secrets.randbits(63) if rp.number == 1 else None
         try:
@@ -367,11 +429,17 @@ class SwissService:
                 "tables": [list(t) for t in pairing.tables],
                 "bye": pairing.bye,
                 "replaces": rp.seq,
+                "restarted": bool(seqs) or rnd.started_ms is not None,
             },
-            actor,
+            actor.name,
             now,
         )
-        return {"round": rp.number, "tables": len(pairing.tables), "bye": pairing.bye}
+        return {
+            "round": rp.number,
+            "tables": len(pairing.tables),
+            "bye": pairing.bye,
+            "seqs": seqs,
+        }
 
     def start_cut(self, event_id: int, size: int, actor: str, now: int) -> dict[str, Any]:
         """The top cut's first round, seeded by the Swiss standings (dropped players out)."""
@@ -379,8 +447,9 @@ class SwissService:
         if s.cut_rounds():
             raise Conflict("cut_started", "The top cut has started.")
         swiss = self.matches(event_id, s, SWISS)
-        if not swiss or any(m.result is None for m in swiss):
-            raise Conflict("results_missing", "Every Swiss result must be in.")
+        if not swiss:
+            raise Conflict("no_swiss", "Play the Swiss rounds first: pair round 1.")
+        self._require_results(event_id, s, "start the top cut")
         ranked = [
             st.player.id
             for st in core.standings(self.players(s), swiss)
@@ -398,8 +467,7 @@ class SwissService:
         if not cut:
             raise Conflict("no_cut", "The top cut has not started.")
         last = [m for m in self.matches(event_id, s, CUT) if m.round == cut[-1].number]
-        if any(m.result is None for m in last):
-            raise Conflict("results_missing", "Every result of the round must be in.")
+        self._require_results(event_id, s, "pair the next round of the top cut")
         winners = [m.a if m.result == "A" else m.b for m in sorted(last, key=lambda m: m.table)]
         if len(winners) == 1:
             raise Conflict("already_done", "The final is over.")
@@ -451,12 +519,17 @@ class SwissService:
             self.tournament.make_round(ev, round_no, now)
             rnd = self.tournament.current_round(event_id)
         elif rnd.number > round_no or rnd.started_ms is not None:
-            raise Conflict("round_started", "That round has started.")
+            raise Conflict(
+                "round_started",
+                f"Round {rnd.number} has started: to pair it again, a judge confirms a re-pair.",
+                {"round": rnd.number},
+            )
         codes = self._codes(event_id, round_no)
         rules = ev.ruleset
         for n in range(len(codes) + 1, need + 1):
             code = self.store.create_table(
-                get_ruleset(rules["name"], match_minutes=rules["match_minutes"]), now
+                get_ruleset(rules["name"], match_minutes=rules["match_minutes"], staff_start=True),
+                now,
             )
             with db.connection_context(), db.atomic():
                 TableRow.update(event_id=event_id).where(TableRow.code == code).execute()
@@ -505,7 +578,7 @@ class SwissService:
                             "a": {"player": a, "name": names.get(a, "")},
                             "b": {"player": b, "name": names.get(b, "")},
                             "result": ms[t].result if t in ms else None,
-                            "judged": (rp.number, t) in s.judged,
+                            "judged": self._judged(codes.get(t)),
                         }
                         for t, a, b in rp.tables
                     ],
@@ -516,7 +589,12 @@ class SwissService:
             [t["table"] for t in current["tables"] if t["result"] is None] if current else []
         )
         active = sum(1 for p in players if p.dropped_after is None)
-        swiss_done = len(s.swiss_matches_rounds())
+        # A Swiss round is played once every one of its results is in.
+        swiss_done = sum(
+            1
+            for r in rounds
+            if r["stage"] == SWISS and all(t["result"] is not None for t in r["tables"])
+        )
         champion = None
         cut_rounds = s.cut_rounds()
         if cut_rounds and len(cut_rounds[-1].tables) == 1:
@@ -524,7 +602,9 @@ class SwissService:
             if final and final[0].result in ("A", "B"):
                 w = final[0].a if final[0].result == "A" else final[0].b
                 champion = {"player": w, "name": names.get(w or 0, "")}
+        played_all = swiss_done >= (s.swiss_rounds or core.swiss_rounds(max(active, 2)))
         return {
+            "cycle": self.cycle(event_id, len(players), bool(cut_rounds), played_all, champion),
             "players": [
                 {
                     "number": p.id,
@@ -549,9 +629,49 @@ class SwissService:
             "stage": CUT if cut_rounds else SWISS,
         }
 
+    def cycle(
+        self,
+        event_id: int,
+        players: int,
+        in_cut: bool,
+        swiss_played: bool,
+        champion: dict[str, Any] | None,
+    ) -> dict[str, Any]:
+        """Where the event is in its round cycle (pair, start, play, results in, next) and the
+        one action that moves it on: what the organiser's page shows first, with that action as
+        its one primary button. `action` None: nothing to press, `waiting` says what for (the
+        tables still without a result, which a judge's result can end)."""
+        t = self.tournament
+        rnd = t.current_round(event_id)
+        n = rnd.number
+        paired = t.round_paired(event_id)
+        missing = [x["number"] for x in t.unfinished(event_id)] if rnd.started_ms else []
+        following = "cut_next" if in_cut else ("cut" if swiss_played else "pair")
+        if players == 0:
+            following = "next"  # an event paired by hand: its next round opens empty
+        if champion is not None:
+            step, action = "done", None
+        elif rnd.started_ms is None and paired:
+            step, action = "start", "start"
+        elif rnd.started_ms is None:
+            if players < 2 and not in_cut:
+                step, action = "register", None
+            else:
+                step, action = ("cut", "cut") if swiss_played and not in_cut else ("pair", "pair")
+        elif missing:
+            step, action = ("playing", "end") if rnd.ended_ms is None else ("results", None)
+        else:
+            step, action = "results_in", following
+        return {"step": step, "action": action, "round": n, "waiting": missing}
+
     def event_by_slug(self, slug: str) -> TournamentEvent:
         with db.connection_context():
             ev = TournamentEvent.get_or_none(TournamentEvent.slug == slug)
         if ev is None:
             raise NotFound("no_such_event", "No such event.")
         return ev
+
+
+def _earliest(*rounds: int | None) -> int | None:
+    found = [r for r in rounds if r is not None]
+    return min(found) if found else None

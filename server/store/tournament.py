@@ -31,6 +31,7 @@ from server.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenti
 from server.names import clean
 from server.offload import off_loop
 from server.rules import Actor, RuleError, get_ruleset
+from server.rules.ruleset import player_id_required
 
 from .events import EventStore, hash_token
 from .models import BaseModel, JSONField, TableRow, db
@@ -40,6 +41,13 @@ MIN_PASSWORD = 8
 SESSION_MS = 16 * 3600 * 1000  # a long tournament day
 MAX_TABLES = 1000
 ROLES = ("judge", "organiser")
+# A staff result as the table's `result.set` arguments ("loss": both players lose).
+JUDGE_RESULTS: dict[str, dict[str, Any]] = {
+    "A": {"match_winner": "A"},
+    "B": {"match_winner": "B"},
+    "draw": {"match_winner": None},
+    "loss": {"match_winner": None, "double_loss": True},
+}
 
 
 class Account(BaseModel):
@@ -317,8 +325,11 @@ class Tournament:
         match_minutes: int,
         tables: int,
         now_ms: int,
+        require_player_id: bool | None = None,
     ) -> TournamentEvent:
-        """A new event with its first round's tables; its creator is its organiser."""
+        """A new event with its first round's tables; its creator is its organiser. A player ID
+        is required at its tables by its rule set's default unless ``require_player_id`` says
+        otherwise (R1.1)."""
         if owner.kind != "organiser":
             raise Forbidden("forbidden", "Only an organiser creates events.")
         if not 1 <= tables <= MAX_TABLES:
@@ -333,6 +344,11 @@ class Tournament:
                 date=date,
                 ruleset=rules.to_dict(),
                 table_count=tables,
+                require_player_id=(
+                    player_id_required(rules.name)
+                    if require_player_id is None
+                    else require_player_id
+                ),
                 slug=secrets.token_urlsafe(9),
                 created_ms=now_ms,
             )
@@ -509,6 +525,22 @@ class Tournament:
             raise NotFound("no_such_round", "No such round.")
         return rnd
 
+    def in_play(self, event_id: int, round_no: int | None = None) -> list[dict[str, Any]]:
+        """The tables that are part of a round: paired, or with a seat taken. A top cut, or a
+        round paired by hand over fewer tables than the event has, leaves the others out:
+        they are neither started, nor counted as playing, nor waited for."""
+        found = []
+        for table in self.tables(event_id, round_no):
+            if _is_paired(table) or any(
+                s.joined for s in self.store.snapshot(table["code"]).state.seats.values()
+            ):
+                found.append(table)
+        return found
+
+    def round_paired(self, event_id: int) -> bool:
+        """Whether the current round has its pairing (one paired table at least)."""
+        return any(_is_paired(t) for t in self.tables(event_id))
+
     def pairings(self, event_id: int) -> dict[str, dict[str, dict[str, str]]]:
         """Table code -> its pairing, for the paired tables of the current round."""
         return {
@@ -556,7 +588,11 @@ class Tournament:
         """Store the current round's pairings (tables not listed keep theirs)."""
         rnd = self.current_round(event_id)
         if rnd.started_ms is not None:
-            raise Conflict("round_started", "The round has started; pair the next one.")
+            raise Conflict(
+                "round_started",
+                f"Round {rnd.number} has started: its pairing stays. End it, then pair round "
+                f"{rnd.number + 1}.",
+            )
         ev = self.event(event_id)
         for p in pairings:
             if not 1 <= p.table <= ev.table_count:
@@ -572,14 +608,26 @@ class Tournament:
         """Start every table's match clock at the same server instant `now_ms`."""
         rnd = self.current_round(event_id)
         if rnd.ended_ms is not None:
-            raise Conflict("round_ended", "This round has ended; open the next one.")
+            raise Conflict(
+                "round_ended",
+                f"Round {rnd.number} has ended: pair round {rnd.number + 1}, then start it.",
+                {"round": rnd.number},
+            )
+        tables = self.in_play(event_id)
+        if not any(_is_paired(t) for t in tables):
+            raise Conflict(
+                "round_not_paired",
+                f"Round {rnd.number} has no pairing yet: pair it first (Pair round "
+                f"{rnd.number}, or paste its pairings), then start it.",
+                {"round": rnd.number},
+            )
         with db.connection_context():
             Round.update(started_ms=now_ms).where(
                 (Round.id == rnd.id) & Round.started_ms.is_null()
             ).execute()
         started, seqs = 0, {}
         refused: list[dict[str, Any]] = []
-        for table in self.tables(event_id):
+        for table in tables:
             cmd_id = f"round:{rnd.id}:start"
             try:
                 done = self.store.append(table["code"], "clock.start", {}, actor, cmd_id, now_ms)
@@ -596,11 +644,71 @@ class Tournament:
             "now_ms": now_ms,
         }
 
+    def judge_result(
+        self,
+        event_id: int,
+        round_no: int | None,
+        number: int,
+        result: str,
+        actor: Actor,
+        now_ms: int,
+    ) -> tuple[str, int]:
+        """A judge's or the organiser's result for one table (a no-show, a penalty, a table
+        out of time): one `match.decided` on the table's own log, the match's only result.
+        The table closes (its clock stops, its alerts clear) and the floor, the hall, End
+        round, the standings and results.csv all read it from there. A result entered on a
+        match that is over corrects it. Returns the table's code and its new seq."""
+        if result not in JUDGE_RESULTS:
+            raise DomainError("invalid", "The result is A, B, draw or loss (both lose).")
+        table = next((t for t in self.tables(event_id, round_no) if t["number"] == number), None)
+        if table is None:
+            raise NotFound("no_such_table", "No such table in that round.")
+        code = str(table["code"])
+        args: dict[str, Any] = dict(JUDGE_RESULTS[result])
+        if self.store.snapshot(code).state.phase == "match_over":
+            args["correct"] = True
+        try:
+            done = self.store.append(code, "result.set", args, actor, None, now_ms)
+        except RuleError as exc:
+            raise Conflict(exc.code, exc.message) from None
+        return code, done.seq
+
+    def set_aside_round(self, event_id: int, actor: Actor, now_ms: int) -> dict[str, int]:
+        """A judge's re-pair after the start: the current round's tables leave it (their logs
+        stay, their running clocks are paused) and the round is not started any more, so the
+        new pairing goes on fresh tables and starts again. The seqs of the tables paused."""
+        rnd = self.current_round(event_id)
+        seqs: dict[str, int] = {}
+        for table in self.tables(event_id):
+            if self.store.snapshot(table["code"]).state.clock.status == "running":
+                cmd_id = f"round:{rnd.id}:set-aside"
+                done = self.store.append(table["code"], "clock.pause", {}, actor, cmd_id, now_ms)
+                seqs[table["code"]] = done.seq
+        with db.connection_context(), db.atomic():
+            EventTable.delete().where(EventTable.round == rnd.id).execute()
+            Round.update(started_ms=None, ended_ms=None).where(Round.id == rnd.id).execute()
+        return seqs
+
+    def no_shows(self, event_id: int, now_ms: int, no_show_ms: int) -> list[int]:
+        """The current round's paired tables with a seat still empty `no_show_ms` after the
+        round's start, and no result yet (what the floor's no-show alert says)."""
+        rnd = self.current_round(event_id)
+        if rnd.started_ms is None or now_ms < rnd.started_ms + no_show_ms:
+            return []
+        found = []
+        for table in self.tables(event_id):
+            if not _is_paired(table):
+                continue
+            state = self.store.snapshot(table["code"]).state
+            if state.phase != "match_over" and not all(s.joined for s in state.seats.values()):
+                found.append(int(table["number"]))
+        return found
+
     def unfinished(self, event_id: int) -> list[dict[str, Any]]:
         """The current round's tables whose match is not over (still playing, or never
         joined), with their phase and paired names: what "End round" asks about."""
         found = []
-        for table in self.tables(event_id):
+        for table in self.in_play(event_id):
             state = self.store.snapshot(table["code"]).state
             if state.phase == "match_over":
                 continue
@@ -625,7 +733,11 @@ class Tournament:
         tables, and the new sequence number of each table told."""
         rnd = self.current_round(event_id)
         if rnd.started_ms is None:
-            raise Conflict("round_not_started", "The round has not started.")
+            raise Conflict(
+                "round_not_started",
+                f"Round {rnd.number} has not started: start it first.",
+                {"round": rnd.number},
+            )
         with db.connection_context():
             Round.update(ended_ms=now_ms).where(
                 (Round.id == rnd.id) & Round.ended_ms.is_null()
@@ -646,9 +758,41 @@ class Tournament:
     def next_round(self, event_id: int, now_ms: int) -> int:
         """Open the next round with fresh tables (the table cards' seat links follow)."""
         rnd = self.current_round(event_id)
+        self.require_results(event_id, f"open round {rnd.number + 1}")
         if rnd.ended_ms is None:
-            raise Conflict("round_not_ended", "End the current round first.")
+            raise Conflict(
+                "round_not_ended",
+                f"End round {rnd.number} first, then open round {rnd.number + 1}.",
+                {"round": rnd.number},
+            )
         return self.make_round(self.event(event_id), rnd.number + 1, now_ms).number
+
+    def require_results(self, event_id: int, then: str) -> None:
+        """Refuse (naming them) while a table of the current round has no result: a table
+        never leaves the floor unfinished. A judge's result ends one."""
+        rnd = self.current_round(event_id)
+        if rnd.started_ms is None:
+            if self.round_paired(event_id):
+                raise Conflict(
+                    "round_not_started",
+                    f"Round {rnd.number} is paired but has not started: start it first.",
+                    {"round": rnd.number},
+                )
+            return  # an empty round: nothing to wait for
+        missing = [t["number"] for t in self.unfinished(event_id)]
+        if missing:
+            listed = ", ".join(str(n) for n in missing)
+            raise Conflict(
+                "results_missing",
+                f"Round {rnd.number}: table {listed} has no result yet. Let it finish, or enter "
+                f"a judge's result, then {then}.",
+                {"round": rnd.number, "tables": missing},
+            )
+
+
+def _is_paired(table: dict[str, Any]) -> bool:
+    pairing = table["pairing"]
+    return bool(pairing["A"]["name"] or pairing["B"]["name"])
 
 
 @functools.cache

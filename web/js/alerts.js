@@ -3,9 +3,11 @@
 // flash stays. Each alert is also on document.body.dataset.lastAlert and a "dt-alert" event on window.
 
 const KEY = "dt.mute";
-// kind -> [tone frequencies in Hz, vibration pattern in ms]
+import { buzz } from "./dom.js";
+
+// kind -> [tone frequencies in Hz, vibration pattern in ms]; an entry to confirm is one pulse.
 const ALERTS = {
-  entry: [[880, 1175], [180, 90, 180]],
+  entry: [[880, 1175], [220]],
   time_called: [[660, 440, 660], [400, 150, 400]],
   extra_turn: [[587, 784], [250, 100, 250]],
   sudden_death: [[440, 880, 440, 880], [500, 150, 500, 150, 500]],
@@ -62,11 +64,7 @@ export function alert(kind) {
   document.body.dataset.lastAlert = kind;
   if (!muted()) {
     tones(spec[0]);
-    try {
-      navigator.vibrate?.(spec[1]);
-    } catch {
-      /* not allowed */
-    }
+    buzz(spec[1]);
   }
   document.body.classList.remove("flash");
   void document.body.offsetWidth; // restart the animation

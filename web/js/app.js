@@ -267,7 +267,9 @@ function showJoin(code, state) {
   const wanted = new URLSearchParams(location.search).get("seat");
   const claim = new URLSearchParams(location.search).get("claim") || "";
   const eventLine = h("p", { class: "status-line", testid: "join-event", hidden: true });
-  getTableEvent(code, wanted, claim).then((res) => {
+  // Only an event table has an event to look up (a casual one would answer 404).
+  const eventTable = Boolean(get(state, "ruleset.staff_start", false));
+  (eventTable ? getTableEvent(code, wanted, claim) : Promise.resolve({ ok: false })).then((res) => {
     if (!res.ok) return;
     const info = res.body;
     duoCard.remove(); // one phone for both: a casual table's choice (an event seat needs its card)

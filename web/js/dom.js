@@ -35,8 +35,12 @@ export function reducedMotion() {
   return globalThis.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
 }
 
-/** Vibrate where the browser allows it (it may refuse before a user gesture). */
-export function buzz(pattern = [180, 90, 180]) {
+/**
+ * Vibrate where the browser allows it: not before the first tap on the page (a reloaded page
+ * has none yet; the browser would refuse, and say so in the console).
+ */
+export function buzz(pattern = [220]) {
+  if (navigator.userActivation && !navigator.userActivation.hasBeenActive) return;
   try {
     navigator.vibrate?.(pattern);
   } catch {

@@ -36,6 +36,8 @@ root.replaceChildren(
   h("section", { class: "hall-body" }, el.clock, el.banner, el.note),
   h("section", { class: "hall-stats" }, el.playing, el.extra),
   el.message,
+  // The event's public link: players find their table and opponent there on their phone.
+  h("p", { class: "hall-link", testid: "hall-event-link", text: t("hall.event_link", { url: `${location.host}/e/${slug}` }) }),
 );
 
 const serverNow = () => Date.now() + offset.value;

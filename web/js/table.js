@@ -4,12 +4,13 @@
 
 import { alertWatcher, muted } from "./alerts.js";
 import { Connection } from "./conn.js";
+import { inViewKeeper } from "./in_view.js";
 import { buzz, formatDuration, h } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { keepReceipts, signs } from "./receipts.js";
 import { watchSeatAsks } from "./seat_asks.js";
 import { PANELS, TOP } from "./panels/index.js";
-import { PanelHost, openPending, seatName } from "./panels/kit.js";
+import { PanelHost, seatName } from "./panels/kit.js";
 import { showRoll } from "./panels/dice.js";
 import { TableStore, get } from "./state.js";
 import { toast, toastError } from "./toast.js";
@@ -37,6 +38,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     matchConfirmAfter: null,
     status: "connecting",
     queued: conn.pendingCount,
+    unsent: unsentEntries(conn), // LP entries made offline, not yet on the server
     forms: {}, // values typed into forms survive re-renders
     listCheck: null, // the server's last answer about the pasted deck list
     banlists: null, // the lists a casual table may pick ([] at an event table or when none is loaded)
@@ -88,6 +90,10 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
 
   // --- wiring --------------------------------------------------------------------------------
 
+  // Before anything can render: the cached state below renders (and ticks) at once.
+  const alerts = alertWatcher();
+  const inView = inViewKeeper(screen, slots);
+
   const offs = [
     conn.on("welcome", (msg) => {
       store.welcome(msg);
@@ -104,6 +110,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     }),
     conn.on("queue", (n) => {
       ui.queued = n;
+      ui.unsent = unsentEntries(conn);
       render();
     }),
     conn.on("reply", ({ command, reply }) => {
@@ -171,10 +178,10 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     }),
   );
 
-  const alerts = alertWatcher();
   const ticker = setInterval(tick, 250);
   const wake = wakeLock(() => store.state && phase() !== "match_over");
   conn.start();
+  ui.status = conn.status; // offline from the start (a reload with no network) is not "connecting"
   render();
 
 
@@ -190,6 +197,9 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     const lpText = st.lp ? t("lp.live", { a: seatName(st, "A"), la: get(st, "lp.A", ""), b: seatName(st, "B"), lb: get(st, "lp.B", "") }) : "";
     if (lpLive.textContent !== lpText) lpLive.textContent = lpText;
     document.body.classList.toggle("has-ask", Boolean(slots.ask.firstChild));
+    // The banner at the foot takes its own space: the page ends above it.
+    document.body.style.setProperty("--ask-space", `${Math.ceil(slots.ask.firstElementChild?.getBoundingClientRect().height || 0)}px`);
+    inView.follow(st.phase);
     tick();
   }
 
@@ -226,7 +236,9 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     }
   }
 
-  // Buzz and reveal on what is new: the opponent's LP entry to confirm, a new coin/die result.
+  // Buzz and reveal on what is new: the opponent's deck counts or rock-paper-scissors result to
+  // confirm, a new coin/die result. An LP entry to confirm is the entry alert's (alerts.js): one
+  // vibration, not two.
   function notice() {
     const st = s();
     const rolls = st.rolls || [];
@@ -238,7 +250,6 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     }
     if (!isSeat()) return;
     const asks = [];
-    for (const p of openPending(st)) if (p.by && p.by !== store.seat) asks.push(`lp:${p.entry}`);
     for (const seat of ["A", "B"]) {
       if (seat !== store.seat && get(st, `decks.${seat}.declared`, null) && !get(st, `decks.${seat}.confirmed`, false))
         asks.push(`deck:${seat}:${JSON.stringify(get(st, `decks.${seat}.declared`))}`);
@@ -252,6 +263,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
 
   function destroy() {
     clearInterval(ticker);
+    inView.destroy();
     for (const off of offs) off();
     wake.release();
     conn.stop();
@@ -259,6 +271,11 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
   }
 
   return { destroy, conn, store };
+}
+
+/** The LP entries this phone proposed that wait in its queue: [{id, changes}]. */
+function unsentEntries(conn) {
+  return conn.queue.filter((c) => c.cmd === "lp.propose").map((c) => ({ id: c.id, changes: c.args.changes || [] }));
 }
 
 /** Keep the screen on while wanted() says so; re-acquired when the page becomes visible again. */

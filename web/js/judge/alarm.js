@@ -40,14 +40,20 @@ export function beep() {
   return true;
 }
 
-/** The alerts that call a judge over: open (not yet taken) judge calls and LP disputes. */
+const LOUD = ["judge_call", "dispute", "no_show"];
+const KEY = { judge_call: "call", dispute: "entry", no_show: "detail" };
+const NOTICE = { judge_call: "run.new_call", dispute: "run.new_dispute", no_show: "run.new_no_show" };
+
+/** The alerts that call a judge over: open (not yet taken) judge calls, LP disputes, and
+ * no-shows (as loud as a call: a seat still empty after the round's start; the floor passes
+ * only those already due). */
 export function waiting(tables) {
   const found = new Map();
   for (const s of tables) {
     for (const a of s.alerts || []) {
-      if (a.kind !== "judge_call" && a.kind !== "dispute") continue;
+      if (!LOUD.includes(a.kind)) continue;
       if (a.status && a.status !== "open") continue;
-      found.set(`${s.code}:${a.kind}:${a.kind === "dispute" ? a.entry : a.call}`, { table: s.number, kind: a.kind });
+      found.set(`${s.code}:${a.kind}:${a[KEY[a.kind]]}`, { table: s.number, kind: a.kind });
     }
   }
   return found;
@@ -73,7 +79,7 @@ export function createAlarm(baseTitle = document.title) {
         for (const key of fresh) {
           const a = now.get(key);
           try {
-            new Notification(t(a.kind === "dispute" ? "run.new_dispute" : "run.new_call", { n: a.table }), { tag: key });
+            new Notification(t(NOTICE[a.kind], { n: a.table }), { tag: key });
           } catch {
             /* some browsers allow notifications only from a service worker */
           }

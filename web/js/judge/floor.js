@@ -159,14 +159,14 @@ export function mountFloor(root, eventId, navigate) {
       for (const s of msg.tables) tables.set(s.code, s);
       if (offset.rtt == null) offset.setRough(msg.now_ms);
       render();
-      alarm.update([...tables.values()]);
+      alarm.update([...tables.values()].map((s) => due(s, now())));
     } else if (msg.type === "tables") {
       for (const s of msg.tables) {
         const old = tables.get(s.code);
         if (!old || old.seq <= s.seq) tables.set(s.code, s);
       }
       render();
-      alarm.update([...tables.values()]);
+      alarm.update([...tables.values()].map((s) => due(s, now())));
     } else if (msg.type === "pong") {
       offset.add(msg.t, Date.now(), msg.now_ms);
     } else if (msg.type === "error") {
@@ -203,6 +203,7 @@ export function mountFloor(root, eventId, navigate) {
 
   const tick = setInterval(() => {
     render();
+    alarm.update([...tables.values()].map((s) => due(s, now()))); // a no-show falls due
     if (ws && ws.readyState === 1) ws.send(JSON.stringify({ type: "ping", t: Date.now() }));
   }, 1000);
   filter.addEventListener("input", render);

@@ -49,8 +49,25 @@ const disputes = {
     if (!open.length) return null;
     return h("section", { class: "card" },
       h("h2", { text: t("staff.disputes") }),
-      h("ul", { class: "staff-list" }, open.map((d) =>
-        h("li", { testid: `dispute-${d.entry}` },
+      h("ul", { class: "staff-list" }, open.map((d) => {
+        // One step (R7.1): apply it, void it, or correct it to the amount it should have been
+        // ("it was 2500, not 3000"); the entries queued behind it then apply in order.
+        const changes = d.changes || [];
+        const amountable = changes.length > 0 && changes.every((c) => c.kind !== "halve");
+        const amount = h("input", { type: "number", inputmode: "numeric", min: "0", max: "1000000", step: "1", value: String(changes[0]?.amount ?? ""),
+          "aria-label": t("staff.correct_amount", { n: d.entry }), testid: `settle-amount-${d.entry}` });
+        const err = h("span", { class: "bad", role: "alert", testid: `settle-error-${d.entry}` });
+        const correct = () => {
+          const n = Number(amount.value);
+          if (amount.value.trim() === "" || !Number.isInteger(n) || n < 0 || n > 1000000) {
+            err.textContent = t("staff.correct_bad");
+            amount.focus();
+            return;
+          }
+          err.textContent = "";
+          send("dispute.settle", { entry: d.entry, action: "correct", amount: n, note: "" });
+        };
+        return h("li", { testid: `dispute-${d.entry}` },
           h("strong", { text: `#${d.entry} ` }),
           h("span", { testid: `dispute-line-${d.entry}`, text: disputeLine(d, seatNames(s)) }),
           h("div", { class: "row" },
@@ -58,7 +75,14 @@ const disputes = {
               onclick: () => send("dispute.settle", { entry: d.entry, action: "apply", note: "" }) }),
             h("button", { class: "btn btn-small", type: "button", testid: `settle-void-${d.entry}`, text: t("staff.void"),
               onclick: () => send("dispute.settle", { entry: d.entry, action: "void", note: "" }) })),
-        ))),
+          amountable
+            ? h("div", { class: "row" },
+                h("label", { class: "check-inline" }, h("span", { text: t("staff.correct_to") }), amount),
+                h("button", { class: "btn btn-primary btn-small", type: "button", testid: `settle-correct-${d.entry}`, text: t("staff.correct_settle"), onclick: correct }),
+                err)
+            : null,
+        );
+      })),
     );
   },
 };

@@ -134,49 +134,31 @@ async function showEvent(id) {
     showEvent(id);
   };
 
+  // the round cycle: the current step first, the next action as its one primary button
+  const cycleBox = h("section", { class: "card cycle", testid: "cycle" });
+  const hooks = {
+    card: cycleBox,
+    confirmEnd: confirmEndRound,
+    reload: (r) => {
+      if (r && r.body && r.body.refused && r.body.refused.length) {
+        const list = r.body.refused.map((x) => `${t("staff.table_no", { n: x.table })} (${reason(x.code, x.message)})`).join(", ");
+        say(r, `${t("staff.round_started", { n: r.body.round, time: formatTime(r.body.now_ms) })} ${t("run.round_refused", { list })}`, true);
+      } else if (r && r.body && r.body.started !== undefined) {
+        say(r, t("staff.round_started", { n: r.body.round, time: formatTime(r.body.now_ms) }));
+      }
+      reload();
+    },
+    ended: (r) => {
+      say(r, r.ok ? t("run.ended", { n: r.body.round, count: r.body.unfinished.length }) : "");
+      if (r.ok) reload();
+    },
+  };
+
   // the round
   const roundBox = h("section", { class: "card" }, h("h2", { text: t("staff.round", { n: rnd.number }) }));
   if (rnd.started_ms) roundBox.append(h("p", { testid: "round-started", text: t("staff.round_started", { n: rnd.number, time: formatTime(rnd.started_ms) }) }));
   if (rnd.ended_ms) roundBox.append(h("p", { text: t("staff.round_ended", { n: rnd.number, time: formatTime(rnd.ended_ms) }) }));
-  const roundButtons = h("div", { class: "row" });
-  if (!rnd.started_ms) {
-    roundButtons.append(h("button", {
-      class: "btn btn-primary", type: "button", testid: "round-start", text: t("staff.start_round", { n: rnd.number }),
-      onclick: async () => {
-        const r = await call("POST", `/api/events/${id}/round/start`);
-        const refused = (r.ok && r.body.refused) || [];
-        let text = r.ok ? t("staff.round_started", { n: r.body.round, time: formatTime(r.body.now_ms) }) : "";
-        if (refused.length) {
-          const list = refused.map((x) => `${t("staff.table_no", { n: x.table })} (${reason(x.code, x.message)})`).join(", ");
-          text += " " + t("run.round_refused", { list });
-        }
-        say(r, text, refused.length > 0);
-        if (r.ok) reload();
-      },
-    }));
-  } else if (!rnd.ended_ms) {
-    roundButtons.append(h("button", {
-      class: "btn btn-danger", type: "button", testid: "round-end", text: t("staff.end_round", { n: rnd.number }),
-      onclick: async () => {
-        const open = await call("GET", `/api/events/${id}/round/unfinished`);
-        if (!open.ok) return say(open, "");
-        if (!(await confirmEndRound(rnd.number, open.body.tables))) return;
-        const r = await call("POST", `/api/events/${id}/round/end`);
-        say(r, r.ok ? t("run.ended", { n: r.body.round, count: r.body.unfinished.length }) : "");
-        if (r.ok) reload();
-      },
-    }));
-  } else {
-    roundButtons.append(h("button", {
-      class: "btn btn-primary", type: "button", testid: "round-next", text: t("staff.next_round", { n: rnd.number + 1 }),
-      onclick: async () => {
-        const r = await call("POST", `/api/events/${id}/round/next`);
-        say(r, t("staff.done"));
-        if (r.ok) reload();
-      },
-    }));
-  }
-  roundBox.append(roundButtons,
+  roundBox.append(
     h("p", { class: "row" },
       h("a", { class: "btn btn-small", href: `/api/events/${id}/results.csv`, download: "", testid: "export", text: t("staff.export") }),
       h("a", { class: "btn btn-small", href: `/organiser/events/${id}/cards`, target: "_blank", testid: "cards", text: t("staff.cards") }),
@@ -286,7 +268,7 @@ async function showEvent(id) {
     h("main", { class: "staff-main" },
       h("h1", { testid: "event-title", text: `${ev.name} · ${ev.date}` }),
       h("p", { class: "muted", testid: "event-rules", text: `${rulesetName(ev.ruleset)} · ${t("run.minutes", { n: ev.match_minutes })}` }),
-      msg, roundBox, hallBox, swissSection(id, ev.slug, say),
+      msg, cycleBox, roundBox, hallBox, swissSection(id, ev.slug, say, hooks),
       h("section", { class: "card" },
         h("label", { class: "check-inline" }, spect, h("span", { text: t("staff.spectators") })),
         h("label", { class: "check-inline" }, needPid, h("span", { text: t("staff.require_player_id") }))),

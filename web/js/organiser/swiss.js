@@ -17,16 +17,76 @@ function field(label, input) {
   return h("label", { class: "field" }, h("span", { text: label }), input);
 }
 
-/** The section; it refreshes itself every few seconds while the page is open. */
-export function swissSection(eventId, slug, say) {
+/** "1000" thousandths -> "100.0%". */
+function percent(n) {
+  return `${(n / 10).toFixed(1)}%`;
+}
+
+/**
+ * The round cycle's card: the current step first, the next action as its one primary button
+ * (the server's `cycle`: an action the server would refuse is never offered).
+ * `hooks.confirmEnd(number, tables)` asks before "End round"; `hooks.reload()` redraws the page.
+ */
+function cycleCard(card, eventId, s, act, hooks) {
+  const c = s.cycle;
+  const base = `/api/events/${eventId}`;
+  const n = c.round;
+  const text = t(`run.cycle.step.${c.step}`, { n, count: c.waiting.length, list: c.waiting.join(", ") });
+  const parts = [h("h2", { text: t("run.cycle.title") }), h("p", { class: "cycle-step", testid: "cycle-step", "data-step": c.step, text })];
+  const primary = (label, testid, onclick) => h("button", { class: "btn btn-primary", type: "button", testid, "data-action": c.action, text: label, onclick });
+  const after = c.step === "results_in" ? n + 1 : n;
+  if (c.action === "pair") {
+    parts.push(primary(t("swiss.pair", { n: after }), "cycle-pair", () => act("POST", `${base}/swiss/pair`, undefined, true)));
+  } else if (c.action === "start") {
+    parts.push(primary(t("staff.start_round", { n }), "round-start", async () => {
+      const r = await act("POST", `${base}/round/start`, undefined, false);
+      if (r.ok) hooks.reload(r);
+    }));
+  } else if (c.action === "end") {
+    parts.push(primary(t("staff.end_round", { n }), "round-end", async () => {
+      const open = await call("GET", `${base}/round/unfinished`);
+      if (!open.ok || !(await hooks.confirmEnd(n, open.body.tables))) return;
+      const r = await call("POST", `${base}/round/end`);
+      hooks.ended(r);
+    }));
+  } else if (c.action === "cut") {
+    const size = h("select", { testid: "cycle-cut-size", "aria-label": t("swiss.cut_size") });
+    for (const k of [4, 8, 16, 32]) size.append(h("option", { value: String(k), text: t("swiss.top_n", { n: k }), selected: k === (s.cut_size || 8) }));
+    parts.push(h("div", { class: "row" }, size, primary(t("swiss.start_cut"), "cycle-cut", () => act("POST", `${base}/swiss/cut`, { size: Number(size.value) }, true))));
+  } else if (c.action === "cut_next") {
+    parts.push(primary(t("swiss.next_cut"), "cycle-cut-next", () => act("POST", `${base}/swiss/cut/next`, undefined, true)));
+  } else if (c.action === "next") {
+    parts.push(primary(t("run.cycle.next_manual", { n: n + 1 }), "round-next", () => act("POST", `${base}/round/next`, undefined, true)));
+  }
+  if (c.no_shows && c.no_shows.length) {
+    // As loud as a judge call on the floor: a seat still empty after the round's start.
+    parts.push(h("p", { class: "staff-toast bad", role: "alert", testid: "cycle-no-shows", text: t("run.cycle.no_shows", { list: c.no_shows.join(", ") }) }));
+  }
+  if (c.waiting.length && c.step === "results") {
+    // The tables still without a result: a judge's result ends each one (the table's log).
+    parts.push(h("ul", { class: "staff-list", testid: "cycle-waiting" }, c.waiting.map((no) => {
+      const pick = h("select", { testid: `cycle-result-pick-${no}`, "aria-label": t("run.cycle.result_for", { n: no }) });
+      for (const r of s.stage === "cut" ? ["A", "B"] : RESULTS) pick.append(h("option", { value: r, text: t(`swiss.result.${r}`) }));
+      return h("li", { testid: `cycle-waiting-${no}` }, `${t("staff.table_no", { n: no })} `, pick,
+        h("button", { class: "btn btn-small", type: "button", testid: `cycle-result-${no}`, text: t("run.cycle.enter"),
+          onclick: () => act("POST", `${base}/tables/${no}/result`, { result: pick.value }, true) }));
+    })));
+  }
+  card.replaceChildren(...parts);
+}
+
+/** The section; it refreshes itself every few seconds while the page is open. The round cycle's
+ * card (`hooks.card`) is drawn from the same summary. */
+export function swissSection(eventId, slug, say, hooks) {
   const box = h("section", { class: "card", testid: "swiss" });
   const base = `/api/events/${eventId}/swiss`;
   let timer = null;
 
-  async function act(method, path, body) {
+  async function act(method, path, body, redraw = false) {
     const r = await call(method, path, body);
     say(r, t("staff.done"));
-    await draw();
+    if (redraw && r.ok && hooks) hooks.reload(r);
+    else await draw();
     return r;
   }
 
@@ -41,6 +101,7 @@ export function swissSection(eventId, slug, say) {
       return;
     }
     const s = res.body;
+    if (hooks) cycleCard(hooks.card, eventId, s, act, hooks);
     const current = s.rounds[s.rounds.length - 1];
     const names = Object.fromEntries(s.players.map((p) => [p.number, p.name]));
 
@@ -75,22 +136,23 @@ export function swissSection(eventId, slug, say) {
     const buttons = h("div", { class: "row" });
     if (stage === "swiss") {
       buttons.append(h("button", {
-        class: "btn btn-primary", type: "button", testid: "swiss-pair", text: t("swiss.pair", { n: next }),
-        disabled: s.open_tables.length > 0 || s.swiss_played >= s.swiss_rounds,
-        onclick: () => act("POST", `${base}/pair`),
+        class: "btn", type: "button", testid: "swiss-pair", text: t("swiss.pair", { n: next }),
+        disabled: s.cycle.action !== "pair",
+        onclick: () => act("POST", `${base}/pair`, undefined, true),
       }));
-      if (current) buttons.append(h("button", { class: "btn", type: "button", testid: "swiss-repair", text: t("swiss.repair", { n: current.number }), onclick: () => act("POST", `${base}/repair`) }));
+      // Re-pairing: the organiser's correction before the round starts (after it, a judge's).
+      if (current) buttons.append(h("button", { class: "btn", type: "button", testid: "swiss-repair", text: t("swiss.repair", { n: current.number }), disabled: s.cycle.step !== "start" || current.number !== s.cycle.round, onclick: () => act("POST", `${base}/repair`, {}, true) }));
       const size = h("select", { testid: "cut-size", "aria-label": t("swiss.cut_size") });
       for (const n of [4, 8, 16, 32]) size.append(h("option", { value: String(n), text: t("swiss.top_n", { n }), selected: n === (s.cut_size || 8) }));
       buttons.append(size, h("button", {
         class: "btn", type: "button", testid: "cut-start", text: t("swiss.start_cut"),
-        disabled: !current || s.open_tables.length > 0,
-        onclick: () => act("POST", `${base}/cut`, { size: Number(size.value) }),
+        disabled: s.cycle.action !== "cut" && s.cycle.action !== "pair",
+        onclick: () => act("POST", `${base}/cut`, { size: Number(size.value) }, true),
       }));
     } else if (!s.champion) {
       buttons.append(h("button", {
         class: "btn btn-primary", type: "button", testid: "cut-next", text: t("swiss.next_cut"),
-        disabled: s.open_tables.length > 0, onclick: () => act("POST", `${base}/cut/next`),
+        disabled: s.cycle.action !== "cut_next", onclick: () => act("POST", `${base}/cut/next`, undefined, true),
       }));
     }
     roundBox.append(buttons);
@@ -123,11 +185,12 @@ export function swissSection(eventId, slug, say) {
 
     // standings
     const standings = h("table", { class: "staff-table", testid: "standings" },
-      h("thead", {}, h("tr", {}, ["#", t("swiss.name"), t("swiss.points"), t("swiss.record"), t("swiss.tiebreak")].map((x) => h("th", { text: x })))),
+      h("thead", {}, h("tr", {}, ["#", t("swiss.name"), t("swiss.points"), t("swiss.record"), "OMW%", "OOMW%", t("swiss.tiebreak")].map((x) => h("th", { text: x })))),
       h("tbody", {}, s.standings.map((row) => h("tr", { testid: `standing-${row.rank}` },
         h("td", { text: String(row.rank) }),
         h("td", { text: row.name + (row.dropped ? ` (${t("swiss.drop")})` : "") }),
         h("td", { text: String(row.points) }), h("td", { text: row.record }),
+        h("td", { testid: `omw-${row.rank}`, text: percent(row.omw) }), h("td", { testid: `oomw-${row.rank}`, text: percent(row.oomw) }),
         h("td", { text: tiebreak(row.tiebreak) })))));
 
     // settings and exports

@@ -8,20 +8,27 @@ import { matchText, resultText, seatName } from "./kit.js";
 export const name = "banners";
 export const reads = ["time", "phase", "result", "lp", "match", "wins", "seats", "flags", "duel_no", "turn"];
 
-export function render({ s }) {
-  const out = [];
+/**
+ * The time banner (needs "time", "phase", "turn"), or null. During a duel the board's strip
+ * shows it (board.js), so that it takes no room from the keypad; in the other phases it is here.
+ */
+export function timeBanner(s, cls = "banner banner-time") {
   const stage = get(s, "time.stage", null);
   const called = get(s, "time.called", false);
   // The time banner belongs to a duel (or the Extra Duel still to come), not to its result.
-  if ((stage || called) && !["duel_result", "match_result", "match_over"].includes(s.phase)) {
-    let text = t("time.called");
-    if (stage === "finish_turn") text = t("time.finish_turn");
-    else if (stage === "extra_turns")
-      text = t("time.extra_turn", { n: get(s, "time.extra_turn", 0) || 1, of: get(s, "time.extra_turns", 3) });
-    else if (stage === "sudden_death" || stage === "extra_duel_sudden_death") text = t("time.sudden_death");
-    else if (stage === "extra_duel") text = t("time.extra_duel", { n: get(s, "turn.no", 1), of: get(s, "time.extra_duel_turns", 4) });
-    out.push(h("div", { class: "banner banner-time", testid: "time-banner", role: "alert", dataset: { stage: stage || "called" }, text }));
-  }
+  if (!(stage || called) || ["duel_result", "match_result", "match_over"].includes(s.phase)) return null;
+  let text = t("time.called");
+  if (stage === "finish_turn") text = t("time.finish_turn");
+  else if (stage === "extra_turns")
+    text = t("time.extra_turn", { n: get(s, "time.extra_turn", 0) || 1, of: get(s, "time.extra_turns", 3) });
+  else if (stage === "sudden_death" || stage === "extra_duel_sudden_death") text = t("time.sudden_death");
+  else if (stage === "extra_duel") text = t("time.extra_duel", { n: get(s, "turn.no", 1), of: get(s, "time.extra_duel_turns", 4) });
+  return h("div", { class: cls, testid: "time-banner", role: "alert", dataset: { stage: stage || "called" }, text });
+}
+
+export function render({ s }) {
+  const out = [];
+  if (s.phase !== "duel") out.push(timeBanner(s));
   const lp = s.lp || {};
   if (s.phase === "duel" && (lp.A <= 0 || lp.B <= 0)) {
     const text = lp.A <= 0 && lp.B <= 0 ? t("duel.both_zero") : t("duel.zero", { name: seatName(s, lp.A <= 0 ? "A" : "B") });
@@ -38,5 +45,6 @@ export function render({ s }) {
   if (ended) {
     out.push(h("div", { class: "banner banner-time", testid: "round-ended", role: "alert", text: t("round.ended", { n: ended.detail || "" }) }));
   }
-  return out.length ? h("div", { class: "banners" }, out) : null;
+  const shown = out.filter(Boolean);
+  return shown.length ? h("div", { class: "banners" }, shown) : null;
 }

@@ -4,10 +4,11 @@
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { get } from "../state.js";
+import { timeBanner } from "./banners.js";
 import { seatName } from "./kit.js";
 
 export const name = "board";
-export const reads = ["seats", "lp", "wins", "phase", "duel_no", "turn", "clock"];
+export const reads = ["seats", "lp", "wins", "phase", "duel_no", "turn", "clock", "time"];
 
 function seatBlock(s, view, seat, big) {
   const lp = get(s, `lp.${seat}`, null);
@@ -39,11 +40,14 @@ function seatBlock(s, view, seat, big) {
 export function render({ s, view }) {
   const turnNo = get(s, "turn.no", null);
   const turnPlayer = get(s, "turn.player", null);
+  // Time called during a duel: the strip says so in place of the phase and duel number.
+  const time = s.phase === "duel" ? timeBanner(s, "strip-time") : null;
   const strip = h(
     "div",
-    { class: "strip" },
-    h("span", { class: "phase", testid: "phase", dataset: { phase: s.phase || "" }, text: s.phase ? t(`phase.${s.phase}`) : "" }),
-    s.duel_no && s.phase !== "match_result" && s.phase !== "match_over" ? h("span", { class: "duel-no", testid: "duel-no", text: t("duel.no", { n: s.duel_no }) }) : null,
+    { class: ["strip", time && "strip-timed"] },
+    h("span", { class: ["phase", time && "sr-only"], testid: "phase", dataset: { phase: s.phase || "" }, text: s.phase ? t(`phase.${s.phase}`) : "" }),
+    time,
+    s.duel_no && !time && s.phase !== "match_result" && s.phase !== "match_over" ? h("span", { class: "duel-no", testid: "duel-no", text: t("duel.no", { n: s.duel_no }) }) : null,
     s.phase === "duel" && turnNo
       ? h("span", {
           class: "turn-info",

@@ -15,7 +15,7 @@ export function render({ s }) {
   const parts = [];
   for (const d of disputes) {
     const status = d.status || (d.settled ? "settled" : "open");
-    const statusKey = status === "open" && !get(s, "ruleset.staff_start", false) ? "open_casual" : status;
+    const statusKey = status === "open" && !get(s, "ruleset.staff_start", false) ? "open_casual" : status === "corrected" && d.judge ? "corrected_judge" : status;
     parts.push(h("li", { class: "dispute", testid: "dispute-row", dataset: { entry: String(d.entry ?? ""), status } },
       h("span", { text: `${d.entry != null ? `#${d.entry} ` : ""}${d.changes ? changesText(s, d.changes, null) : ""}` }),
       h("span", { class: "muted", text: [d.by ? t("ledger.by", { name: seatName(s, d.by) }) : null, d.reason || null, t(`dispute.${statusKey}`), d.action ? t(`dispute.action_${d.action}`) : null, d.note || null].filter(Boolean).join(" \u00b7 ") }),

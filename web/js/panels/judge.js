@@ -2,19 +2,23 @@
 
 import { h } from "../dom.js";
 import { callReason, t } from "../i18n.js";
+import { get } from "../state.js";
 import { card, seatName } from "./kit.js";
 
 export const name = "judge";
-export const reads = ["calls", "seats"];
+export const reads = ["calls", "seats", "ruleset"];
 export const local = ["judgeOpen"];
 
 export function render({ s, view, ui, send, redraw }) {
   const calls = (s.calls || []).filter((c) => c && c.status !== "closed");
+  // A casual table has no judge to come: say what the players can do instead of "waiting".
+  const casual = !get(s, "ruleset.staff_start", false);
   const parts = [];
   for (const c of calls) {
     const coming = c.status === "acknowledged";
-    parts.push(h("p", { class: ["status-line", coming ? "ok" : "attention"], testid: "judge-status", dataset: { status: c.status || "" },
-      text: `${coming ? t("judge.coming") : t("judge.called", { name: seatName(s, c.seat) })}${c.judge && coming ? ` (${c.judge})` : ""}${c.reason ? ` \u2014 ${callReason(c.reason, c)}` : ""}` }));
+    const called = casual ? t("judge.called_casual", { name: seatName(s, c.seat) }) : t("judge.called", { name: seatName(s, c.seat) });
+    parts.push(h("p", { class: ["status-line", coming ? "ok" : "attention"], testid: "judge-status", dataset: { status: c.status || "", casual: String(casual) },
+      text: `${coming ? t("judge.coming") : called}${c.judge && coming ? ` (${c.judge})` : ""}${c.reason ? ` \u2014 ${callReason(c.reason, c)}` : ""}` }));
   }
   if (view.isSeat) {
     if (!ui.judgeOpen) {

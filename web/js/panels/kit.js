@@ -137,6 +137,8 @@ export function resultText(s, result) {
 export function matchText(s, match) {
   const wins = get(s, "wins", {});
   const score = `${wins.A || 0}\u2013${wins.B || 0}`;
+  // An Extra Duel's winner takes the match from level wins: the score alone would read as a draw.
+  if (match.winner && match.reason === "extra_duel") return t("result.match_win_extra", { name: seatName(s, match.winner), score });
   const main = match.winner ? t("result.match_win", { name: seatName(s, match.winner), score }) : t("result.match_draw", { score });
   const reason = match.reason && match.reason !== "wins" && has(`reason.${match.reason}`) ? t(`reason.${match.reason}`) : "";
   return reason ? `${main} (${reason})` : main;

@@ -3,10 +3,59 @@
 
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
-import { other } from "../state.js";
+import { get, other } from "../state.js";
 import { card, countsText, numberField, seatName } from "./kit.js";
 
-export const reads = ["decks", "seats"];
+export const reads = ["decks", "seats", "ruleset"];
+
+// R7.5: a failed check holds the table. At an event a judge clears it; at a casual table (no
+// judge) both players say the deck is fixed (`deck.fix`, the second yes clears it).
+function myCheck(ctx, mine) {
+  const { s, view, send } = ctx;
+  const check = [h("h3", { text: t("between.deck_check") })];
+  if (mine.check_failed) {
+    const casual = !get(s, "ruleset.staff_start", false);
+    const said = (mine.fixed_by || []).includes(view.seat);
+    check.push(h("p", { class: "status-line bad", testid: "deck-check-failed", role: "status", text: t(casual ? "between.check_failed_casual" : "between.check_failed_judge") }));
+    if (casual)
+      check.push(said
+        ? h("p", { class: "status-line", testid: "deck-fix-waiting", text: t("between.fix_waiting", { name: seatName(s, other(view.seat)) }) })
+        : h("button", { class: "btn btn-primary btn-wide", testid: "deck-fixed", onclick: () => send("deck.fix", { seat: view.seat }), text: t("between.fix_mine") }));
+  } else if (mine.checked) check.push(h("p", { class: "status-line ok", testid: "deck-checked", text: t("between.checked") }));
+  else
+    check.push(h("div", { class: "row" },
+      h("button", { class: "btn btn-primary", testid: "deck-check-ok",
+        onclick: () => {
+          send("deck.check", { ok: true, note: "" });
+          if (!mine.ready) send("between.ready"); // one tap: the deck is complete and I am ready
+        },
+        text: t(mine.ready ? "between.check_ok" : "between.check_ok_ready", { counts: countsText(mine.current || mine.declared) }) }),
+      h("button", { class: "btn btn-quiet", testid: "deck-check-problem", onclick: () => send("deck.check", { ok: false, note: "" }), text: t("between.check_problem") }),
+    ));
+  return check;
+}
+
+function readyPart(send, mine) {
+  if (mine.ready) return h("p", { class: "status-line ok", testid: "ready-me", text: t("between.ready_done") });
+  if (!mine.checked || mine.check_failed) return null;
+  return h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") });
+}
+
+// The other seat's line: its check (a failed one as a failure) and readiness; at a casual table
+// this phone's yes that the opponent's deck is fixed.
+function seatLines(ctx, seat) {
+  const { s, view, send } = ctx;
+  const d = (s.decks || {})[seat] || {};
+  const checkText = d.check_failed ? t("between.check_failed_short") : d.checked ? t("between.checked_short") : t("between.not_checked");
+  const lines = [h("p", { class: ["status-line", d.check_failed && "bad"], testid: `between-${seat}`, text: `${seatName(s, seat)}: ${checkText} \u00b7 ${d.ready ? t("between.is_ready") : t("between.not_ready")}` })];
+  if (d.check_failed && view.isSeat && !get(s, "ruleset.staff_start", false)) {
+    const said = (d.fixed_by || []).includes(view.seat);
+    lines.push(said
+      ? h("p", { class: "status-line", testid: "deck-fix-waiting", text: t("between.fix_waiting", { name: seatName(s, seat) }) })
+      : h("button", { class: "btn btn-wide", testid: "deck-fix-confirm", onclick: () => send("deck.fix", { seat }), text: t("between.fix_theirs", { name: seatName(s, seat) }) }));
+  }
+  return lines;
+}
 
 /** The between-duels card. */
 export function build(ctx) {
@@ -20,29 +69,9 @@ function phaseBetween(ctx) {
   if (view.isSeat) {
     const mine = decks[view.seat] || {};
     // The deck check (R7.5) and ready come after side decking: one tap once the deck is set.
-    const check = [h("h3", { text: t("between.deck_check") })];
-    if (mine.checked) check.push(h("p", { class: "status-line ok", testid: "deck-checked", text: t("between.checked") }));
-    else
-      check.push(h("div", { class: "row" },
-        h("button", { class: "btn btn-primary", testid: "deck-check-ok",
-          onclick: () => {
-            send("deck.check", { ok: true, note: "" });
-            if (!mine.ready) send("between.ready"); // one tap: the deck is complete and I am ready
-          },
-          text: t(mine.ready ? "between.check_ok" : "between.check_ok_ready", { counts: countsText(mine.current || mine.declared) }) }),
-        h("button", { class: "btn btn-quiet", testid: "deck-check-problem", onclick: () => send("deck.check", { ok: false, note: "" }), text: t("between.check_problem") }),
-      ));
+    const check = myCheck(ctx, mine);
     if (mine.list && mine.cards && mine.cards.current) {
-      parts.push(sideByCard(ctx, mine), check);
-      parts.push(
-        mine.ready
-          ? h("p", { class: "status-line ok", testid: "ready-me", text: t("between.ready_done") })
-          : mine.checked ? h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }) : null,
-      );
-      for (const seat of [other(view.seat)]) {
-        const d = decks[seat] || {};
-        parts.push(h("p", { class: "status-line", testid: `between-${seat}`, text: `${seatName(s, seat)}: ${d.checked ? t("between.checked_short") : t("between.not_checked")} \u00b7 ${d.ready ? t("between.is_ready") : t("between.not_ready")}` }));
-      }
+      parts.push(sideByCard(ctx, mine), check, readyPart(send, mine), ...seatLines(ctx, other(view.seat)));
       return card(t("phase.between"), "between", parts);
     }
     // R6.8 side decking: the deck keeps its count
@@ -72,17 +101,9 @@ function phaseBetween(ctx) {
       h("button", { class: "btn btn-wide", testid: "side-submit", onclick: submit, text: t("side.submit") }),
       mine.current ? h("p", { class: "muted", testid: "deck-current", text: t("side.current", { counts: countsText(mine.current) }) }) : null,
     );
-    parts.push(check);
-    parts.push(
-      mine.ready
-        ? h("p", { class: "status-line ok", testid: "ready-me", text: t("between.ready_done") })
-        : mine.checked ? h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") }) : null,
-    );
+    parts.push(check, readyPart(send, mine));
   }
-  for (const seat of view.isSeat ? [other(view.seat)] : ["A", "B"]) {
-    const d = decks[seat] || {};
-    parts.push(h("p", { class: "status-line", testid: `between-${seat}`, text: `${seatName(s, seat)}: ${d.checked ? t("between.checked_short") : t("between.not_checked")} \u00b7 ${d.ready ? t("between.is_ready") : t("between.not_ready")}` }));
-  }
+  for (const seat of view.isSeat ? [other(view.seat)] : ["A", "B"]) parts.push(...seatLines(ctx, seat));
   return card(t("phase.between"), "between", parts);
 }
 

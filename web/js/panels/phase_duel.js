@@ -4,7 +4,7 @@
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { get, other } from "../state.js";
-import { card, seatName } from "./kit.js";
+import { card, openPending, seatName } from "./kit.js";
 
 export const reads = ["phase", "turn", "disputes", "duel_no", "pending", "seats", "result", "wins", "ruleset", "extra_duel", "time", "match", "new_match_votes"];
 export const local = ["concedeArmed", "resultDisputeOpen"];
@@ -41,6 +41,12 @@ function phaseDuel(ctx) {
     const why = elsewhere ? "end-turn-why" : waiting ? "confirm-banner-title" : null;
     parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "end-turn", disabled: waiting > 0, "aria-describedby": why, onclick: () => send("turn.end", { turn: turn.no }), text: t("duel.end_turn", { n: turn.no }) }));
     if (elsewhere) parts.push(h("p", { class: "muted", id: "end-turn-why", testid: "end-turn-blocked", text: t("duel.end_turn_pending", { n: waiting }) }));
+  }
+  // The proposer's own entry waiting for the opponent: Withdraw beside End turn, on screen.
+  const mineWaiting = openPending(s).filter((p) => p.by === view.seat);
+  const last = mineWaiting[mineWaiting.length - 1];
+  if (last) {
+    parts.push(h("button", { class: "btn", testid: "withdraw-waiting", dataset: { entry: String(last.entry) }, onclick: () => send("lp.withdraw", { entry: last.entry }), text: t("pending.withdraw_n", { n: last.entry }) }));
   }
   if (!ui.concedeArmed) {
     parts.push(h("button", { class: "btn btn-quiet", testid: "concede", onclick: () => { ui.concedeArmed = true; redraw(); }, text: t("duel.concede") }));
@@ -109,7 +115,7 @@ function phaseMatchResult(ctx) {
   const { s, view, send } = ctx;
   const match = s.match || {};
   const confirmed = match.confirmed || {};
-  const parts = [confirmedLine(confirmed, "match-confirmed")];
+  const parts = [confirmedLine(ctx, confirmed, "match-confirmed")];
   if (view.isSeat && !confirmed[view.seat]) {
     parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-confirm", onclick: () => send("match.confirm"), text: t("match.confirm") }));
   }

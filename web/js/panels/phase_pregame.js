@@ -10,7 +10,7 @@ const CHECK_ITEMS = ["handshake", "side_shown", "shuffled", "cut"];
 const HANDS = ["rock", "paper", "scissors"];
 const HAND_ICON = { rock: "\u270a", paper: "\u270b", scissors: "\u270c\ufe0f" };
 
-export const reads = ["pregame", "seats"];
+export const reads = ["pregame", "seats", "clock", "ruleset"];
 
 /** The pregame card. */
 export function build(ctx) {
@@ -54,7 +54,11 @@ function phasePregame(ctx) {
   // R6.5 who chooses: rock-paper-scissors, unless the chooser is known (duel 2+: the loser)
   const chooser = pg.chooser || null;
   const first = pg.first || null;
-  if (!chooser) parts.push(rpsPanel(ctx, pg));
+  // An event table: rock-paper-scissors and the duel wait for the round's start (the rules'
+  // `wait_for_round`); nothing is offered that the server would refuse.
+  const waiting = Boolean(s.ruleset && s.ruleset.staff_start) && (!s.clock || s.clock.status === "idle");
+  if (!chooser && waiting) parts.push(h("p", { class: "status-line attention", testid: "rps-wait-round", text: t("rps.wait_round") }));
+  else if (!chooser) parts.push(rpsPanel(ctx, pg));
   else if (!first) {
     parts.push(h("h3", { text: t("pre.order") }));
     if (pg.rps_winner) parts.push(h("p", { class: "status-line", testid: "rps-winner", text: t("rps.winner", { name: seatName(s, pg.rps_winner) }) }));

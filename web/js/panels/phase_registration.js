@@ -1,14 +1,14 @@
 // The registration phase: deck counts declared and confirmed (R1.6), and the deck list pasted,
 // checked live by the server and registered (R2.1-R2.6), with a casual table's ban list pick.
 
-import { api, getTableEvent } from "../api.js";
+import { api } from "../api.js";
 import { h } from "../dom.js";
 import { has, t } from "../i18n.js";
 import { get, other } from "../state.js";
 import { toastError } from "../toast.js";
 import { card, countsText, numberField, seatName } from "./kit.js";
 
-export const reads = ["decks", "seats", "banlist"];
+export const reads = ["decks", "seats", "banlist", "ruleset"];
 export const local = ["banlists"];
 // The list check's answer is painted in place as it arrives (not a redraw).
 export const own = ["listCheck", "listChecks", "listTimer", "listRefs"];
@@ -192,11 +192,12 @@ function deckListForm(ctx) {
 // A casual table picks its ban list here (R2.5), before either seat registers a list; an
 // event table uses its event's list and shows no picker.
 function loadBanlists(ctx) {
-  const { ui, redraw, code, token } = ctx;
+  const { s, ui, redraw, token } = ctx;
   if (ui.banlists !== null || !token) return;
   ui.banlists = [];
-  Promise.all([getTableEvent(code), api("GET", "/api/banlists")]).then(([ev, lists]) => {
-    if (ev.ok || ev.status !== 404 || !lists.ok) return;
+  if (get(s, "ruleset.staff_start", false)) return; // an event table: its event's list
+  api("GET", "/api/banlists").then((lists) => {
+    if (!lists.ok) return;
     const casual = (lists.body.banlists || []).filter((b) => b.event_id === null || b.event_id === undefined);
     if (!casual.length) return;
     ui.banlists = casual;

@@ -38,10 +38,11 @@ export async function call(method, path, body) {
 
 /** The logged-in account, or null. */
 export async function whoami() {
-  const res = await call("GET", "/api/auth/me");
-  if (!res.ok) return null;
-  csrf = res.body.csrf;
-  me = res.body;
+  // 200 with `me: null` when nobody is logged in: the login screen is not an error.
+  const res = await call("GET", "/api/auth/session");
+  if (!res.ok || !res.body.me) return null;
+  csrf = res.body.me.csrf;
+  me = res.body.me;
   return me;
 }
 

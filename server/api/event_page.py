@@ -1,0 +1,236 @@
+"""The players' event page and the public projection of an event, kept per event.
+
+Every public view of an event (the players' page `/e/<slug>`, its data `/api/e/<slug>`, the
+public standings `/e/<slug>/standings`) is served from one projection per event, built once and
+kept until the event's data changes: a table of its current round writes (the hub's publish of
+that table, from any process), or a staff route changes the event (any successful write under
+`/api/events/<id>/...`, published as `event:<id>` so every process hears it). A view never
+rebuilds it; the rendered texts (the JSON, the standings page per language) are kept beside it.
+
+What is public: the round, its tables and their players' names, each player's record, and the
+standings only once the organiser publishes them. Never a player's ID: a player finds themselves
+by name or by their ID (matched here, never sent back), and only their own phone shows it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
+
+from server.jsontext import compact_encoder
+from server.store.swiss import SwissService
+from server.store.tournament import Tournament
+
+from .http import load_query
+from .ratelimit import rate_limit
+
+bp = Blueprint("event_page", __name__)
+
+MAX_FOUND = 10
+_encode = compact_encoder()
+
+
+Built = tuple[dict[str, Any], dict[str, int], list[str], dict[str, Any]]
+
+
+@dataclass
+class Entry:
+    """One event's projection, its private lookup and the texts rendered from it."""
+
+    data: dict[str, Any]
+    ids: dict[str, int]  # a player's ID, folded -> their number (never sent)
+    summary: dict[str, Any]  # the tournament's summary the public pages are rendered from
+    texts: dict[str, str] = field(default_factory=dict)
+
+
+class EventCache:
+    """The public projection of each event, rebuilt only when the event's data changed."""
+
+    def __init__(self, build: Callable[[int], Built]):
+        self._build = build
+        self._entries: dict[int, Entry] = {}
+        self._watched: dict[str, int] = {}  # table code (or "event:<id>") -> event id
+        self._lock = threading.Lock()
+        self._building: dict[int, threading.Lock] = {}
+        self.builds = 0  # how many projections were built (tests: a view does not build)
+        self.hub: Any = None
+
+    def _on_publish(self, code: str, seq: int) -> None:
+        with self._lock:
+            event_id = self._watched.get(code)
+            if event_id is not None:
+                self._entries.pop(event_id, None)
+
+    def invalidate(self, event_id: int) -> None:
+        """The event changed: drop its projection here and in every other process."""
+        with self._lock:
+            self._entries.pop(event_id, None)
+        if self.hub is not None:
+            self.hub.publish(f"event:{event_id}", 0)
+
+    def get(self, event_id: int) -> Entry:
+        with self._lock:
+            entry = self._entries.get(event_id)
+            if entry is not None:
+                return entry
+            gate = self._building.setdefault(event_id, threading.Lock())
+        with gate:  # one build per event at a time; the others wait for it
+            with self._lock:
+                entry = self._entries.get(event_id)
+            if entry is not None:
+                return entry
+            data, ids, codes, summary = self._build(event_id)
+            entry = Entry(data, ids, summary)
+            with self._lock:
+                self.builds += 1
+                for code in (*codes, f"event:{event_id}"):
+                    if self._watched.get(code) != event_id and self.hub is not None:
+                        self.hub.subscribe(code, self._on_publish)
+                    self._watched[code] = event_id
+                self._entries[event_id] = entry
+            return entry
+
+    def text(self, event_id: int, key: str, render: Callable[[Entry], str]) -> str:
+        """A text rendered from the event's projection, once per projection."""
+        entry = self.get(event_id)
+        found = entry.texts.get(key)
+        if found is None:
+            found = entry.texts[key] = render(entry)
+        return found
+
+
+def fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def project(swiss: SwissService, tournament: Tournament, event_id: int) -> Built:
+    """The public projection of an event: (data, ID lookup, the codes that change it, the
+    summary without player IDs, for the standings page)."""
+    ev = tournament.event(event_id)
+    summary = swiss.summary(event_id)
+    rnd = tournament.current_round(event_id)
+    tables = tournament.tables(event_id)
+    match_ms = int(float(ev.ruleset["match_minutes"]) * 60_000)
+    rounds = summary["rounds"]
+    current = rounds[-1] if rounds and rounds[-1]["number"] == rnd.number else None
+    records = {row["player"]: row for row in summary["standings"]}
+    players = [
+        {
+            "number": p["number"],
+            "name": p["name"],
+            "dropped": p["dropped_after"] is not None,
+            "record": records[p["number"]]["record"] if p["number"] in records else "0-0-0",
+            "points": records[p["number"]]["points"] if p["number"] in records else 0,
+        }
+        for p in summary["players"]
+    ]
+    standings = None
+    if summary["public"]:
+        standings = [
+            {k: v for k, v in row.items() if k != "player_id"} for row in summary["standings"]
+        ]
+    data = {
+        "event": {"name": ev.name, "date": ev.date, "slug": ev.slug},
+        "round": {
+            "number": rnd.number,
+            "stage": current["stage"] if current else None,
+            "paired": current is not None,
+            "started_ms": rnd.started_ms,
+            "ended_ms": rnd.ended_ms,
+            "match_ms": match_ms,
+            "deadline_ms": rnd.started_ms + match_ms if rnd.started_ms is not None else None,
+        },
+        "tables": [
+            {
+                "table": t["table"],
+                "a": t["a"]["player"],
+                "b": t["b"]["player"],
+                "result": t["result"],
+            }
+            for t in (current["tables"] if current else [])
+        ],
+        "bye": current["bye"]["player"] if current and current["bye"] else None,
+        "players": players,
+        "standings": standings,
+        "champion": summary["champion"],
+        "swiss_rounds": summary["swiss_rounds"],
+        "swiss_played": summary["swiss_played"],
+    }
+    ids = {fold(p["player_id"]): p["number"] for p in summary["players"] if p["player_id"]}
+    public = {
+        **summary,
+        "players": [],
+        "standings": [
+            {k: v for k, v in row.items() if k != "player_id"} for row in summary["standings"]
+        ],
+    }
+    return data, ids, [t["code"] for t in tables], public
+
+
+def cache() -> EventCache:
+    return current_app.extensions["duel_table_event_cache"]
+
+
+def _event_id(slug: str) -> int:
+    swiss: SwissService = current_app.extensions["duel_table_swiss"]
+    return int(swiss.event_by_slug(slug).id)
+
+
+@bp.get("/api/e/<slug>")
+def event_data(slug: str) -> Response:
+    """The event's public projection (the players' page polls it; `version` tells a change)."""
+    rate_limit()
+    event_id = _event_id(slug)
+    entry = cache().get(event_id)
+    text = cache().text(event_id, "json", lambda e: _encode(e.data))
+    response = Response(text, mimetype="application/json")
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Projection"] = str(id(entry))  # the same projection, view after view
+    return response
+
+
+@bp.get("/api/e/<slug>/find")
+def find(slug: str) -> Response:
+    """Players matching a name (part of it) or exactly an ID: numbers and names only."""
+    rate_limit()
+    q = fold(load_query()["q"])
+    entry = cache().get(_event_id(slug))
+    found = []
+    by_id = entry.ids.get(q)
+    for p in entry.data["players"]:
+        if p["number"] == by_id or (len(q) >= 2 and q in fold(p["name"])):
+            found.append({"number": p["number"], "name": p["name"], "by_id": p["number"] == by_id})
+    return jsonify({"players": found[:MAX_FOUND]})
+
+
+@bp.get("/e/<slug>")
+def players_page(slug: str) -> Response:
+    """The players' event page: find yourself, see where you sit this round."""
+    from .web import _send
+
+    _event_id(slug)  # 404 for an unknown event
+    return _send("event.html")
+
+
+def _after(response: Response) -> Response:
+    """A staff write to an event (any 2xx under /api/events/<id>/) changes its projection."""
+    if request.method in ("POST", "PATCH", "PUT", "DELETE") and response.status_code < 400:
+        event_id = (request.view_args or {}).get("event_id")
+        if isinstance(event_id, int):
+            cache().invalidate(event_id)
+    return response
+
+
+def init_app(app: Flask) -> None:
+    """After `swiss.init_app`: the cache over the tournament, invalidated by the hub."""
+    swiss = app.extensions["duel_table_swiss"]
+    tournament = app.extensions["duel_table_tournament"]
+    found = EventCache(lambda event_id: project(swiss, tournament, event_id))
+    found.hub = app.extensions["duel_table"].hub
+    app.extensions["duel_table_event_cache"] = found
+    app.after_request(_after)
+    app.register_blueprint(bp)
