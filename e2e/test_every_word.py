@@ -7,8 +7,8 @@ The pages: a phone at a table in each phase (registration, before the duel, the 
 pending entry, a dispute and a judge call, between duels, the match over) as a seat and as a
 spectator, the home and join screens; the judges' floor and a table's page with its log; the
 organiser's events and event page; the hall clock; the score sheet (one table, several); the
-standings (printable and public); the table cards. Each in a browser whose language is zh-TW or
-ja-JP, the way players' and judges' phones are set.
+standings (printable and public); the table cards; the players' event page. Each in a browser
+whose language is zh-TW or ja-JP, the way players' and judges' phones are set.
 """
 
 from __future__ import annotations
@@ -144,7 +144,9 @@ def phone(
     context.set_default_timeout(8000)
     if seat:
         held = {code: {"seat": seat, "token": token, "name": "", "at_ms": 0}}
-        context.add_init_script(f"localStorage.setItem('dt.seats', {json.dumps(json.dumps(held))})")
+        held_text = json.dumps(json.dumps(held))
+        script = f"localStorage.setItem('dt.seats', {held_text})"
+        context.add_init_script(f"if (location.protocol.startsWith('http')) {script}")
     return context
 
 
@@ -174,6 +176,8 @@ def event_day(live_server) -> dict[str, Any]:
     assert status == 200, body
     status, body = org.request("PATCH", f"/api/events/{ev['id']}/swiss", {"public": True})
     assert status == 200, body
+    # Every table paired with the players who sit there (the swiss players stand apart).
+    org.pair_by_hand(ev, {t["number"]: ("Yugi", "Kaiba") for t in ev["tables"]})
     status, body = org.request("POST", f"/api/events/{ev['id']}/round/start")
     assert status == 200, body
 
@@ -290,6 +294,15 @@ def test_no_english_word_on_any_page(browser: Browser, event_day: dict[str, Any]
         sweep.check(page, "hall")
         page.goto(f"/e/{ev['slug']}/standings")
         sweep.check(page, "standings (public)")
+        # The players' event page: before and after a player finds themselves.
+        page.goto(f"/e/{ev['slug']}")
+        expect(page.get_by_test_id("ev-title")).to_be_visible()
+        sweep.check(page, "event page")
+        page.get_by_test_id("ev-find-input").fill("Ryo")
+        page.get_by_test_id("ev-find-go").click()
+        page.locator("[data-testid^=ev-pick-]").first.click()
+        expect(page.get_by_test_id("ev-me")).to_be_visible()
+        sweep.check(page, "event page, a player")
         for name in ("over", "duel"):
             page.goto(f"/t/{tables[name].code}/sheet")
             sweep.check(page, f"sheet {name}")
@@ -304,12 +317,13 @@ def test_no_english_word_on_any_page(browser: Browser, event_day: dict[str, Any]
 
 @pytest.mark.parametrize("lang", ["zh-Hant", "ja"])
 def test_a_refusal_is_said_whole_in_the_readers_language(
-    browser: Browser, event_day: dict[str, Any], lang: str
+    browser: Browser, event_day: dict[str, Any], lang: str, script_errors
 ):
     """A refusal is the server's code and details; the page words all of it (no "被拒絕：That
     round has started."): a real one from the staff API, and one at a table."""
     server, ev = event_day["server"], event_day["event"]
     sweep = Sweep(lang, event_day["names"])
+    script_errors.allow(r"status of 409")  # the refusal asked for
     context = staff_context(browser, server, lang, event_day["org"])
     try:
         page = context.new_page()
@@ -330,11 +344,13 @@ def test_a_refusal_is_said_whole_in_the_readers_language(
         )
     finally:
         context.close()
-    assert said["status"] == 409 and said["code"] == "round_not_ended", said
+    # The next round refused: this one's results are not in (or it has not ended).
+    assert said["status"] == 409 and said["code"] in ("results_missing", "round_not_ended"), said
     catalogue = CATALOGUES[lang]
     assert said["staff"] == catalogue["staff.refused"].replace(
-        "{message}", catalogue["err.round_not_ended"]
+        "{message}", catalogue[f"err.{said['code']}"]
     )
+    assert said["message"] not in said["staff"]  # the server's English is not shown
     assert said["phone"] == catalogue["err.wrong_phase"]
     assert said["unknown"] == catalogue["err.unknown_code"].replace("{code}", "no_such_code")
     for text in (said["staff"], said["phone"]):  # (an unknown code is shown as the code)
