@@ -4,7 +4,8 @@
 
 Starts a server of its own (SQLite in a temporary directory), writes a finished three-duel match
 to its database (`tests/sheet_match.py`), opens the sheet in Taipei time in each language and
-saves docs/screenshots/sheet-<lang>-360x640.png.
+saves docs/screenshots/sheet-<lang>-360x640.png (the first screen) and sheet-<lang>-360-full.png
+(the whole page: every row).
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def main(out: Path) -> list[Path]:
                     path = out / f"sheet-{lang}-360x640.png"
                     page.screenshot(path=str(path), animations="disabled")
                     saved.append(path)
+                    # The whole sheet: every row (coin and die, clock, rulings, penalties, decks).
+                    whole = out / f"sheet-{lang}-360-full.png"
+                    page.screenshot(path=str(whole), animations="disabled", full_page=True)
+                    saved.append(whole)
                 browser.close()
         finally:
             stop_server(process)
