@@ -18,14 +18,16 @@ TAP = 44
 MEASURE = """() => {
   const box = (el) => el && el.getBoundingClientRect();
   const bar = document.querySelector('.bar');
-  const parts = [...bar.children].filter((e) => e.offsetParent !== null && !e.classList.contains('sr-only'));
+  const parts = [...bar.children]
+    .filter((e) => e.offsetParent !== null && !e.classList.contains('sr-only'));
   const overlaps = [];
   for (let i = 0; i < parts.length; i++) {
     for (let j = i + 1; j < parts.length; j++) {
       const a = box(parts[i]), b = box(parts[j]);
       const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
       const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-      if (x > 0.5 && y > 0.5) overlaps.push(`${parts[i].dataset.testid || parts[i].className} / ${parts[j].dataset.testid || parts[j].className}`);
+      const name = (e) => e.dataset.testid || e.className;
+      if (x > 0.5 && y > 0.5) overlaps.push(`${name(parts[i])} / ${name(parts[j])}`);
     }
   }
   const outside = parts.filter((e) => box(e).right > innerWidth + 0.5 || box(e).left < -0.5)
@@ -36,11 +38,14 @@ MEASURE = """() => {
   const ctx = document.createElement('canvas').getContext('2d');
   ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
   const label = sel.options[sel.selectedIndex].text;
-  const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 18; // the arrow
+  // The room for the label: the select less its padding and its arrow.
+  const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 18;
   const cut = (el) => el && el.scrollWidth > el.clientWidth + 1;
   const role = document.querySelector('[data-testid=role]');
-  const lines = (el) => Math.round(box(el).height / parseFloat(getComputedStyle(el).lineHeight || '16'));
-  const small = [...document.querySelectorAll('.bar button, .bar select, .bar a, [data-testid=sheet-link]')]
+  const lines = (el) =>
+    Math.round(box(el).height / parseFloat(getComputedStyle(el).lineHeight || '16'));
+  const controls = '.bar button, .bar select, .bar a, [data-testid=sheet-link]';
+  const small = [...document.querySelectorAll(controls)]
     .filter((e) => e.offsetParent !== null)
     .map((e) => [e.dataset.testid || e.textContent.trim(), box(e)])
     .filter(([, r]) => r.height < 44 || r.width < 44)
