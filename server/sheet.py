@@ -62,6 +62,57 @@ LEGACY_CLOSED = {
 }
 
 
+_LEGACY_CALLS = (
+    ("lp_disputed", re.compile(r"LP entry #(?P<entry>\d+) disputed(?:: (?P<rest>.*))?", re.S)),
+    (
+        "result_disputed",
+        re.compile(r"Result of duel (?P<duel>\d+) disputed(?:: (?P<rest>.*))?", re.S),
+    ),
+    (
+        "deck_problem",
+        re.compile(r"Deck count problem after the duel \(R7\.5\)(?:: (?P<rest>.*))?", re.S),
+    ),
+    (
+        "log_changed",
+        re.compile(
+            r"The stored log changed under the server at seq (?P<seq>\d+): "
+            r"expected (?P<expected>\w+), found (?P<found>\w*)\.?"
+        ),
+    ),
+)
+
+
+def legacy_call(
+    reason: str, entry: int | None, duel: int | None, deck: str | None, seat: str | None
+) -> tuple[str | None, str, dict[str, Any]]:
+    """A call from a log written before codes: its code, the person's words and the values, read
+    from the English the server wrote in the reason. Only a call that names what it is about
+    (its entry, duel or deck; the alarm has no seat) is read so: a player's call that copies the
+    server's words stays as typed."""
+    for code, pattern in _LEGACY_CALLS:
+        found = pattern.fullmatch(reason)
+        if found is None:
+            continue
+        named = found.groupdict()
+        if code == "lp_disputed" and (entry is None or int(named["entry"]) != entry):
+            continue
+        if code == "result_disputed" and (duel is None or int(named["duel"]) != duel):
+            continue
+        if code == "deck_problem" and deck is None:
+            continue
+        if code == "log_changed":
+            if seat is not None:
+                continue
+            params = {"seq": int(named["seq"]), "expected": named["expected"]}
+            return (
+                code,
+                "",
+                {**params, "found": "" if named["found"] == "nothing" else named["found"]},
+            )
+        return code, named.get("rest") or "", {}
+    return None, reason, {}
+
+
 # --- the sheet ---------------------------------------------------------------------------
 
 
@@ -573,8 +624,16 @@ class _Builder:
 
     def on_judge_called(self, e: Event, before: TableState, by: str) -> None:
         seat = e.data.get("seat") or by
+        call = self.state.calls[-1]  # what it is about, as the rules read it (older logs too)
+        reason = str(e.data.get("reason") or "")
+        code, params = e.data.get("code"), dict(e.data.get("params") or {})
+        if "code" not in e.data:  # a log from before codes: the server's words in the reason
+            code, reason, params = legacy_call(reason, call.entry, call.duel, call.deck, call.seat)
         text = Said("sheet.row.judge_called", seat=label(str(seat)))
-        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("reason", "")))
+        if code:
+            about = Said(f"call.{code}", entry=call.entry, duel=call.duel, seat=call.deck, **params)
+            text = Said("sheet.row.judge_called_about", seat=label(str(seat)), about=about)
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, reason))
 
     def on_judge_acknowledged(self, e: Event, before: TableState, by: str) -> None:
         text = Said("sheet.row.call_taken", call=e.data["call"])
