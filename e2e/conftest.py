@@ -44,7 +44,7 @@ class ScriptErrors:
                 return
             text = message.text
             where = message.location.get("url", "") if message.location else ""
-            if any(p.search(text) or p.search(where) for p in self.allowed):
+            if any(p.search(f"{text} {where}") for p in self.allowed):
                 return
             self.seen.append(f"console error on {page.url}: {text} ({where})")
 

@@ -32,6 +32,7 @@ def open_duo(page: Page) -> tuple[str, Locator, Locator]:
     page.get_by_test_id("duo-name-b").fill("Kaiba")
     page.get_by_test_id("duo-start").click()
     expect(page.get_by_test_id("duo-screen")).to_be_visible()
+    page.get_by_test_id("recovery-ok").click()  # the recovery code, shown once, is noted
     a, b = page.get_by_test_id("duo-A"), page.get_by_test_id("duo-B")
     expect(a.get_by_test_id("name-B")).to_have_text("Kaiba")
     return code, a, b
@@ -125,3 +126,74 @@ def test_each_half_fits_the_phone_in_every_language(new_phone, locale):
     expect(page.get_by_test_id("duo-A").get_by_test_id("confirm-banner")).to_be_visible()
     confirm_entry(page.get_by_test_id("duo-A"))
     expect(lp(page.get_by_test_id("duo-B"), "A")).to_have_text("6200")
+
+
+KEYS = ".key, .seg-btn, .key-propose"
+
+
+def dismiss_reveals(page: Page) -> None:
+    """Tap away the coin or die reveal (it covers the halves for a moment)."""
+    page.get_by_test_id("roll-overlay").evaluate_all("els => els.forEach(e => e.click())")
+    expect(page.get_by_test_id("roll-overlay")).to_have_count(0)
+
+
+@pytest.mark.parametrize("size", [(360, 640), (375, 667)])
+def test_each_half_has_every_tool_of_a_two_phone_table(new_phone, live_server, size):
+    """Coin, die, counters, the judge call, the score sheet's link, the connection badge and
+    mute, each in the half of the player who uses it and working there; every key of each
+    half's keypad 44 px or more each way, and the board, End turn and Propose in the half
+    without scrolling it."""
+    width, height = size
+    page = new_phone(viewport={"width": width, "height": height})
+    code, a, b = open_duo(page)
+    start_duel(a, b, winner=a, order="first")
+    for half in (a, b):
+        half.evaluate("el => { el.scrollTop = 0; }")
+        for testid in ("propose", "lp-A", "lp-B", "keypad-digit-7", "keypad-000", "keypad-back"):
+            assert inside(half, half.get_by_test_id(testid)), (half, testid)
+        sizes = half.locator(KEYS).evaluate_all(
+            "els => els.map(e => [e.dataset.testid, e.getBoundingClientRect().width,"
+            " e.getBoundingClientRect().height])"
+        )
+        assert len(sizes) >= 17 + 1 + 3 + 5
+        small = [s for s in sizes if s[1] < 44 - 0.01 or s[2] < 44 - 0.01]
+        assert not small, small
+    assert inside(a, a.get_by_test_id("end-turn"))  # A's turn: End turn beside the board
+
+    for seat, half in (("A", a), ("B", b)):
+        # Coin and die: the result is this seat's, on both halves.
+        rolls = half.get_by_test_id("roll-row")
+        before = rolls.count()
+        half.get_by_test_id("coin-toss").click()
+        expect(rolls).to_have_count(before + 1)
+        dismiss_reveals(page)
+        half.get_by_test_id("die-roll").click()
+        expect(rolls).to_have_count(before + 2)
+        name = "Yugi" if seat == "A" else "Kaiba"
+        expect(rolls.first).to_contain_text(name)
+        other = b if half is a else a
+        expect(other.get_by_test_id("roll-row").first).to_contain_text(name)
+        dismiss_reveals(page)
+        # Counters.
+        half.get_by_test_id("counter-name").fill(f"Spell Counter {seat}")
+        half.get_by_test_id("counter-add").click()
+        row = half.get_by_test_id("counter-row").filter(has_text=f"Spell Counter {seat}")
+        expect(row).to_have_count(1)
+        value = int(row.get_by_test_id("counter-value").inner_text())
+        row.get_by_test_id("counter-inc").click()
+        expect(row.get_by_test_id("counter-value")).to_have_text(str(value + 1))
+        # The connection badge and mute of this half.
+        expect(half.get_by_test_id("conn-status")).to_have_attribute("data-status", "online")
+        expect(half.get_by_test_id("role")).to_contain_text(seat)
+        mute = half.get_by_test_id("mute")
+        pressed = mute.get_attribute("aria-pressed")
+        mute.click()
+        expect(mute).not_to_have_attribute("aria-pressed", pressed or "")
+        mute.click()
+        expect(mute).to_have_attribute("aria-pressed", pressed or "false")
+        # The score sheet's link, for this table.
+        assert f"/t/{code}/sheet" in (half.get_by_test_id("sheet-link").get_attribute("href") or "")
+        # The judge call: this seat's (a casual table: what the players can do).
+        half.get_by_test_id("call-judge").click()
+        half.get_by_test_id("judge-send").click()
+        expect(half.get_by_test_id("judge-status").filter(has_text=name)).to_have_count(1)

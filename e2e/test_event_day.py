@@ -71,6 +71,7 @@ def test_players_wait_for_the_round_and_end_round_confirms(live_server, browser:
         expect(dialog).to_be_visible()
         expect(dialog.locator("[data-testid^=end-round-table-]")).to_have_count(3)
         expect(dialog.get_by_test_id("end-round-table-1")).to_contain_text("Yugi vs Kaiba")
+        assert "null" not in dialog.inner_text()
         org.get_by_test_id("end-round-cancel").click()
         expect(dialog).to_have_count(0)
         expect(org.get_by_test_id("round-end")).to_be_visible()

@@ -33,10 +33,11 @@ def login(page: Page, username: str) -> None:
 
 
 def accepted(org: Page) -> None:
-    """The last action the page offered was not refused."""
+    """The last action the page offered was not refused, and no "null" shows anywhere."""
     msg = org.get_by_test_id("org-msg")
     if msg.inner_text().strip():
         expect(msg).not_to_have_class("staff-toast bad")
+    assert "null" not in org.inner_text("body")
 
 
 def test_the_round_cycle_and_where_a_player_sits(live_server, browser: Browser):

@@ -94,9 +94,10 @@ def test_the_service_worker_starts_the_app_offline(new_context, script_errors):
     expect(page.get_by_test_id("offline-notice")).to_be_hidden()
 
 
-def test_the_service_worker_leaves_server_pages_to_the_server(new_context):
+def test_the_service_worker_leaves_server_pages_to_the_server(new_context, script_errors):
     """A score sheet (`/t/<code>/sheet`, `/sheets`) is the server's page: online it is the
     sheet, offline it fails like any page; the app shell never stands in for it."""
+    script_errors.allow("ERR_INTERNET_DISCONNECTED")  # the pages and the socket while offline
     context = new_context()
     page = context.new_page()
     code = create_on_phone(page)

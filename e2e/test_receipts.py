@@ -7,6 +7,7 @@ import json
 
 from playwright.sync_api import expect
 
+from e2e.steps import confirm_entry, keypad, lp, seat_both, start_duel
 from tests.ws_helpers import http
 
 
@@ -26,3 +27,36 @@ def test_the_sheet_page_checks_the_phones_receipts(live_server, new_phone):
     phone.evaluate(f"localStorage.setItem('dt.receipts.{code}', {json.dumps(json.dumps(forged))})")
     phone.goto(f"/t/{code}/sheet")
     expect(phone.locator("[data-testid=receipts]")).to_contain_text("does NOT match the log")
+
+
+def test_both_phones_keep_the_signed_head_of_a_result_asked_for_with_their_seat(new_phone):
+    # At a duel's confirmed result each phone fetches the signed heads with its seat's token
+    # (charged to the seat: a hall's phones share one address) and keeps the result's head.
+    from e2e.test_match import confirm_result
+
+    a, b = new_phone(), new_phone()
+    asked: list[str | None] = []
+    for page in (a, b):
+        page.on(
+            "request",
+            lambda r: (
+                asked.append(r.headers.get("authorization")) if r.url.endswith("/heads") else None
+            ),
+        )
+    code = seat_both(a, b)
+    start_duel(a, b, winner=a, order="first")
+    keypad(a, 8000)
+    confirm_entry(b)
+    expect(lp(a, "B")).to_have_text("0")
+    confirm_result(a, b, "Yugi", 1)
+    heads = a.request.get(f"/api/tables/{code}/heads").json()["heads"]
+    assert heads
+    for page in (a, b):
+        page.wait_for_function(
+            f"JSON.parse(localStorage.getItem('dt.receipts.{code}') || '[]').length > 0"
+        )
+        kept = page.evaluate(f"JSON.parse(localStorage.getItem('dt.receipts.{code}'))")
+        assert {r["seq"]: r["hash"] for r in kept}.items() <= {
+            h["seq"]: h["hash"] for h in heads
+        }.items()
+    assert asked and all(h and h.startswith("Bearer ") for h in asked), asked

@@ -35,7 +35,18 @@ from bench.load import SETUP_STEPS, Plan, Stats, Table, lag_monitor, raise_nofil
 from bench.servers import start_gunicorn, wait_ready
 
 PING = json.dumps({"type": "ping", "t": 1})
-ATTACKS = ("flood_anon", "flood_seat", "seat_entries", "never_read", "no_hello", "logins", "bodies")
+ATTACKS = (
+    "flood_anon",
+    "flood_seat",
+    "seat_entries",
+    "never_read",
+    "no_hello",
+    "logins",
+    "bodies",
+    "seat_requests",
+    "claim_reuse",
+)
+SEAT_REQUESTS_PER_TABLE = 3  # the server's default cap of waiting seat requests a table
 P99_TARGET_MS = 25.0
 HELLO_SECONDS = 10.0  # the server's default WS_HELLO_SECONDS
 PONG_SECONDS = 8.0  # the server's default WS_PONG_SECONDS
@@ -191,7 +202,9 @@ async def _flood(ws: Any, frames: list[str], seconds: float) -> tuple[float, boo
         return time.monotonic() - start, True
 
 
-async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dict[str, Any]:
+async def _attack(
+    name: str, base: str, codes: list[str], seconds: float, extra: Any = None
+) -> dict[str, Any]:
     from websockets.asyncio.client import connect
 
     ws_base = "ws" + base[4:]
@@ -412,14 +425,158 @@ async def _attack(name: str, base: str, codes: list[str], seconds: float) -> dic
             "cut_off": all(not h or h.startswith(b"HTTP/1.1 413") for _, _, h in answers),
             "detail": f"4 x 100 MB with a length, 4 x 200 MB chunked: answers {dict(seen)}",
         }
+    if name == "seat_requests":
+        return await _seat_requests(base, seconds)
+    if name == "claim_reuse":
+        return _claim_reuse(base, seconds, extra or {})
     raise ValueError(name)
 
 
-def _attack_main(name: str, base: str, codes: list[str], seconds: float, out: Any) -> None:
+async def _seat_requests(base: str, seconds: float) -> dict[str, Any]:
+    """A stranger asks for a casual table's seat B as fast as it can, from 8 connections, each
+    attempt under another name: one waiting request per asker, a few per table, and each one
+    prompt on the phones (the table's state holds the waiting requests)."""
+    parts = urlsplit(base)
+    code, _tokens = _seated_table(base)
+    statuses: Counter[str] = Counter()
+    first_refusal: list[float] = []
+    start = time.monotonic()
+
+    async def asker(k: int) -> None:
+        client = HttpClient(parts.hostname or "", parts.port or 80)
+        n = 0
+        try:
+            while time.monotonic() - start < seconds:
+                n += 1
+                body = {"name": f"Bob{k}-{n}", "seat": "B", "takeover": True}
+                status, answer = await client.request("POST", f"/api/tables/{code}/join", body)
+                said = answer or {}
+                statuses[f"{status} {said.get('code') or said.get('status')}"] += 1
+                if status in (409, 429) and not first_refusal:
+                    first_refusal.append(time.monotonic() - start)
+        finally:
+            await client.close()
+
+    await asyncio.gather(*(asker(k) for k in range(8)))
+    waiting = len(_http(base, "GET", f"/api/tables/{code}")["state"]["seat_requests"])
+    return {
+        "lasted": first_refusal[0] if first_refusal else time.monotonic() - start,
+        "cut_off": bool(first_refusal) and waiting <= SEAT_REQUESTS_PER_TABLE,
+        "detail": f"{sum(statuses.values())} requests: {dict(statuses)}; "
+        f"{waiting} waiting (prompts) at the table",
+    }
+
+
+def _claim_reuse(base: str, seconds: float, event: dict[str, Any]) -> dict[str, Any]:
+    """The photo of a round-1 table card in round 2: its `/s/` link and its claim, sent again
+    and again (as fast as one client can, 8 threads). Never a seat, never the table's code."""
+    import http.client
+
+    if not event:
+        return {"lasted": None, "cut_off": False, "detail": "no event (create-organiser failed)"}
+    parts = urlsplit(base)
+    slug, claim, code = event["slug"], event["claim"], event["code"]
+    statuses: Counter[str] = Counter()
+    leaks: list[str] = []
+    first_429: list[float] = []
+    start = time.monotonic()
+
+    def prober(k: int) -> None:
+        conn = http.client.HTTPConnection(parts.hostname or "", parts.port or 80, timeout=10)
+        n = 0
+        while time.monotonic() - start < seconds:
+            n += 1
+            if n % 2:
+                conn.request("GET", f"/s/{slug}/1/A?c={claim}")
+                kind = "link"
+            else:
+                body = json.dumps({"name": f"Imp{k}-{n}", "seat": "A", "claim": claim})
+                headers = {"Content-Type": "application/json"}
+                conn.request("POST", f"/api/tables/{code}/join", body, headers)
+                kind = "join"
+            answer = conn.getresponse()
+            text = answer.read().decode(errors="replace")
+            statuses[f"{kind} {answer.status}"] += 1
+            if answer.status == 429 and not first_429:
+                first_429.append(time.monotonic() - start)
+            if code in (answer.getheader("Location") or "") or (kind == "link" and code in text):
+                leaks.append("code")
+            if kind == "join" and answer.status == 201:
+                leaks.append("seat")
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(prober, range(8)))
+    state = _http(base, "GET", f"/api/tables/{code}")["state"]
+    seated = state["seats"]["A"]["joined"]
+    return {
+        "lasted": first_429[0] if first_429 else time.monotonic() - start,
+        "cut_off": not leaks and not seated,
+        "detail": f"{sum(statuses.values())} tries with a round-1 claim in round 2: "
+        f"{dict(statuses)}; codes revealed {leaks.count('code')}, seats taken "
+        f"{leaks.count('seat') + int(seated)}",
+    }
+
+
+def prepare_claim_reuse(server: Any) -> dict[str, Any]:
+    """An organiser's event whose round 1 has ended and round 2 is open: round 1's card claim
+    for table 1 seat A, and round 2's table 1 code ({} if it cannot be made)."""
+    import http.cookiejar
+    import subprocess
+    import sys
+
+    password = "adversary organiser password"
+    username = f"adv{random.randrange(16**8):08x}"  # the database may outlive one run
+    done = subprocess.run(
+        [sys.executable, "-m", "server", "create-organiser", username, "--password", password],
+        cwd=server.root,
+        env=server.env,
+        capture_output=True,
+        timeout=60,
+    )
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).decode(errors="replace").strip().splitlines()[-1:]
+        print(f"[adversary/claim_reuse] create-organiser failed: {' '.join(tail)}", flush=True)
+        return {}
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    csrf = ""
+
+    def call(method: str, path: str, body: Any = None) -> Any:
+        headers = {"Content-Type": "application/json", "Origin": server.url}
+        if csrf:
+            headers["X-CSRF-Token"] = csrf
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(server.url + path, data, method=method, headers=headers)
+        with opener.open(req, timeout=30) as response:
+            return json.load(response)
+
+    login = call("POST", "/api/auth/login", {"username": username, "password": password})
+    csrf = login.get("csrf", "")
+    ev = call(
+        "POST",
+        "/api/events",
+        {"name": "Adversary Cup", "date": "2026-12-01", "tables": 1, "match_minutes": 40},
+    )
+    detail = call("GET", f"/api/events/{ev['id']}")
+    claim = detail["tables"][0]["claims"]["A"]
+    call("POST", f"/api/events/{ev['id']}/pairings", {"csv": "1,Yugi Muto,0001,Seto Kaiba,0002\n"})
+    call("POST", f"/api/events/{ev['id']}/round/start", {})
+    call(
+        "POST", f"/api/events/{ev['id']}/tables/1/result", {"result": "A"}
+    )  # a judge's result: A wins
+    call("POST", f"/api/events/{ev['id']}/round/end", {})
+    call("POST", f"/api/events/{ev['id']}/round/next", {})
+    detail = call("GET", f"/api/events/{ev['id']}")
+    return {"slug": detail["slug"], "claim": claim, "code": detail["tables"][0]["code"]}
+
+
+def _attack_main(
+    name: str, base: str, codes: list[str], seconds: float, out: Any, extra: Any = None
+) -> None:
     raise_nofile()
     began = time.monotonic()
     try:
-        out.put({"began": began, **asyncio.run(_attack(name, base, codes, seconds))})
+        out.put({"began": began, **asyncio.run(_attack(name, base, codes, seconds, extra))})
     except Exception as exc:  # the suite reports it rather than hanging
         out.put({"lasted": None, "cut_off": False, "detail": f"attacker failed: {exc!r}"})
 
@@ -631,6 +788,8 @@ def run(
     clients = clients or min(4, max(2, -(-tables // 150)))
     try:
         wait_ready(server, "/api/time")
+        # The claim-reuse attack's event, made while the server is idle.
+        event = prepare_claim_reuse(server) if "claim_reuse" in attacks else {}
         workers = set(server.worker_pids())
         # Never-read spectators and sockets without hello last until the server's deadlines.
         longest = max(attack_seconds, HELLO_SECONDS + 5, PONG_SECONDS + 5)
@@ -646,6 +805,7 @@ def run(
         report.quiet_server_cpu_pct = (
             (procstat.cpu_seconds(worker) - cpu0) / (time.monotonic() - t0) * 100
         )
+        event = prepare_claim_reuse(server) if "claim_reuse" in attacks else {}
         ctx = multiprocessing.get_context("spawn")
         windows: list[tuple[float, float, float]] = []
         for name in attacks:
@@ -655,7 +815,8 @@ def run(
             peak.start()
             out = ctx.Queue()
             proc = ctx.Process(
-                target=_attack_main, args=(name, server.url, hall.codes, attack_seconds, out)
+                target=_attack_main,
+                args=(name, server.url, hall.codes, attack_seconds, out, event),
             )
             began = time.monotonic()
             proc.start()

@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,6 +40,18 @@ def parse_str(value: str) -> str:
     return value.strip()
 
 
+def parse_url(value: str) -> str:
+    """Read an http(s) base URL ("https://duel.example.org", a path prefix allowed) without
+    its trailing slash; empty stays empty."""
+    text = value.strip().rstrip("/")
+    if not text:
+        return ""
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ValueError(f"not an http(s) base URL: {value!r}")
+    return text
+
+
 DEFAULTS: dict[str, Any] = {
     "SECRET_KEY": "",
     "DATA_DIR": str(ROOT / "data"),
@@ -47,6 +60,12 @@ DEFAULTS: dict[str, Any] = {
     # Empty: fan-out inside this process only. redis://host:port/0 for several processes.
     "REDIS_URL": "",
     "ALLOWED_ORIGINS": [],
+    # The address phones open (an invite's link and QR code), e.g. https://duel.example.org
+    # behind a TLS proxy; empty: the page's own, or this machine's LAN address when the page
+    # was opened on 127.0.0.1 (server/addresses.py).
+    "PUBLIC_URL": "",
+    # The address gunicorn listens on (server/gunicorn_conf.py reads it too).
+    "HOST": "0.0.0.0",
     "WEB_DIR": str(ROOT / "web"),
     "PROXY_COUNT": 0,
     "TIMER_ENABLED": True,
@@ -102,6 +121,11 @@ DEFAULTS: dict[str, Any] = {
     # Look-ups of a table code that does not exist, per address (docs/security.md).
     "HTTP_MISS_PER_MINUTE": 30,
     "HTTP_MISS_BURST": 30,
+    # A casual table's seat moves: a seat's phone unseen this long (or one that said it is not
+    # its player's any more) lets the other seat give the seat to a new phone; until then the
+    # seat's own phone answers. Waiting seat requests a table holds (one per asker).
+    "SEAT_AWAY_SECONDS": 60,
+    "SEAT_REQUESTS_PER_TABLE": 3,
     # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
@@ -118,6 +142,8 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "DATABASE_URL": parse_str,
     "REDIS_URL": parse_str,
     "ALLOWED_ORIGINS": parse_list,
+    "PUBLIC_URL": parse_url,
+    "HOST": parse_str,
     "WEB_DIR": parse_str,
     "TIME_ZONE": parse_str,
     "PROXY_COUNT": parse_int,
@@ -154,6 +180,8 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "HTTP_RATE_BURST": parse_int,
     "HTTP_MISS_PER_MINUTE": parse_int,
     "HTTP_MISS_BURST": parse_int,
+    "SEAT_AWAY_SECONDS": parse_int,
+    "SEAT_REQUESTS_PER_TABLE": parse_int,
     "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
     "STALL_REPORT": parse_str,

@@ -41,6 +41,10 @@ class Busy(DomainError):
     """Try again in a moment."""
 
 
+class TooMany(DomainError):
+    """A cap is reached (waiting requests, attempts): answer one first, or wait."""
+
+
 class AppError(DomainError):
     """A refusal raised at the edge, with the HTTP status it answers with."""
 

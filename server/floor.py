@@ -162,7 +162,16 @@ def alerts_of(
                 "seat": r["seat"],
                 "detail": f"{r['name']} {r['player_id']}".strip(),
                 "request": r["request"],
+                "why": r["why"],
                 "taken_by": holder.get("name", "") if holder.get("joined") else "",
+                # Asked under the holder's own name (and ID, when both have one): one of the
+                # two is not who they say.
+                "twin": bool(holder.get("joined"))
+                and _same(r["name"], holder.get("name", ""))
+                and (
+                    not (r["player_id"] and holder.get("player_id"))
+                    or _same(r["player_id"], holder.get("player_id", ""))
+                ),
             }
         )
     t = v["time"]

@@ -5,8 +5,10 @@ worker monkey-patches the standard library itself, after the fork and before it 
 app, so this file imports nothing of the app and the app is never preloaded in the master.
 """
 
+import importlib.util
 import os
 import resource
+from pathlib import Path
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 wsgi_app = "server:create_app()"
@@ -52,3 +54,20 @@ def post_worker_init(worker):
     from server.gctune import full_seconds_from_env, tune
 
     tune(full_seconds_from_env())
+
+
+def when_ready(server):
+    """Say where to open the app, on this computer and on a phone on the same network, as web
+    development servers do (`server/addresses.py`, loaded by its path: nothing of the app is
+    imported in the master)."""
+    spec = importlib.util.spec_from_file_location(
+        "duel_table_addresses", Path(__file__).with_name("addresses.py")
+    )
+    if spec is None or spec.loader is None:
+        return
+    addresses = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(addresses)
+    host = os.environ.get("HOST", "0.0.0.0")
+    port = int(os.environ.get("PORT", "8000"))
+    public_url = os.environ.get("PUBLIC_URL", "").strip()
+    print(addresses.banner(port, host, public_url), flush=True)

@@ -86,12 +86,46 @@ class TableService:
         return joined
 
     def request_seat(
-        self, code: str, seat: str, name: str, player_id: str, why: str, now_ms: int
+        self,
+        code: str,
+        seat: str,
+        name: str,
+        player_id: str,
+        why: str,
+        now_ms: int,
+        asker: str = "",
+        per_table: int = 0,
     ) -> tuple[str, str, int]:
         """A phone asks for a seat it cannot take at once: (ref, token, seq)."""
-        ref, token, seq = self.store.request_seat(code, seat, name, player_id, why, now_ms)
+        ref, token, seq = self.store.request_seat(
+            code, seat, name, player_id, why, now_ms, asker, per_table
+        )
         self.hub.publish(code, seq)
         return ref, token, seq
+
+    def disown(self, code: str, seat: str, now_ms: int) -> int:
+        """The seat's phone says it is not its player's any more."""
+        seq = self.store.disown(code, seat, now_ms)
+        self.hub.publish(code, seq)
+        return seq
+
+    def recover(
+        self,
+        code: str,
+        recovery_hash: str,
+        tokens: dict[str, str],
+        device: str,
+        now_ms: int,
+        ended: SeatEnded = None,
+    ) -> str:
+        """Move a one-phone table to a new phone; the new recovery code. `ended` gets each
+        old token's hash before the publish, so the old phone's sockets close first."""
+        old, fresh = self.store.recover(code, recovery_hash, tokens, device, now_ms)
+        if ended is not None:
+            for token_hash in old:
+                ended(token_hash)
+        self._publish_latest(code)
+        return fresh
 
     def grant_request(
         self, code: str, ref: str, by: str, now_ms: int, ended: SeatEnded = None

@@ -435,6 +435,8 @@ class _Builder:
 
     def on_deck_cleared(self, e: Event, before: TableState, by: str) -> None:
         text = Said("sheet.row.deck_cleared", seat=e.data["seat"])
+        if not e.data.get("judge"):  # a casual table's players, both saying it is fixed
+            text = Said("sheet.row.deck_settled_both", seat=e.data["seat"])
         self.match.decks_log.append(
             Line(e.at_ms, before.duel_no - 1, by, text, e.data.get("note", ""))
         )
@@ -535,8 +537,15 @@ class _Builder:
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("reason", "")))
 
     def on_dispute_settled(self, e: Event, before: TableState, by: str) -> None:
-        action = "applied" if e.data["action"] == "apply" else "voided"
-        text = Said(f"sheet.row.dispute_{action}", entry=e.data["entry"])
+        action = e.data["action"]
+        done = "applied" if action == "apply" else "voided" if action == "void" else "corrected"
+        text = Said(f"sheet.row.dispute_{done}", entry=e.data["entry"])
+        if action == "correct":  # R7.1: the judge's one step, to the amount it should have been
+            changes = [
+                Said("sheet.row.seat_change", seat=c["seat"], change=change_text(c))
+                for c in e.data["changes"]
+            ]
+            text = Said("sheet.row.dispute_corrected_to", entry=e.data["entry"], changes=changes)
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("note", "")))
 
     def on_dispute_closed(self, e: Event, before: TableState, by: str) -> None:

@@ -72,7 +72,10 @@ def make_world(app: Flask, now_ms: int) -> World:
     with app.app_context():
         from server.api.seats import claim_for
 
-        claims = {"seat": claim_for(ev.slug, 1, "A"), "other_seat": claim_for(other.slug, 1, "A")}
+        claims = {
+            "seat": claim_for(ev.slug, 1, "A", round_no=1),
+            "other_seat": claim_for(other.slug, 1, "A", round_no=1),
+        }
     w.claims = claims
     for role, code in (("seat", w.code), ("other_seat", w.other_code)):
         body = {"name": "Yugi", "player_id": "1", "seat": "A", "claim": claims[role]}

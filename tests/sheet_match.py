@@ -64,8 +64,8 @@ class StoreTable:
         return self
 
     def start_duel(self, first: str) -> StoreTable:
-        if self.staff_start and self.state().clock.status == "idle":
-            self.do("judge", "clock.start")  # an event table waits for its round's clock
+        if self.staff_start and self.state().clock.started_ms is None:
+            self.do("judge", "clock.start")  # an event table's duel waits for its round
         for seat in "AB":
             self.do(seat, "pregame.check", items=CHECKLIST)
         chooser = self.state().pregame.chooser

@@ -116,8 +116,9 @@ class Staff:
         assert status == 201, body
 
 
-def seat_claim(server: Any, slug: str, number: int, seat: str) -> str:
-    """The claim a table card's QR carries for one seat (from the live server's key file)."""
+def seat_claim(server: Any, slug: str, number: int, seat: str, round_no: int = 1) -> str:
+    """The claim a table card's QR carries for one seat of a round (from the live server's key
+    file)."""
     from cryptography.hazmat.primitives import serialization
 
     from server.api.seats import claim_with
@@ -128,4 +129,4 @@ def seat_claim(server: Any, slug: str, number: int, seat: str) -> str:
     raw = key.private_bytes(
         serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
     )
-    return claim_with(raw, slug, number, seat)
+    return claim_with(raw, slug, number, seat, round_no=round_no)

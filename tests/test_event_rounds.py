@@ -132,7 +132,7 @@ def test_end_round_names_the_tables_still_playing_and_tells_them(app, client) ->
         assert [f["kind"] for f in flags] == (["round_ended"] if told else [])
 
 
-def test_table_cards_print_the_code_short_address_and_paired_names(app, client) -> None:
+def test_table_cards_stay_right_in_every_round_and_pairings_carry_the_names(app, client) -> None:
     org = Org(client, app)
     ev = event(org, tables=2)
     org.post(f"/api/events/{ev['id']}/pairings", {"csv": "1,Yugi <b>,0001,Kaiba,0002"})
@@ -140,6 +140,14 @@ def test_table_cards_print_the_code_short_address_and_paired_names(app, client) 
         page = r.get_data(as_text=True)
     assert r.status_code == 200
     for t in ev["tables"]:
-        assert f"data-code='{t['code']}'" in page
-        assert f"localhost/t/{t['code']}" in page  # typed in when a QR will not scan
-    assert "Yugi &lt;b&gt;" in page and "Kaiba" in page and "<b>" not in page
+        # no round's code or names on a card: its number, stable link and short address
+        assert t["code"] not in page
+        assert f"localhost/s/{ev['slug']}/{t['number']}<" in page  # typed when a QR won't scan
+    assert "Yugi" not in page and "Kaiba" not in page
+    assert client.get(f"/s/{ev['slug']}/1").headers["Location"] == f"/t/{ev['tables'][0]['code']}"
+    # the round's names and codes are on the printed pairings, escaped
+    with client.get(f"/organiser/events/{ev['id']}/pairings") as r:
+        printed = r.get_data(as_text=True)
+    assert r.status_code == 200
+    assert "Yugi &lt;b&gt;" in printed and "Kaiba" in printed and "<b>" not in printed
+    assert ev["tables"][0]["code"] in printed

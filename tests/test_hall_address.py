@@ -159,3 +159,39 @@ def test_one_address_opening_spectator_sockets_cannot_lock_seated_phones_out(hal
     assert spectators.count("welcome") >= 20  # spectators are welcome, up to their ceiling
     assert "welcome" in spectators and spectators[-1] != "welcome", spectators  # then refused
     assert phones == ["welcome"] * 12, phones
+
+
+def test_a_seats_budget_is_its_own_and_a_wrong_token_spends_the_address(app_config: dict):
+    # A seat's requests are charged to the seat, a judge's to the login, so a hall's phones
+    # and judges do not share one budget;
+    # a token that does not hold at the table is charged to the address, as is no token, so
+    # minting tokens buys nothing.
+    from server import create_app
+
+    app = create_app({**app_config, "HTTP_RATE_PER_MINUTE": 1, "HTTP_RATE_BURST": 5})
+    try:
+        client = app.test_client()
+        code = client.post("/api/tables", json={}).get_json()["code"]
+        token = client.post(f"/api/tables/{code}/join", json={"name": "Yugi"}).get_json()["token"]
+        # The address's 5 tokens: the create and the join spent 2; 3 more, then 429.
+        anonymous = [client.get(f"/api/tables/{code}").status_code for _ in range(4)]
+        assert anonymous == [200, 200, 200, 429]
+        wrong = {"Authorization": "Bearer not-a-seat-token"}
+        assert client.get(f"/api/tables/{code}", headers=wrong).status_code == 429
+        seat = {"Authorization": f"Bearer {token}"}
+        seated = [client.get(f"/api/tables/{code}", headers=seat).status_code for _ in range(6)]
+        assert seated == [200] * 5 + [429]  # the seat's own 5
+        # A judge's login on the same address: its own budget too.
+        app.extensions["duel_table_tournament"].create_account(
+            "floorjudge", "correct horse battery", "judge", 0
+        )
+        login = client.post(
+            "/api/auth/login",
+            json={"username": "floorjudge", "password": "correct horse battery"},
+            headers={"Origin": "http://localhost"},
+        )
+        assert login.status_code == 200
+        judged = [client.get(f"/api/tables/{code}").status_code for _ in range(6)]
+        assert judged == [200] * 5 + [429]
+    finally:
+        app.extensions["duel_table"].close()

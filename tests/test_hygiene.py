@@ -73,8 +73,9 @@ def test_a_superscript_table_number_over_http_is_a_coded_400(app: Flask, clock):
     assert answer.get_json()["code"] == "invalid" and "Line 2" in answer.get_json()["message"]
 
 
-# Not text: a password is taken as typed; a claim is an opaque code compared, never shown.
-OPAQUE = {"password", "claim"}
+# Not text: a password is taken as typed; a claim and a recovery code are opaque codes,
+# compared, never shown.
+OPAQUE = {"password", "claim", "recovery"}
 HOSTILE = "a\x00b\u202ec\u2066d\u061ce\u200bf"  # NUL, RLO, an isolate, a letter mark, a ZWSP
 
 

@@ -285,3 +285,20 @@ def test_r7_1_result_set_closes_the_result_dispute_call_only() -> None:
     t.do("judge", "result.set", duel=1, winner="A")
     assert [c.status for c in t.state.calls] == ["open", "closed"]
     assert t.state.wins["A"] == 1
+
+
+def test_r1_4_a_judge_settles_disputes_in_their_order() -> None:
+    """A later disputed entry is not applied before an earlier one is settled: the judge is
+    told which to settle first; voiding the later one is always possible."""
+    t = event_duel()
+    e1 = t.propose("A", ("B", "damage", 1000))
+    e2 = t.propose("A", ("B", "damage", 500))
+    t.do("B", "lp.reject", entry=e1)
+    t.do("B", "lp.reject", entry=e2)
+    err = t.refuse("judge", "dispute.settle", "entries_pending", entry=e2, action="apply")
+    assert err.details["first"] == e1
+    t.refuse("judge", "dispute.settle", "entries_pending", entry=e2, action="correct", amount=1)
+    t.do("judge", "dispute.settle", entry=e1, action="apply")
+    t.do("judge", "dispute.settle", entry=e2, action="correct", amount=400)
+    assert t.state.lp["B"] == 6600
+    assert [r.entry for r in t.state.ledger][-2:] == [e1, e2]

@@ -11,6 +11,11 @@ server's timer send legal and illegal commands in any order while time moves on.
   the move to sudden death) every LP entry proposed in that duel is applied, withdrawn or
   settled by the judge, and the winner is the player with more LP by the applied entries;
 - R3.1, R3.3: a match has at most three duels before its Extra Duel;
+- R1.4, R7.1: no entry applies while an earlier one of the same duel is disputed (rejected and
+  not yet settled: by a judge at an event table, by the players at a casual one), no turn ends
+  and no duel result is confirmed by the players while one of that duel is; a casual table's
+  correction stands in the queue where the entry it corrects stood. A judge's own entry
+  (`lp.correct`) is a ruling and is not held;
 - ``decide`` raises nothing but ``RuleError`` and ``apply`` never raises."""
 
 from __future__ import annotations
@@ -94,7 +99,7 @@ ORDERS = ["first", "second"]
 JUDGE_ONLY = {"judge", "organiser"}
 LP_EVENTS = {"lp.applied", "duel.started", "match.started", "table.created"}
 # Cancelled entries are not settled: the duel ended around them (and must not end on time so).
-SETTLED = {"lp.applied", "lp.withdrawn", "dispute.settled"}
+SETTLED = {"lp.applied", "lp.withdrawn", "dispute.settled", "dispute.closed"}
 TIME_DECISIONS = {"time_lp", "time_draw"}
 
 
@@ -111,10 +116,19 @@ class TableMachine(RuleBasedStateMachine):
         self.unsettled: set[int] = set()  # entries of this duel proposed and not yet settled
         self.model_lp: dict[str, int] = {}  # LP by the applied entries only
         self.time_decisions = 0
+        # The model of the queue (R1.4, R7.1), from the events alone: each entry's place in its
+        # duel's order, and the disputes not yet settled, with their duel.
+        self.place: dict[int, int] = {}
+        self.disputed: dict[int, int] = {}
+        self.held_seen = 0
 
-    @initialize(name=st.sampled_from(["ocg-2008", "ocg-2011-swiss", "tcg-2018-swiss"]))
-    def create(self, name: str) -> None:
-        self.log = list(create_events("PROP01", get_ruleset(name), self.now))
+    @initialize(
+        name=st.sampled_from(["ocg-2008", "ocg-2011-swiss", "tcg-2018-swiss"]),
+        event_table=st.booleans(),
+    )
+    def create(self, name: str, event_table: bool) -> None:
+        rules = get_ruleset(name, staff_start=event_table)
+        self.log = list(create_events("PROP01", rules, self.now))
         self.state = replay(self.log)
         for seat in SEATS:
             self.run("system", "seat.join", {"seat": seat, "name": f"P{seat}"})
@@ -149,6 +163,7 @@ class TableMachine(RuleBasedStateMachine):
             assert not self.decided, "a duel started after the match was decided"
             assert after.lp == {s: after.ruleset.starting_lp for s in SEATS}
         self.check_time_decision(before, event)
+        self.check_queue(before, event)
         if event.type == "match.decided":
             self.decided = True
         if event.type == "match.started":
@@ -178,6 +193,38 @@ class TableMachine(RuleBasedStateMachine):
                 assert d["winner"] == winner, (d, lp)
             else:
                 assert lp["A"] == lp["B"]
+
+    def check_queue(self, before: TableState, event: Event) -> None:
+        """R1.4, R7.1: nothing applies past a dispute of its duel, nothing ends a turn or has
+        its result confirmed by the players over one."""
+        d = event.data
+        if event.type == "lp.proposed":
+            self.place[d["entry"]] = d.get("place") or d["entry"]
+        elif event.type == "lp.rejected":
+            self.disputed[d["entry"]] = before.duel_no
+        elif event.type in ("dispute.settled", "dispute.closed"):
+            self.disputed.pop(d["entry"], None)
+        elif event.type == "lp.applied" and not d.get("new"):
+            mine = self.place.get(d["entry"], d["entry"])
+            earlier = [
+                e
+                for e, duel in self.disputed.items()
+                if duel == before.duel_no and self.place.get(e, e) < mine
+            ]
+            assert not earlier, f"entry {d['entry']} applied past disputed {earlier}"
+        elif event.type == "turn.ended":
+            open_now = [e for e, duel in self.disputed.items() if duel == before.duel_no]
+            assert not open_now, f"turn ended over disputed {open_now}"
+        elif event.type == "duel.final" and event.actor.role == "seat":
+            open_now = [e for e, duel in self.disputed.items() if duel == d["duel"]]
+            assert not open_now, f"duel result confirmed over disputed {open_now}"
+        if event.type == "lp.confirmed":
+            theirs = self.place.get(d["entry"], d["entry"])
+            if any(
+                duel == before.duel_no and self.place.get(e, e) < theirs
+                for e, duel in self.disputed.items()
+            ):
+                self.held_seen += 1  # a confirmed entry that must wait behind a dispute
 
     # --- rules --------------------------------------------------------------------------------
 
@@ -217,8 +264,21 @@ class TableMachine(RuleBasedStateMachine):
                     steps.append((p.by, "lp.withdraw", {"entry": p.entry}))
             for d in s.disputes:
                 if d.status == "open" and d.duel == s.duel_no:
-                    action = self.rng.choice(["apply", "void"])
-                    steps.append(("judge", "dispute.settle", {"entry": d.entry, "action": action}))
+                    # At an event table the judge settles it in one step; at a casual table the
+                    # proposer withdraws or corrects it (refused at the other kind of table).
+                    action = self.rng.choice(["apply", "void", "correct"])
+                    settle: dict[str, Any] = {"entry": d.entry, "action": action}
+                    if action == "correct":
+                        settle["amount"] = self.rng.choice(AMOUNTS)
+                    steps.append(("judge", "dispute.settle", settle))
+                    fixed = [
+                        {"seat": c.seat, "kind": c.kind, "amount": self.rng.choice(AMOUNTS)}
+                        for c in d.proposal.changes
+                    ]
+                    steps.append(
+                        (d.proposal.by, "dispute.repropose", {"entry": d.entry, "changes": fixed})
+                    )
+                    steps.append((d.proposal.by, "dispute.withdraw", {"entry": d.entry}))
             steps.append((s.turn.player, "turn.end", {"turn": s.turn.no}))
             steps.append((s.turn.player, "turn.end", {"turn": s.turn.no}))
             steps.append((seat, "coin.toss", {"count": 2}))
@@ -236,6 +296,7 @@ class TableMachine(RuleBasedStateMachine):
         for seat in SEATS:
             if s.decks[seat].check_failed:
                 steps.append(("judge", "deck.clear", {"seat": seat, "note": "found"}))
+                steps += [(x, "deck.fix", {"seat": seat}) for x in SEATS]
         if s.phase == "match_result":
             steps += [(seat, "match.confirm", {}) for seat in SEATS]
         if s.phase == "match_over":
@@ -277,14 +338,39 @@ class TableMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.state.phase == "duel" and self.state.time.called)
     @rule()
     def settle_and_end_turn(self) -> None:
-        """After time: the players confirm what is pending, then the turn player ends the turn
+        """After time: the disputes of the duel are settled (voided by the judge, withdrawn at a
+        casual table), the players confirm what is pending, then the turn player ends the turn
         (so the time-over decisions are reached often)."""
+        for d in self.state.disputes:
+            if d.status == "open" and d.duel == self.state.duel_no:
+                if self.state.ruleset.staff_start:
+                    self.run("judge", "dispute.settle", {"entry": d.entry, "action": "void"})
+                else:
+                    self.run(d.proposal.by, "dispute.withdraw", {"entry": d.entry})
         for p in self.state.pending:
             if p.confirmed_by is None:
                 self.run(other(p.by), "lp.confirm", {"entry": p.entry})
         turn = self.state.turn
         if self.state.phase == "duel" and turn is not None:
             self.run(turn.player, "turn.end", {"turn": turn.no})
+
+    @precondition(lambda self: self.state.phase == "duel")
+    @rule(first=st.sampled_from(SEATS), amount=st.sampled_from(AMOUNTS))
+    def dispute_behind(self, first: str, amount: int) -> None:
+        """The issue's shape: one seat proposes, the other proposes and has it confirmed, then
+        rejects the earlier entry; the random play then settles it (or not) in any way."""
+        second = other(first)
+        entries = []
+        for by in (first, second):
+            change = [{"seat": other(by), "kind": "damage", "amount": amount}]
+            before = self.state.next_entry
+            self.run(by, "lp.propose", {"changes": change})
+            entries.append(before if self.state.next_entry > before else None)
+        e1, e2 = entries
+        if e2 is not None:
+            self.run(first, "lp.confirm", {"entry": e2})
+        if e1 is not None:
+            self.run(second, "lp.reject", {"entry": e1, "reason": "no"})
 
     @rule(
         who=WHO,
@@ -334,6 +420,8 @@ class TableMachine(RuleBasedStateMachine):
         assert replay(self.log) == self.state
         if self.time_decisions:
             hypothesis.event("a time-over decision")
+        if self.held_seen:
+            hypothesis.event("an entry confirmed behind a dispute")
 
     @invariant()
     def wins_never_exceed_two(self) -> None:

@@ -48,6 +48,13 @@ def test_clean_text_drops_controls_and_direction_overrides():
         ("result.set", {"duel": 2, "winner": "A"}, {"duel": 2, "winner": "A"}),
         ("clock.extend", {"minutes": 2}, {"minutes": 2}),
         ("coin.toss", {}, {}),
+        (
+            "dispute.settle",
+            {"entry": 4, "action": "correct", "amount": 2500},
+            {"entry": 4, "action": "correct", "amount": 2500},
+        ),
+        ("dispute.settle", {"entry": 4, "action": "void"}, {"entry": 4, "action": "void"}),
+        ("deck.fix", {"seat": "B"}, {"seat": "B"}),
     ],
 )
 def test_valid_arguments(cmd, args, loaded):
@@ -78,6 +85,24 @@ def test_valid_arguments(cmd, args, loaded):
         ("counter.change", {"name": "", "delta": 1}),
         ("turn.end", {"turn": 3, "extra": True}),
         ("rps.pick", {"hand": "lizard"}),
+        # R7.1: a correction gives an amount (or the changes), exactly one; nothing else does.
+        ("dispute.settle", {"entry": 4, "action": "correct"}),
+        ("dispute.settle", {"entry": 4, "action": "correct", "amount": -1}),
+        ("dispute.settle", {"entry": 4, "action": "correct", "amount": 1_000_001}),
+        ("dispute.settle", {"entry": 4, "action": "correct", "amount": "2500"}),
+        ("dispute.settle", {"entry": 4, "action": "apply", "amount": 2500}),
+        (
+            "dispute.settle",
+            {
+                "entry": 4,
+                "action": "correct",
+                "amount": 1,
+                "changes": [{"seat": "A", "kind": "gain"}],
+            },
+        ),
+        ("dispute.settle", {"entry": 4, "action": "edit"}),
+        ("deck.fix", {}),
+        ("deck.fix", {"seat": "C"}),
     ],
 )
 def test_invalid_arguments(cmd, args):

@@ -15,6 +15,8 @@ from server import services
 from server.api.access import GRANTS, seat_grant
 from server.store.events import hash_token
 
+AWAY_MS = 60_000  # SEAT_AWAY_SECONDS' default
+
 
 @pytest.fixture
 def world(app: Flask, clock) -> World:
@@ -53,7 +55,7 @@ def test_without_the_cards_claim_an_event_seat_waits_for_a_judge(app: Flask, wor
     with app.app_context():
         from server.api.seats import claim_for
 
-        claim = claim_for(world.slug, 1, "B")
+        claim = claim_for(world.slug, 1, "B", round_no=1)
     real = client.post(
         f"/api/tables/{world.code}/join", json={"name": "Kaiba", "seat": "B", "claim": claim}
     )
@@ -127,7 +129,7 @@ def test_a_judge_releases_a_seat(app: Flask, world: World):
     assert world.request("judge", "POST", url).get_json()["code"] == "seat_free"
 
 
-def test_at_a_casual_table_the_other_seat_confirms_a_new_phone(app: Flask):
+def test_at_a_casual_table_the_other_seat_confirms_a_new_phone(app: Flask, clock):
     client = app.test_client()
     code = client.post("/api/tables", json={}).get_json()["code"]
     a = client.post(f"/api/tables/{code}/join", json={"name": "Yugi"}).get_json()["token"]
@@ -140,8 +142,11 @@ def test_at_a_casual_table_the_other_seat_confirms_a_new_phone(app: Flask):
     assert new["status"] == "waiting"
     url = f"/api/tables/{code}/seat-requests/{new['request']}/confirm"
     assert client.post(url).status_code == 401  # nobody's key
-    assert client.post(url, headers=bearer(b)).status_code == 403  # not the seat itself
+    # B's own phone answers first (it would give the seat away itself): the other seat only
+    # once B's phone has been away for SEAT_AWAY_SECONDS.
+    assert client.post(url, headers=bearer(a)).status_code == 409
     assert seat_works(app, code, b)
+    clock.advance(AWAY_MS)
     assert client.post(url, headers=bearer(a)).status_code == 200
     assert not seat_works(app, code, b) and seat_works(app, code, new["token"])
     moved = [e for e in client.get(f"/api/tables/{code}/log").get_json()["events"]][-1]
@@ -156,12 +161,12 @@ def test_the_card_carries_the_claim_and_the_pairing_goes_to_its_holder(app: Flas
         t.set_pairings(world.event_id, parse_pairings("1,Yugi Muto,0001,Seto Kaiba,0002\n"))
     page = world.request("organiser", "GET", f"/organiser/events/{world.event_id}/cards")
     assert page.status_code == 200
-    link = app.test_client().get(f"/s/{world.slug}/1/B?c={world.claims['seat'][:0]}abc")
-    assert "claim=abc" in link.headers["Location"]
     with app.app_context():
         from server.api.seats import claim_for
 
-        claim_b = claim_for(world.slug, 1, "B")
+        claim_b = claim_for(world.slug, 1, "B", round_no=1)
+    link = app.test_client().get(f"/s/{world.slug}/1/B?c={claim_b}")
+    assert f"claim={claim_b}" in link.headers["Location"]
     url = f"/api/tables/{world.code}/event"
     mine = app.test_client().get(f"{url}?seat=B&claim={claim_b}").get_json()
     assert mine["pairing"] == {"B": {"name": "Seto Kaiba", "player_id": "0002"}}
@@ -195,7 +200,6 @@ def test_at_a_casual_table_the_other_seat_refuses_a_new_phone(app: Flask):
     ).get_json()
     url = f"/api/tables/{code}/seat-requests/{new['request']}/refuse"
     assert client.post(url).status_code in (401, 403)  # nobody's key
-    assert client.post(url, headers=bearer(b)).status_code == 403  # not the seat itself
     assert state(app, code).seat_requests
     refused = client.post(url, headers=bearer(a))
     assert refused.status_code == 200 and refused.get_json()["status"] == "refused"
@@ -240,3 +244,281 @@ def test_a_judge_refuses_a_waiting_phone(app: Flask, world: World):
     assert refused["type"] == "seat.refused" and refused["data"]["by"] == "judge judge1"
     approve = f"/api/staff/tables/{world.code}/seat-requests/{ref}/approve"
     assert world.request("judge", "POST", approve).status_code == 404
+
+
+# -- who moves a seat: its own phone, a judge, or (owner gone) the other seat ------------------
+
+
+def casual(client) -> tuple[str, str, str]:
+    """A casual table with both seats taken: (code, token A, token B)."""
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    a = client.post(f"/api/tables/{code}/join", json={"name": "Yugi"}).get_json()["token"]
+    b = client.post(f"/api/tables/{code}/join", json={"name": "Kaiba"}).get_json()["token"]
+    return code, a, b
+
+
+def ask(client, code: str, seat: str = "B", name: str = "Bob", headers=None, **extra: Any) -> Any:
+    body = {"name": name, "seat": seat, "takeover": True, **extra}
+    return client.post(f"/api/tables/{code}/join", json=body, headers=headers or {})
+
+
+def test_a_seat_never_asks_for_the_other_seat_nor_confirms_its_own_takeover(app: Flask, clock):
+    """The attack: seat A's phone asks for seat B, then confirms that request with A's token."""
+    client = app.test_client()
+    code, a, b = casual(client)
+    asked = ask(client, code, headers=bearer(a))
+    assert asked.status_code == 409 and asked.get_json()["code"] == "already_seated"
+    assert state(app, code).seat_requests == ()
+    # Asked without its token, it is a stranger: B's own phone must agree while it is around.
+    new = ask(client, code).get_json()
+    url = f"/api/tables/{code}/seat-requests/{new['request']}/confirm"
+    refused = client.post(url, headers=bearer(a))
+    assert refused.status_code == 409 and refused.get_json()["code"] == "owner_online"
+    assert seat_works(app, code, b) and not seat_works(app, code, new["token"])
+    assert [r.request for r in state(app, code).seat_requests] == [new["request"]]
+
+
+def test_the_owner_refuses_a_strangers_request(app: Flask):
+    client = app.test_client()
+    code, a, b = casual(client)
+    new = ask(client, code, name="Bandit").get_json()
+    url = f"/api/tables/{code}/seat-requests/{new['request']}/refuse"
+    answered = client.post(url, headers=bearer(b))  # seat B's own phone says no
+    assert answered.status_code == 200 and answered.get_json()["status"] == "refused"
+    assert seat_works(app, code, b) and not seat_works(app, code, new["token"])
+    with app.app_context():
+        refused = services().store.log(code)[-1]
+    assert refused["type"] == "seat.refused" and refused["data"]["by"] == "seat B"
+
+
+def test_the_owner_gives_its_seat_to_its_new_phone(app: Flask):
+    client = app.test_client()
+    code, a, b = casual(client)
+    new = ask(client, code, name="Kaiba").get_json()
+    url = f"/api/tables/{code}/seat-requests/{new['request']}/confirm"
+    assert client.post(url, headers=bearer(b)).status_code == 200
+    assert not seat_works(app, code, b) and seat_works(app, code, new["token"])
+    moved = [e for e in client.get(f"/api/tables/{code}/log").get_json()["events"]][-1]
+    assert moved["type"] == "seat.moved" and moved["data"]["by"] == "seat B"
+
+
+def test_the_other_seat_confirms_once_the_owners_phone_has_been_away(app: Flask, clock):
+    client = app.test_client()
+    code, a, b = casual(client)
+    new = ask(client, code, name="Kaiba").get_json()
+    url = f"/api/tables/{code}/seat-requests/{new['request']}/confirm"
+    clock.advance(AWAY_MS - 1000)
+    early = client.post(url, headers=bearer(a))
+    assert early.status_code == 409 and early.get_json()["details"]["seconds"] == 1
+    clock.advance(1000)
+    assert client.post(url, headers=bearer(a)).status_code == 200
+    assert not seat_works(app, code, b) and seat_works(app, code, new["token"])
+
+
+def test_a_phone_that_is_not_its_owners_any_more_lets_the_other_seat_confirm(app: Flask):
+    client = app.test_client()
+    code, a, b = casual(client)
+    said = client.post(f"/api/tables/{code}/seat/disown", headers=bearer(b))
+    assert said.status_code == 200
+    assert state(app, code).seats["B"].disowned
+    assert types(app, code)[-1] == "seat.disowned"
+    new = ask(client, code, name="Kaiba").get_json()
+    url = f"/api/tables/{code}/seat-requests/{new['request']}/confirm"
+    assert client.post(url, headers=bearer(a)).status_code == 200
+    assert seat_works(app, code, new["token"]) and not seat_works(app, code, b)
+    assert not state(app, code).seats["B"].disowned  # the new phone is its owner's
+    assert client.post(f"/api/tables/{code}/seat/disown").status_code == 401  # nobody's key
+
+
+def test_seat_requests_are_capped_per_asker_and_per_table(app: Flask):
+    client = app.test_client()
+    code, a, b = casual(client)
+    first = ask(client, code)
+    assert first.status_code == 202
+    again = ask(client, code, name="Bob")
+    assert again.status_code == 409 and again.get_json()["code"] == "request_waiting"
+    # Other phones (other addresses) up to the table's cap: then refused, and nothing shown.
+    for n in range(2):
+        other = app.test_client()
+        extra = {"environ_base": {"REMOTE_ADDR": f"10.0.0.{n + 2}"}}
+        assert (
+            other.post(
+                f"/api/tables/{code}/join",
+                json={"name": f"Bob{n}", "seat": "A", "takeover": True},
+                **extra,
+            ).status_code
+            == 202
+        )
+    full = app.test_client().post(
+        f"/api/tables/{code}/join",
+        json={"name": "Bob9", "seat": "A", "takeover": True},
+        environ_base={"REMOTE_ADDR": "10.0.0.9"},
+    )
+    assert full.status_code == 429 and full.get_json()["code"] == "too_many_requests"
+    assert len(state(app, code).seat_requests) == 3
+    assert types(app, code).count("seat.requested") == 3
+    # An answered request frees its asker to ask again.
+    ref = first.get_json()["request"]
+    client.post(f"/api/tables/{code}/seat-requests/{ref}/refuse", headers=bearer(b))
+    assert ask(client, code).status_code == 202
+
+
+def test_event_seat_requests_are_capped_too(app: Flask, world: World):
+    codes = []
+    for n in range(6):
+        answer = app.test_client().post(
+            f"/api/tables/{world.code}/join",
+            json={"name": "Bob", "seat": "B"},
+            environ_base={"REMOTE_ADDR": f"10.1.0.{n}"},
+        )
+        codes.append(answer.status_code)
+    assert codes == [202, 202, 202, 429, 429, 429]
+    with app.app_context():
+        from server.floor import alerts_of
+        from server.rules.view import view
+
+        v = view(services().store.snapshot(world.code).state, privileged=True)
+    assert len([a for a in alerts_of(v) if a["kind"] == "seat_request"]) == 3
+
+
+# -- claims: one round, one player; the /s/ link reveals nothing without one -------------------
+
+
+def next_round(app: Flask, world: World, now_ms: int) -> str:
+    from server.rules import Actor
+
+    t = world.tournament()
+    judge = Actor("judge", name="j")
+    with app.app_context():
+        from server.store.tournament import parse_pairings
+
+        t.set_pairings(world.event_id, parse_pairings("1,Yugi Muto,,Seto Kaiba,\n"))
+        t.start_round(world.event_id, judge, now_ms)
+        t.end_round(world.event_id, judge, now_ms + 1)
+        # Round 2's tables (the results of round 1 are not this test's matter).
+        t.make_round(t.event(world.event_id), 2, now_ms + 2)
+        return str(t.tables(world.event_id)[0]["code"])
+
+
+def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
+    from server.api.seats import claim_for
+
+    with app.app_context():
+        old = claim_for(world.slug, 1, "B", round_no=1)
+    code = next_round(app, world, clock())
+    impostor = app.test_client().post(
+        f"/api/tables/{code}/join", json={"name": "Yugi", "seat": "B", "claim": old}
+    )
+    assert impostor.status_code == 202 and impostor.get_json()["why"] == "old_claim"
+    assert not state(app, code).seats["B"].joined
+    # The photo of the old card does not even lead to the new table.
+    link = app.test_client().get(f"/s/{world.slug}/1/B?c={old}")
+    assert code not in link.headers.get("Location", "") and code not in link.get_data(True)
+    with app.app_context():
+        new = claim_for(world.slug, 1, "B", round_no=2)
+    link = app.test_client().get(f"/s/{world.slug}/1/B?c={new}")
+    assert link.status_code == 302 and f"/t/{code}?" in link.headers["Location"]
+    real = app.test_client().post(
+        f"/api/tables/{code}/join", json={"name": "Kaiba", "seat": "B", "claim": new}
+    )
+    assert real.status_code == 201
+    with app.app_context():
+        from server.floor import alerts_of
+        from server.rules.view import view
+
+        v = view(services().store.snapshot(code).state, privileged=True)
+    [alert] = [a for a in alerts_of(v) if a["kind"] == "seat_request"]
+    assert alert["why"] == "old_claim"
+
+
+def test_a_request_under_the_holders_own_name_alerts_the_floor(app: Flask, world: World):
+    """The photo of this round's card, used first by an impostor: the real player's join is a
+    request the floor marks (`twin`), not a second identical name without an alert."""
+    from server.api.seats import claim_for
+    from server.store.tournament import parse_pairings
+
+    t = world.tournament()
+    with app.app_context():
+        t.set_pairings(world.event_id, parse_pairings("1,Yugi Muto,0001,Seto Kaiba,0002\n"))
+        claim = claim_for(world.slug, 1, "B", round_no=1)
+    url = f"/api/tables/{world.code}/join"
+    first = app.test_client().post(url, json={"name": "X", "seat": "B", "claim": claim})
+    assert first.status_code == 201
+    second = app.test_client().post(
+        url,
+        json={"name": "Seto Kaiba", "player_id": "0002", "seat": "B", "claim": claim},
+        environ_base={"REMOTE_ADDR": "10.2.0.1"},
+    )
+    assert second.status_code == 202 and second.get_json()["why"] == "taken"
+    with app.app_context():
+        from server.floor import alerts_of
+        from server.rules.view import view
+
+        v = view(services().store.snapshot(world.code).state, privileged=True)
+    [alert] = [a for a in alerts_of(v) if a["kind"] == "seat_request"]
+    assert alert["twin"] and alert["taken_by"] == "Seto Kaiba"
+
+
+def test_the_seat_link_reveals_no_code_without_a_valid_claim(app: Flask, world: World):
+    client = app.test_client()
+    for query in ("", "?c=", "?c=abc", f"?c={world.claims['other_seat']}"):
+        link = client.get(f"/s/{world.slug}/1/A{query}")
+        assert link.status_code in (302, 403, 404), query
+        assert world.code not in link.headers.get("Location", ""), query
+        assert world.code not in link.get_data(as_text=True), query
+    # Nor does guessing: an address that keeps sending bad claims is held back (429).
+    answers = [client.get(f"/s/{world.slug}/1/A?c=bad{n}").status_code for n in range(60)]
+    assert 429 in answers
+    # The card's claim does lead to the table.
+    good = app.test_client().get(
+        f"/s/{world.slug}/1/A?c={world.claims['seat']}", environ_base={"REMOTE_ADDR": "10.3.0.1"}
+    )
+    assert good.status_code == 302 and f"/t/{world.code}?" in good.headers["Location"]
+
+
+# -- a one-phone table recovered on a new phone ------------------------------------------------
+
+
+def test_a_one_phone_table_is_recovered_on_a_new_phone(app: Flask):
+    client = app.test_client()
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    url = f"/api/tables/{code}/join"
+    first = client.post(url, json={"name": "Yugi", "seat": "A", "device": "duo-old"}).get_json()
+    assert "recovery" not in first
+    second = client.post(url, json={"name": "Kaiba", "seat": "B", "device": "duo-old"}).get_json()
+    recovery = second["recovery"]
+    assert len(recovery.replace("-", "")) == 12
+    old = {"A": first["token"], "B": second["token"]}
+    closed: list[str] = []
+    forgets = [
+        GRANTS.add(seat_grant(hash_token(tok)), lambda s=s: closed.append(s))
+        for s, tok in old.items()
+    ]
+    try:
+        wrong = client.post(f"/api/tables/{code}/recover", json={"recovery": "AAAA-AAAA-AAAA"})
+        assert wrong.status_code == 403 and wrong.get_json()["code"] == "bad_recovery"
+        assert seat_works(app, code, old["A"]) and seat_works(app, code, old["B"])
+        typed = recovery.lower().replace("-", " ")
+        got = client.post(
+            f"/api/tables/{code}/recover", json={"recovery": typed, "device": "duo-new"}
+        )
+        assert got.status_code == 200, got.get_json()
+        body = got.get_json()
+    finally:
+        for forget in forgets:
+            forget()
+    assert sorted(closed) == ["A", "B"]
+    assert not seat_works(app, code, old["A"]) and not seat_works(app, code, old["B"])
+    assert seat_works(app, code, body["seats"]["A"]) and seat_works(app, code, body["seats"]["B"])
+    assert body["recovery"] != recovery  # the old code is spent, a new one shown once
+    again = client.post(f"/api/tables/{code}/recover", json={"recovery": recovery})
+    assert again.status_code == 403
+    moved = [e for e in types(app, code) if e == "seat.moved"]
+    assert moved == ["seat.moved", "seat.moved"]
+
+
+def test_a_two_phone_table_has_no_recovery_code(app: Flask):
+    client = app.test_client()
+    code, a, b = casual(client)
+    got = client.post(f"/api/tables/{code}/recover", json={"recovery": "AAAA-AAAA-AAAA"})
+    assert got.status_code == 403 and got.get_json()["code"] == "bad_recovery"

@@ -33,6 +33,7 @@ def recover(entry: dict[str, Any], code: str, field: str, candidates: list[Any])
 def a_secret_pick(app: Flask) -> StoreTable:
     with app.app_context():
         t = StoreTable(services().store).join().register()
+        t.do("judge", "clock.start")  # an event table: its round has started
         for seat in "AB":
             t.do(seat, "pregame.check", items=["handshake", "side_shown", "shuffled", "cut"])
         t.do("A", "rps.pick", hand="scissors")

@@ -530,3 +530,29 @@ def test_public_records_name_the_role_not_the_staff_account(app, client, match):
     log_in_staff(app, client)
     assert "judge:Pegasus" in client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
     assert "Pegasus" in client.get(f"/api/tables/{match.code}/export.json").get_data(as_text=True)
+
+
+def test_r7_1_r7_5_a_judges_correction_and_a_casual_deck_fix_are_on_the_sheet(store):
+    """The sheet says what the ruling was: a dispute corrected by the judge, with the amount it
+    was corrected to; a casual table's failed deck check settled by both players (R7.5)."""
+    t = StoreTable(store, staff_start=True).join().register()
+    t.do("judge", "clock.start")  # the round starts
+    t.start_duel(first="A")
+    t.do("A", "lp.propose", changes=[{"seat": "B", "kind": "damage", "amount": 3000}])
+    t.do("B", "lp.reject", entry=1, reason="it was 2500")
+    t.do("judge", "dispute.settle", entry=1, action="correct", amount=2500, note="replayed")
+    [m] = build_sheet(store.log(t.code)).matches
+    texts = [line.text for line in m.rulings]
+    assert "disputed LP entry #1 corrected by the judge to B -2500" in texts, texts
+    casual = StoreTable(store, staff_start=False).join().register()
+    casual.start_duel(first="A")
+    casual.do("B", "duel.concede")
+    casual.do("A", "result.confirm")
+    casual.do("B", "result.confirm")
+    casual.do("B", "deck.check", ok=False, note="39 cards")
+    casual.do("B", "deck.fix", seat="B")
+    casual.do("A", "deck.fix", seat="B")
+    [m] = build_sheet(store.log(casual.code)).matches
+    assert any(
+        line.text == "deck check of B settled by both players (R7.5)" for line in m.decks_log
+    )

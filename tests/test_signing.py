@@ -238,3 +238,25 @@ def test_deleted_head_signatures_are_reported_and_the_sheet_does_not_say_verifie
     done = run_verify(app_config)
     assert done.returncode == 1 and f"{t.code}: BROKEN" in done.stdout, done.stdout
     assert "missing" in done.stdout
+
+
+def test_the_alarm_of_a_log_changed_under_the_cache_is_not_signed(app: Flask, client):
+    # The judge's warning after the match is re-chained and its head's signature deleted; the
+    # sheet's audit notices and writes its alarm. Signing the alarm's head would vouch for the
+    # changed log: verify must still fail.
+    with app.app_context():
+        store = services().store
+        t = play_match(store)
+        t.do("judge", "penalty.record", seat="B", level="warning",
+             infraction="procedural_error", note="slow play after the match")  # fmt: skip
+        store.fresh(t.code)  # the cache holds the real head
+        last = store.signed_heads(t.code)[-1]["seq"]
+        drop_signatures(t.code, last)
+        rechain_edit(t.code, "slow play after the match", "nothing happened")
+    assert client.get(f"/t/{t.code}/sheet").status_code == 200
+    with app.app_context():
+        log = store.log(t.code)
+        assert log[-1]["type"] == "judge.called"  # the alarm
+        assert store.signed_heads(t.code)[-1]["seq"] < log[-1]["seq"]
+        result = store.verify(t.code)
+        assert not result.ok, result

@@ -517,3 +517,41 @@ def test_the_edge_keeps_its_encoded_texts_beside_the_snapshots_not_in_them(store
     del snap
     gc.collect()
     assert key not in ws._ENCODED
+
+
+def test_r1_4_r7_1_a_rejected_entry_holds_the_later_one_over_the_socket(table: Table):
+    """Two real sockets at a casual table: A proposes 8000 to B, B proposes 8000 to A and A
+    confirms it, then B rejects A's entry. Both phones see neither LP move and B's entry
+    confirmed but waiting; A's turn cannot end (`entries_pending`, `first` naming A's entry)
+    and nothing is written; when A withdraws the rejected entry, B's applies and B wins."""
+
+    async def scenario() -> None:
+        async with table.connect() as wa, table.connect() as wb:
+            a, b = Phone(wa), Phone(wb)
+            await a.hello(table.token_a)
+            await b.hello(table.token_b)
+            await to_duel(a, b)
+            seq = await a.ok("lp.propose", {"seat": "B", "delta": -8000})
+            first = (await b.until_seq(seq))["state"]["pending"][0]["entry"]
+            seq = await b.ok("lp.propose", {"seat": "A", "delta": -8000})
+            later = (await a.until_seq(seq))["state"]["pending"][1]["entry"]
+            await a.ok("lp.confirm", {"entry": later})
+            seq = await b.ok("lp.reject", {"entry": first, "reason": "negated"})
+            for phone in (a, b):
+                state = (await phone.until_seq(seq))["state"]
+                assert state["phase"] == "duel" and state["lp"] == {"A": 8000, "B": 8000}
+                assert [(p["entry"], p["confirmed"]) for p in state["pending"]] == [(later, True)]
+                assert [(d["entry"], d["status"]) for d in state["disputes"]] == [(first, "open")]
+            refused = await a.command("turn.end", {"turn": 1})
+            assert refused["ok"] is False and refused["error"]["code"] == "entries_pending"
+            details = refused["error"]["details"]
+            assert (details["first"], details["disputes"]) == (first, [first])
+            assert table.state()["seq"] == seq
+
+            seq = await a.ok("dispute.withdraw", {"entry": first})
+            for phone in (a, b):
+                state = (await phone.until_seq(seq))["state"]
+                assert state["lp"] == {"A": 0, "B": 8000}
+                assert state["phase"] == "duel_result" and state["result"]["winner"] == "B"
+
+    run(scenario())

@@ -63,10 +63,13 @@ POLICIES: dict[str, str] = {
     "seats.judge_refuse_request": STAFF,
     "seats.approve_request": STAFF,  # the route checks the role at the table's event
     "seats.release_seat": STAFF,
+    "seats.disown_seat": SEAT,  # the seat's own phone: "this is not my phone any more"
+    "api.recover_table": JOIN,  # anyone with the code and the one-phone table's recovery code
     "api.create_table": PUBLIC,
     "api.get_table": TABLE,
     "api.join_table": JOIN,
     "api.table_qr": TABLE,
+    "api.table_invite": TABLE,  # the invite link: as visible as the table (its QR the same)
     "api.table_log": TABLE,
     "api.table_ledger": TABLE,  # the ledger by range: as visible as the table itself
     "api.server_time": PUBLIC,
@@ -103,6 +106,8 @@ POLICIES: dict[str, str] = {
     "staff.table_event": TABLE,
     "staff.seat_link": PUBLIC,  # the event's secret slug; answers only a redirect
     "staff.cards": STAFF,
+    "staff.printed_pairings": STAFF,
+    "staff.table_link": PUBLIC,  # the event's secret slug; answers only a redirect
     "staff.judge_page": PUBLIC,  # the page shell; its data come from staff routes
     "staff.organiser_page": PUBLIC,
     "floor_ws.floor_socket": SOCKET,
@@ -212,16 +217,20 @@ def budget_key(code: str, actor: Actor | None) -> str | None:
     if actor.role == "seat" and actor.seat:
         return f"seat:{code.upper()}:{actor.seat}"
     if actor.name:
-        return f"{actor.role}:{actor.name}"
+        return f"staff:{actor.name}"
     return None
 
 
-def seat_budget(code: str) -> str | None:
-    """The budget key of the request's seat token at `code`, None when it has none that holds."""
+def request_budget(code: str) -> str | None:
+    """The budget key of the request at `code`: its seat token's when it holds there, else its
+    staff login's; None (the address's) for anyone else."""
     token = bearer()
-    if not token or not CODE.fullmatch(code.upper()):
-        return None
-    return budget_key(code, services().store.seat_actor(code.upper(), token))
+    if token and CODE.fullmatch(code.upper()):
+        key = budget_key(code, services().store.seat_actor(code.upper(), token))
+        if key is not None:
+            return key
+    staff = current_staff()
+    return f"staff:{staff.username}" if staff is not None else None
 
 
 def look_up(code: str) -> bool:
@@ -248,9 +257,9 @@ def decide() -> None:
     args: dict[str, Any] = request.view_args or {}
     if policy in (TABLE, JOIN):
         # Before any look-up of the code, so a code is not guessed for free: a seat's own
-        # budget when its token holds at this table (a hall's phones share one address), else
-        # the address's. A wrong token or code is charged to the address.
-        charge(1, seat_budget(str(args.get("code", ""))))
+        # budget when its token holds at this table, a staff login's own (a hall's phones and
+        # judges share one address), else the address's. A wrong token is the address's.
+        charge(1, request_budget(str(args.get("code", ""))))
         look_up(str(args.get("code", "")))
         if policy == TABLE:
             g.viewer = require_read(str(args.get("code", "")))

@@ -57,7 +57,8 @@ class EventCache:
         self._lock = threading.Lock()
         self._building: dict[int, threading.Lock] = {}
         self.builds = 0  # how many projections were built (tests: a view does not build)
-        self.hub: Any = None
+        self.hub: Any = None  # subscribed to for the tables' and the events' changes
+        self.announce: Callable[[str], None] | None = None  # tells every process (the service)
 
     def _on_publish(self, code: str, seq: int) -> None:
         with self._lock:
@@ -69,8 +70,8 @@ class EventCache:
         """The event changed: drop its projection here and in every other process."""
         with self._lock:
             self._entries.pop(event_id, None)
-        if self.hub is not None:
-            self.hub.publish(f"event:{event_id}", 0)
+        if self.announce is not None:
+            self.announce(f"event:{event_id}")
 
     def get(self, event_id: int) -> Entry:
         with self._lock:
@@ -231,6 +232,8 @@ def init_app(app: Flask) -> None:
     tournament = app.extensions["duel_table_tournament"]
     found = EventCache(lambda event_id: project(swiss, tournament, event_id))
     found.hub = app.extensions["duel_table"].hub
+    # Through the table service, the one publisher: every process hears "event:<id>".
+    found.announce = lambda key: app.extensions["duel_table"].tables.announce({key: 0})
     app.extensions["duel_table_event_cache"] = found
     app.after_request(_after)
     app.register_blueprint(bp)

@@ -8,6 +8,7 @@ import logging
 import socket
 import time
 from typing import Any
+from urllib.parse import urlsplit
 
 import segno
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
@@ -15,6 +16,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
+from server.addresses import invite_base, is_loopback
 from server.context import services
 from server.errors import (
     AppError,
@@ -23,6 +25,7 @@ from server.errors import (
     DomainError,
     Forbidden,
     NotFound,
+    TooMany,
     Unauthenticated,
     error_body,
 )
@@ -31,7 +34,7 @@ from server.rules.view import ledger_row
 
 from .ratelimit import rate_limit
 from .schemas import BODIES, LEDGER_PAGE_MAX, QUERIES
-from .seats import join
+from .seats import join, recover
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +135,14 @@ def join_table(code: str) -> tuple[Response, int]:
     return jsonify(answer), status
 
 
+@bp.post("/tables/<code>/recover")
+def recover_table(code: str) -> Response:
+    """A one-phone table moves to a new phone with its recovery code: both seats' new tokens
+    (shown only in this answer) and a new recovery code; the old phone's tokens end."""
+    rate_limit()
+    return jsonify(recover(code.upper(), load_body()))
+
+
 @bp.get("/tables/<code>/qr.svg")
 def table_qr(code: str) -> Response:
     """A QR code of the table's join link."""
@@ -139,11 +150,31 @@ def table_qr(code: str) -> Response:
     code = code.upper()
     if not services().store.exists(code):
         raise AppError("no_such_table", "No table has this code.", status=404)
+    base, _ = invite_base_here()
     buffer = io.BytesIO()
-    segno.make(f"{request.host_url}t/{code}", error="m").save(
+    segno.make(f"{base}/t/{code}", error="m").save(
         buffer, kind="svg", scale=4, border=2, xmldecl=False
     )
     return Response(buffer.getvalue(), mimetype="image/svg+xml")
+
+
+def invite_base_here() -> tuple[str, str]:
+    """The base URL an invite from this request carries, and where it came from
+    (`server.addresses.invite_base`): PUBLIC_URL, the LAN address for a page opened on
+    127.0.0.1, else the page's own."""
+    conf = current_app.config
+    return invite_base(request.host_url, conf["HOST"], conf["PUBLIC_URL"])
+
+
+@bp.get("/tables/<code>/invite")
+def table_invite(code: str) -> Response:
+    """The link the other phone opens (the one in the QR code): `{"url", "from"}`."""
+    rate_limit()
+    code = code.upper()
+    if not services().store.exists(code):
+        raise AppError("no_such_table", "No table has this code.", status=404)
+    base, source = invite_base_here()
+    return jsonify({"url": f"{base}/t/{code}", "from": source})
 
 
 @bp.get("/tables/<code>/log")
@@ -194,6 +225,7 @@ STATUS_OF_KIND: dict[type[DomainError], int] = {
     NotFound: 404,
     Conflict: 409,
     Busy: 503,
+    TooMany: 429,
     DomainError: 400,
 }
 
@@ -298,6 +330,11 @@ def read_bounded(stream: Any, limit: int) -> bytes:
         time.sleep(0)  # gevent patches time.sleep: the other green threads run
 
 
+def trustworthy_origin() -> bool:
+    """Whether the page's origin is a secure context: HTTPS, or a loopback address."""
+    return request.is_secure or is_loopback(urlsplit(request.host_url).hostname or "")
+
+
 def too_large(limit: int) -> AppError:
     return AppError(
         "too_large", f"The body is over {limit} bytes.", {"max_bytes": limit}, status=413
@@ -306,6 +343,8 @@ def too_large(limit: int) -> AppError:
 
 def add_security_headers(response: Response) -> Response:
     for name, value in SECURITY_HEADERS.items():
+        if name == "Cross-Origin-Opener-Policy" and not trustworthy_origin():
+            continue  # ignored by browsers on plain http, and reported as an error on the page
         response.headers.setdefault(name, value)
     if request.path.startswith("/api/"):
         response.headers.setdefault("Cache-Control", "no-store")

@@ -203,6 +203,12 @@ class JoinSchema(Schema):
     device = fields.String(load_default="", validate=validate.Regexp(r"^[A-Za-z0-9_-]{0,40}$"))
 
 
+class RecoverSchema(Schema):
+    # A one-phone table's recovery code as typed (any case, spaces or dashes).
+    recovery = fields.String(required=True, validate=validate.Regexp(r"^[A-Za-z0-9 -]{1,40}$"))
+    device = fields.String(load_default="", validate=validate.Regexp(r"^[A-Za-z0-9_-]{0,40}$"))
+
+
 class HallMessageSchema(Schema):
     text = Text(hall.MAX_MESSAGE, required=True)
 
@@ -292,6 +298,7 @@ class BanListUploadSchema(Schema):
 BODIES: dict[str, type[Schema]] = {
     "api.create_table": CreateTableSchema,
     "api.join_table": JoinSchema,
+    "api.recover_table": RecoverSchema,
     "decklists.check_list": CheckSchema,
     "decklists.pick_banlist": PickSchema,
     "running.hall_message": HallMessageSchema,

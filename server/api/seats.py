@@ -1,32 +1,50 @@
 """Seat claims and moves: who may take a seat, and how a seat passes to another phone.
 
 - A table card's QR carries a per-seat **claim** (`/s/<slug>/<number>/<seat>?c=<claim>`):
-  HMAC-SHA256 of the event's slug, the table number and the seat under the server's signing
-  key (`server.store.signing`), so it survives restarts and is the same in every process.
+  HMAC-SHA256 of the event's slug, the round, the table number and the seat under the server's
+  signing key (`server.store.signing`), so it survives restarts and is the same in every
+  process. A claim belongs to one round: it seats nobody once its round has ended or in
+  another round (the photo of a round-1 card is refused in round 2, and the floor is told it
+  is an old card); with it the seat takes the pairing's name and ID. A request for a held seat
+  under the holder's own name and ID is marked on the floor (`server.floor`: `twin`). The
+  `/s/` link leads to the table only with its round's claim: it reveals no table code
+  otherwise, and a client address sending wrong claims is held back (`HTTP_MISS_*`).
 - Joining an **event** seat with the right claim takes it at once (when free). Without it, or
   when the seat is taken, the phone's request **waits for a judge** (202 with the request id
   and a token that works once approved).
 - At a **casual** table a phone asking for a taken seat (`"takeover": true`) waits for the
-  **other seat** to confirm it (the two-key rule).
+  seat's **own phone** to agree or refuse; the **other seat** may give the seat away only once
+  the owner is gone: its phone has not been seen for `SEAT_AWAY_SECONDS`, or it said "this is
+  not my phone any more" (`seat.disowned`). The rule is `server.rules.table.seat_answer`. A
+  phone that holds a seat of the table never asks for the other one.
+- Each asker (client address and device id) has at most one waiting request for a seat, and a
+  table at most `SEAT_REQUESTS_PER_TABLE`: each is one prompt on the phones and the floor.
+- A **one-phone** table (both seats joined with one device id) gets a **recovery code**, shown
+  once: it moves both seats to a new phone (`POST /api/tables/<code>/recover`), whose answer
+  carries the next code.
 - A judge can **release** a seat, or approve a request for a taken seat (the seat **moves** to
-  the new phone). The old token stops working at once and its sockets close. Each is an event
-  in the table's log (`seat.requested`, `seat.joined`/`seat.moved` with `by`, `seat.released`).
+  the new phone). The old token stops working at once and its sockets close (the old phone is
+  told). Each is an event in the table's log (`seat.requested`, `seat.joined`/`seat.moved`
+  with `by`, `seat.refused`, `seat.released`, `seat.disowned`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
 from typing import Any
 
-from flask import Blueprint, Flask, Response, jsonify
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from server.context import services
 from server.errors import AppError
-from server.store.events import hash_token
+from server.rules.table import seat_answer
+from server.store.events import hash_token, new_recovery_code, normal_recovery_code
 
 from .access import bearer, end_seat, viewer
 from .identity import check_request, require_staff, tournament
+from .session import sessions
 
 bp = Blueprint("seats", __name__)
 bp.before_request(check_request)  # a same-site Origin, and staff's CSRF token
@@ -43,36 +61,66 @@ def _secret() -> bytes:
     )
 
 
-def claim_for(slug: str, number: int, seat: str) -> str:
-    """The claim printed in a table card's QR for one seat."""
-    return claim_with(_secret(), slug, number, seat)
+def claim_for(slug: str, number: int, seat: str, *, round_no: int) -> str:
+    """The claim printed in a table card's QR for one seat of one round."""
+    return claim_with(_secret(), slug, number, seat, round_no=round_no)
 
 
-def claim_with(secret: bytes, slug: str, number: int, seat: str) -> str:
+def claim_with(secret: bytes, slug: str, number: int, seat: str, *, round_no: int) -> str:
     """`claim_for` under a given key (the raw Ed25519 private key's 32 bytes)."""
-    text = f"seat-claim v1\n{slug}\n{number}\n{seat}".encode()
+    text = f"seat-claim v2\n{slug}\n{round_no}\n{number}\n{seat}".encode()
     return hmac.new(secret, text, hashlib.sha256).hexdigest()[:24]
 
 
-def claim_ok(code: str, seat: str | None, claim: str) -> bool:
-    """Whether `claim` is the card's claim for `seat` of event table `code`."""
+OK, OLD, BAD = "ok", "old", "bad"
+
+
+def claim_check(code: str, seat: str | None, claim: str) -> str:
+    """Whether `claim` is the card's claim for `seat` of event table `code` in its round, while
+    that round is open (OK); a claim of an earlier round or of an ended one (OLD); else BAD."""
     if not claim or seat not in ("A", "B"):
-        return False
+        return BAD
     info = tournament().table_info(code)
     if info is None:
-        return False
+        return BAD
     slug = tournament().event(info["event"]["id"]).slug
-    return hmac.compare_digest(claim_for(slug, int(info["number"]), seat), claim)
+    number, round_no = int(info["number"]), int(info["round"])
+    secret = _secret()
+    if hmac.compare_digest(claim_with(secret, slug, number, seat, round_no=round_no), claim):
+        return OLD if tournament().round_ended(code) else OK
+    for earlier in range(1, round_no):
+        if hmac.compare_digest(claim_with(secret, slug, number, seat, round_no=earlier), claim):
+            return OLD
+    return BAD
+
+
+def claim_ok(code: str, seat: str | None, claim: str) -> bool:
+    """Whether `claim` is the card's claim for `seat` of event table `code` (its round, open)."""
+    return claim_check(code, seat, claim) == OK
+
+
+def _same(a: str, b: str) -> bool:
+    return a.strip().casefold() == b.strip().casefold()
+
+
+def _asker(device: str, seat: str) -> str:
+    """Who is asking for which seat, as far as the server can tell: the client's address and
+    the phone's device id, and the seat (hashed: the request rows keep no address)."""
+    text = f"seat-asker\n{request.remote_addr or '?'}\n{device}\n{seat}".encode()
+    return hashlib.sha256(text).hexdigest()[:32]
 
 
 def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """The HTTP join's decision: a seat at once, or a request that waits (202)."""
     found = services()
     seat, name, player_id = body.get("seat"), body["name"], body["player_id"]
+    typed = (name, player_id)  # as the phone sent them: a request shows the judge these
+    device = str(body.get("device") or "")
     info = tournament().table_info(code)
     event_table = info is not None
+    verdict = claim_check(code, seat, body.get("claim", "")) if event_table else BAD
     paired = ((info or {}).get("pairing") or {}).get(seat) if seat in ("A", "B") else None
-    if paired and paired["name"] and claim_ok(code, seat, body.get("claim", "")):
+    if paired and paired["name"] and verdict == OK:
         # An event seat carries its pairing's name and ID (the table card's claim says which
         # seat this is): a different typed name never replaces them.
         name, player_id = paired["name"], paired["player_id"] or player_id
@@ -80,21 +128,63 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         # R1.1: this event asks every player for a player ID (checked before any seat or request).
         raise AppError("player_id_required", "This event needs your player ID.", status=400)
     taken = seat is not None and found.store.snapshot(code).state.seats[seat].joined
-    if event_table and not (claim_ok(code, seat, body.get("claim", "")) and not taken):
+    if info is not None:
         if seat is None:
             raise AppError("seat_needed", "Name the seat on your table card.", status=400)
-        why = "taken" if taken else "no_claim"
-        return _request(code, seat, name, player_id, why), 202
+        if taken:
+            why = "taken"  # with the same name and ID as the holder: the floor marks it
+        elif verdict == OLD:
+            why = "old_claim"  # the card of another round: the floor is told
+        elif verdict == BAD:
+            why = "no_claim"
+        else:
+            why = ""
+        if why:
+            return _request(code, seat, *typed, why, device), 202
     if taken and body.get("takeover"):
-        return _request(code, str(seat), name, player_id, "takeover"), 202
-    device = str(body.get("device") or "")
+        return _request(code, str(seat), name, player_id, "takeover", device), 202
     joined = found.tables.join(code, seat, name, player_id, found.clock(), device)
-    return {"seat": joined.seat, "token": joined.token, "seq": joined.seq}, 201
+    answer: dict[str, Any] = {"seat": joined.seat, "token": joined.token, "seq": joined.seq}
+    if device and not event_table:
+        # One phone now holds both seats: the code that moves them to another phone, once.
+        recovery = new_recovery_code()
+        if found.store.set_recovery(code, device, hash_token(recovery)):
+            answer["recovery"] = recovery
+    return answer, 201
 
 
-def _request(code: str, seat: str, name: str, player_id: str, why: str) -> dict[str, Any]:
+def _request(
+    code: str, seat: str, name: str, player_id: str, why: str, device: str
+) -> dict[str, Any]:
     found = services()
-    ref, token, _seq = found.tables.request_seat(code, seat, name, player_id, why, found.clock())
+    holder = viewer(code).seat
+    if holder is not None:
+        # A seat's phone never asks for a seat of its own table (and so never confirms it).
+        raise AppError(
+            "already_seated",
+            f"This phone holds seat {holder.seat} of this table.",
+            {"seat": holder.seat},
+            status=409,
+        )
+    per_table = int(current_app.config.get("SEAT_REQUESTS_PER_TABLE", 3))
+    if per_table and len(found.store.fresh(code).state.seat_requests) >= per_table:
+        # Refused before the writer (which checks again, on the latest state): a flood of
+        # requests costs a cached look-up each.
+        raise AppError(
+            "too_many_requests",
+            "This table has enough phones waiting; ask a judge or the players.",
+            status=429,
+        )
+    ref, token, _seq = found.tables.request_seat(
+        code,
+        seat,
+        name,
+        player_id,
+        why,
+        found.clock(),
+        asker=_asker(device, seat),
+        per_table=per_table,
+    )
     return {"status": "waiting", "request": ref, "seat": seat, "token": token, "why": why}
 
 
@@ -109,43 +199,94 @@ def _grant(code: str, ref: str, by: str) -> Response:
 def request_status(code: str, ref: str) -> Response:
     """A waiting phone asks how its request stands (its request token as Bearer)."""
     code = code.upper()
-    request = services().store.seat_request(code, ref)
+    request_row = services().store.seat_request(code, ref)
     token = bearer()
     if (
-        request is None
+        request_row is None
         or not token
-        or not hmac.compare_digest(request.token_hash, hash_token(token))
+        or not hmac.compare_digest(request_row.token_hash, hash_token(token))
     ):
         raise AppError("no_such_request", "No request has this id and token.", status=404)
-    return jsonify({"request": ref, "seat": request.seat, "status": request.status})
+    return jsonify({"request": ref, "seat": request_row.seat, "status": request_row.status})
 
 
-def _other_seat(code: str, ref: str, verb: str) -> str:
-    """At a casual table, the seat that answers a new phone's request for the other seat (the
-    two-key rule): its actor label. An event table's requests are a judge's to answer."""
+def unseen_ms(code: str, seat: str, asked_ms: int) -> int:
+    """How long the phone of `seat` has not been seen, counted from `asked_ms` at the
+    earliest: 0 while one of its sockets is open here; otherwise since the later of the
+    request and the last time a process saw it (`seat.seen_ms`: socket opened, closed or
+    kept while the request waited)."""
+    if sessions().seated(code, seat):
+        return 0
+    row = services().store.seat_row(code, seat)
+    seen = (row.seen_ms or 0) if row is not None else 0
+    return max(0, services().clock() - max(seen, asked_ms))
+
+
+def _answerer(code: str, ref: str, verb: str) -> str:
+    """At a casual table, who answers a phone's request for a seat: the seat's own phone, or
+    the other seat once the owner is gone (`seat_answer`); its actor label."""
     v = viewer(code)
-    request = services().store.seat_request(code, ref)
-    if request is None:
+    asked = services().store.seat_request(code, ref)
+    if asked is None or asked.status != "waiting":
         raise AppError("no_such_request", "No waiting request has this id.", status=404)
     if tournament().table_info(code) is not None:
         raise AppError("judge_needed", "At an event table a judge answers.", status=403)
-    if v.seat is None or v.seat.seat == request.seat:
-        raise AppError("forbidden", f"Only the other seat {verb}.", status=403)
+    if v.seat is None or not v.seat.seat:
+        raise AppError("forbidden", "Only a seat of this table answers.", status=403)
+    state = services().store.snapshot(code).state
+    away_ms = int(current_app.config.get("SEAT_AWAY_SECONDS", 60)) * 1000
+    unseen = unseen_ms(code, asked.seat, int(asked.created_ms))
+    seat_answer(state, asked.seat, v.seat.seat, verb, unseen, away_ms)  # RuleError: 409
     return f"seat {v.seat.seat}"
 
 
 @bp.post("/api/tables/<code>/seat-requests/<ref>/confirm")
 def confirm_request(code: str, ref: str) -> Response:
-    """At a casual table, the other seat lets a new phone take the seat (two keys)."""
+    """At a casual table, the seat's own phone gives its seat to a new phone; or the other
+    seat does, once the owner is gone."""
     code = code.upper()
-    return _grant(code, ref, _other_seat(code, ref, "confirms"))
+    return _grant(code, ref, _answerer(code, ref, "confirm"))
 
 
 @bp.post("/api/tables/<code>/seat-requests/<ref>/refuse")
 def refuse_request(code: str, ref: str) -> Response:
-    """At a casual table, the other seat refuses a new phone's request for a seat."""
+    """At a casual table, either seat refuses a new phone's request for a seat."""
     code = code.upper()
-    return _refuse(code, ref, _other_seat(code, ref, "refuses"))
+    return _refuse(code, ref, _answerer(code, ref, "refuse"))
+
+
+@bp.post("/api/tables/<code>/seat/disown")
+def disown_seat(code: str) -> Response:
+    """The seat's phone says "this is not my phone any more": at a casual table the other seat
+    may then give the seat to the player's new phone at once (the seat stays until then)."""
+    code = code.upper()
+    v = viewer(code)
+    if v.seat is None or not v.seat.seat:
+        raise AppError("bad_token", "Send your seat's token.", status=401)
+    if tournament().table_info(code) is not None:
+        raise AppError("judge_needed", "At an event table a judge moves seats.", status=403)
+    found = services()
+    found.tables.disown(code, v.seat.seat, found.clock())
+    return jsonify({"seat": v.seat.seat, "disowned": True})
+
+
+def recover(code: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A one-phone table's recovery: both seats move to the phone that has its code."""
+    found = services()
+    typed = normal_recovery_code(body["recovery"])
+    misses = current_app.extensions.get("duel_table_misses")
+    if not typed or found.store.table_recovery(code) != hash_token(typed):
+        # A wrong code spends one of the address's few "miss" tokens, as an unknown code does.
+        if misses is not None and not misses.take(request.remote_addr or "?"):
+            raise AppError("rate_limited", "Too many wrong codes; try again later.", status=429)
+        raise AppError("bad_recovery", "This is not the table's recovery code.", status=403)
+    tokens = {seat: secrets.token_urlsafe(32) for seat in ("A", "B")}
+    fresh = found.tables.recover(
+        code, hash_token(typed), tokens, str(body.get("device") or ""), found.clock(), end_seat
+    )
+    state = found.store.snapshot(code).state
+    names = {seat: state.seats[seat].name for seat in ("A", "B")}
+    return {"seats": tokens, "names": names, "recovery": fresh}
 
 
 def _refuse(code: str, ref: str, by: str) -> Response:

@@ -489,6 +489,11 @@ class Sessions:
             if not held:
                 del self._seats[(code, seat)]
 
+    def seated(self, code: str, seat: str) -> bool:
+        """Whether a socket of the seat is open in this process."""
+        with self._lock:
+            return bool(self._seats.get((code, seat)))
+
     def seat_buckets(self, code: str, seat: str) -> tuple[TokenBucket, TokenBucket]:
         """The seat's message budget, shared by all of its sockets: (answered, refusals)."""
         key = (code, seat)

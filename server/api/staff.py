@@ -19,7 +19,7 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, re
 from markupsafe import escape
 
 from server.context import services
-from server.errors import AppError, error_body
+from server.errors import AppError, DomainError, error_body
 from server.rules import RULESETS, Actor, view
 from server.sheet import csv_safe
 from server.store.tournament import Staff, Tournament, parse_pairings
@@ -154,8 +154,8 @@ def get_event(event_id: int) -> Response:
     detail["banlist"] = {"name": loaded[0], "size": len(loaded[1])} if loaded else None
     if detail["my_role"] == "organiser":  # the seat links carry the table cards' claims
         for table in detail["tables"]:
-            n = table["number"]
-            table["claims"] = {s: claim_for(detail["slug"], n, s) for s in ("A", "B")}
+            n, r = table["number"], detail["round"]
+            table["claims"] = {s: claim_for(detail["slug"], n, s, round_no=r) for s in "AB"}
     return jsonify(detail)
 
 
@@ -407,12 +407,60 @@ def table_event(code: str) -> Response:
 @bp.get("/s/<slug>/<int:number>/<seat>")
 def seat_link(slug: str, number: int, seat: str) -> Response:
     """A table card's QR code: the seat of table `number` in the event's current round."""
-    if seat not in ("A", "B"):
-        raise AppError("unknown_seat", "The seat must be A or B.", status=404)
-    code = tournament().seat_link(slug, number)
+    rate_limit()
     claim = request.args.get("c", "")[:64]  # the card's seat claim (`server.api.seats`)
-    query = f"seat={seat}" + (f"&claim={claim}" if claim.isalnum() else "")
-    return redirect(f"/t/{code}?{query}", code=302)  # type: ignore[return-value]
+    code = ""
+    if seat in ("A", "B") and claim.isalnum():
+        try:
+            code = tournament().seat_link(slug, number)
+        except DomainError:
+            code = ""
+    if code and claim_ok(code, seat, claim):
+        return redirect(f"/t/{code}?seat={seat}&claim={claim}", code=302)  # type: ignore[return-value]
+    # No claim, a wrong one or another round's: no table code. A client address that keeps
+    # trying spends its few "miss" tokens, as for unknown table codes (docs/security.md).
+    misses = current_app.extensions.get("duel_table_misses")
+    if misses is not None and not misses.take(request.remote_addr or "?"):
+        raise AppError("rate_limited", "Too many wrong seat links; try again later.", status=429)
+    return redirect("/?card=invalid", code=302)  # type: ignore[return-value]
+
+
+@bp.get("/s/<slug>/<int:number>")
+def table_link(slug: str, number: int) -> Response:
+    """A table card's short address: table `number` of the event's current round."""
+    rate_limit()  # one HTTP token per look-up: walking every table's address is not free
+    code = tournament().seat_link(slug, number)
+    return redirect(f"/t/{code}", code=302)  # type: ignore[return-value]
+
+
+@bp.get("/organiser/events/<int:event_id>/pairings")
+def printed_pairings(event_id: int) -> Response:
+    """The current round's pairings to print or show: table, code, and each seat's player (the
+    names change every round, so they are here and not on the table cards)."""
+    staff = current_staff()
+    if staff is None or tournament().role(staff, event_id) is None:
+        return Response("Log in as staff of this event.", status=403, mimetype="text/plain")
+    ev = tournament().event(event_id)
+    n = tournament().current_round(event_id).number
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        f"<title>{escape(ev.name)}: round {n}</title>",
+        "<link rel='icon' href='/icons/icon.svg' type='image/svg+xml'>",
+        "<link rel='stylesheet' href='/css/standings.css'></head><body>",
+        f"<h1>{escape(ev.name)} · Round {n} · 第 {n} 輪 · 第{n}回戦</h1>",
+        "<table data-testid='pairings'><thead><tr><th>#</th><th>A</th><th>B</th>"
+        "<th>Code · 代碼 · コード</th></tr></thead><tbody>",
+    ]
+    for table in tournament().tables(event_id):
+        pairing = table["pairing"]
+        if not (pairing["A"]["name"] or pairing["B"]["name"]):
+            continue
+        parts.append(
+            f"<tr><td>{table['number']}</td><td>{escape(pairing['A']['name'])}</td>"
+            f"<td>{escape(pairing['B']['name'])}</td><td>{escape(table['code'])}</td></tr>"
+        )
+    parts.append("</tbody></table></body></html>")
+    return Response("".join(parts), mimetype="text/html")
 
 
 def _qr_data_uri(url: str) -> str:
@@ -439,25 +487,26 @@ def cards(event_id: int) -> Response:
         f"<p class='noprint'><button id='print' type='button'>{escape(tr('print'))}</button></p>",
     ]
     short = request.host.removeprefix("www.")
+    slug = escape(ev.slug)
+    # A card's number and short address stay right in every round; the round's codes and names
+    # are on the printed pairings. Its seat QR codes carry the round's claims (a photo of an
+    # earlier round's QR seats nobody, `server.api.seats`): print the cards for each round.
     for table in tournament().tables(event_id):
-        code = escape(table["code"])
-        parts.append(f"<section class='card' data-code='{code}'>")
-        parts.append(f"<h1>{escape(ev.name)}</h1><p class='no'>{table['number']}</p>")
-        # For a QR code that will not scan: the table's code and a short address to type.
+        n = table["number"]
+        parts.append(f"<section class='card' data-table='{n}'>")
+        parts.append(f"<h1>{escape(ev.name)}</h1><p class='no'>{n}</p>")
         parts.append(
-            f"<p class='code'>{code}</p><p class='addr'>{escape(short)}/t/{code}</p>"
-            f"<p class='addr' data-testid='event-link'>{escape(short)}/e/{escape(ev.slug)}</p>"
+            f"<p class='addr' data-testid='card-address'>{escape(short)}/s/{slug}/{n}</p>"
+            f"<p class='addr' data-testid='event-link'>{escape(short)}/e/{slug}</p>"
             "<div class='seats'>"
         )
         for seat in ("A", "B"):
-            claim = claim_for(ev.slug, table["number"], seat)
-            url = f"{base}/s/{ev.slug}/{table['number']}/{seat}?c={claim}"
-            name = table["pairing"][seat]["name"]
-            player = f"<span class='player'>{escape(name)}</span>" if name else ""
+            claim = claim_for(ev.slug, n, seat, round_no=table["round"])
+            url = f"{base}/s/{ev.slug}/{n}/{seat}?c={claim}"
             # In the organiser's language (`?lang=` prints the cards in another).
             parts.append(
                 f"<figure><img alt='{escape(tr('qr', seat=seat))}' src='{_qr_data_uri(url)}'>"
-                f"<figcaption>{escape(tr('seat', seat=seat))}{player}</figcaption></figure>"
+                f"<figcaption>{escape(tr('seat', seat=seat))}</figcaption></figure>"
             )
         parts.append("</div></section>")
     parts.append("</body></html>")

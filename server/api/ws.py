@@ -43,6 +43,8 @@ CLOSE_BAD_TOKEN = 4001
 CLOSE_NO_TABLE = 4004
 CLOSE_FORBIDDEN = 4003
 SPECTATOR = Actor(role="spectator")
+# While a phone asks for a seat, its phone's pings say it is around at most this often.
+SEEN_EVERY_MS = 10_000
 
 
 encode = phone_text
@@ -191,6 +193,7 @@ class Connection(Session):
         self.seated: str | None = None
         self.watching = False
         self._forget_grant: Any = None  # `access.GRANTS.add`'s undo, once authorised
+        self.seen_ms = 0  # when this seat's phone was last noted as around (`seen`)
         # The client address, while this socket counts against its anonymous ceilings (until
         # a hello proves a seat or a login), and whether it counts as the address's spectator.
         self.address: str | None = None
@@ -293,6 +296,7 @@ class Connection(Session):
             self.hub.unsubscribe(self.code, self._on_publish)
         if self.seated:
             self.sessions.stand(self.code, self.seated, self)
+            self.seen()
         if self.watching:
             self.sessions.unwatch(self.code)
         if self.spectating and self.address is not None:
@@ -341,6 +345,8 @@ class Connection(Session):
             return True
         if kind == "ping":
             self.send({"type": "pong", "t": body["t"], "now_ms": self.clock()})
+            if self.seated and self.clock() - self.seen_ms >= SEEN_EVERY_MS:
+                self.seen()
             return True
         if kind == "hello":
             self.version = 2 if (body.get("v") or 1) >= 2 else 1
@@ -386,6 +392,7 @@ class Connection(Session):
                     self.sessions.stand(self.code, self.seated, self)
                 self.sessions.sit(self.code, actor.seat, self)
                 self.seated = actor.seat
+                self.seen()
                 self.bucket, self.flood = self.sessions.seat_buckets(self.code, actor.seat)
             self.actor = actor
         else:
@@ -407,6 +414,22 @@ class Connection(Session):
             self.ready = True
         self.queue("welcome", since)
         return True
+
+    def seen(self) -> None:
+        """While a phone asks for this socket's seat, the seat's phone is around: say so (in
+        the database, for every process), so the other seat does not answer for it
+        (`server.api.seats`)."""
+        seat = self.seated
+        if seat is None:
+            return
+        now = self.clock()
+        self.seen_ms = now
+        try:
+            asks = self.store.fresh(self.code).state.seat_requests
+            if any(r.seat == seat for r in asks):
+                self.store.seen(self.code, seat, now)
+        except Exception:
+            log.exception("table %s: noting seat %s's phone failed", self.code, seat)
 
     def charge(self, actor: Actor | None) -> bool:
         """Count the hello against its budget: a seat's or a staff login's own (so a hall's
@@ -518,12 +541,13 @@ def table_socket(ws: GuardedServer, code: str) -> None:
         ws.send(json.dumps({"type": "error", "error": error_body("too_many_sockets")}))
         ws.close(reason=CLOSE_POLICY, message="too many sockets from this address")
         return
-    connection = Connection(ws, code, found, config)
-    connection.address = address
+    connection: Connection | None = None
     try:
+        connection = Connection(ws, code, found, config)
+        connection.address = address
         connection.run()
     finally:
-        if connection.address is not None:  # still counted as anonymous
+        if connection is None or connection.address is not None:  # still counted as anonymous
             sessions().close(address)
 
 

@@ -265,6 +265,16 @@ def settle(tx: Tx, args: Mapping[str, Any]) -> None:
     changes = corrected(p, args) if action == "correct" else p.changes
     if action != "void":
         require(tx.state.phase == DUEL, "wrong_phase", "The duel is over; enter a result instead.")
+        # Order is kept (R1.4): an entry applies only after the disputes before it are settled.
+        first = first_unsettled(tx.state)
+        require(
+            not held(tx.state, p) or first is None,
+            "entries_pending",
+            f"Settle entry #{first} first: it comes before this one (R1.4).",
+            entries=[],
+            disputes=[d.entry for d in open_disputes(tx.state, tx.state.duel_no)],
+            first=first,
+        )
     note = str(args.get("note") or "")
     if action == "correct":
         data = [c.to_dict() for c in changes]

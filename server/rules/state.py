@@ -50,6 +50,9 @@ class SeatInfo:
     name: str = ""
     player_id: str = ""
     joined: bool = False
+    # The phone holding the seat said it is not its player's any more: at a casual table the
+    # other seat may then give the seat to a new phone (`server.rules.table.seat_answer`).
+    disowned: bool = False
 
 
 @dataclass(frozen=True)

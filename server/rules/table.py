@@ -176,6 +176,57 @@ def move(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("seat.moved", seat=seat, name=name, player_id=player_id, by=by)
 
 
+@command("seat.disown", SYSTEM)
+def disown(tx: Tx, args: Mapping[str, Any]) -> None:
+    """The phone holding a seat says it is not its player's any more (a borrowed phone): at a
+    casual table the other seat may then give the seat to the player's new phone."""
+    seat = args.get("seat")
+    require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
+    info = tx.state.seats[str(seat)]
+    require(info.joined, "seat_free", "That seat is free.")
+    require(not info.disowned, "already_disowned", "This phone has already said so.")
+    tx.emit("seat.disowned", seat=seat)
+
+
+@handler("seat.disowned")
+def _disowned(s: TableState, e: Event) -> TableState:
+    seat = e.data["seat"]
+    return s.evolve(seats=put(s.seats, seat, replace(s.seats[seat], disowned=True)))
+
+
+# Who answers a phone's request for a taken seat of a casual table (an event table's requests
+# are its judges' to answer). The seat's own phone, always; the other seat only once the owner
+# is gone: its phone said it is not the player's any more, or it has not been seen for
+# `away_ms` (counted from the request at the earliest, so an online phone has time to be seen).
+OWN, OTHER = "own", "other"
+
+
+def seat_answer(
+    s: TableState, request_seat: str, answering_seat: str, verb: str, unseen_ms: int, away_ms: int
+) -> str:
+    """Whether `answering_seat` may `verb` ("confirm" or "refuse") a waiting request for
+    `request_seat`: OWN (its own phone) or OTHER (the other seat), else a RuleError.
+
+    `unseen_ms`: how long the requested seat's phone has not been seen, at most the request's
+    age (0 while it is connected). A refusal keeps things as they are, so either seat may give
+    one; a confirmation by the other seat needs the owner gone."""
+    require(request_seat in SEATS and answering_seat in SEATS, "unknown_seat", "No such seat.")
+    if answering_seat == request_seat:
+        return OWN
+    if verb == "refuse" or s.seats[request_seat].disowned or not s.seats[request_seat].joined:
+        return OTHER
+    left = max(0, away_ms - unseen_ms)
+    if left > 0:
+        raise RuleError(
+            "owner_online",
+            f"Seat {request_seat}'s phone answers while it is around.",
+            seat=request_seat,
+            seconds=-(-left // 1000),
+            online=unseen_ms == 0,
+        )
+    return OTHER
+
+
 @handler("seat.released")
 def _released(s: TableState, e: Event) -> TableState:
     return s.evolve(seats=put(s.seats, e.data["seat"], SeatInfo()))

@@ -117,6 +117,7 @@ def shared_view(s: TableState) -> dict[str, Any]:
         "match_no": s.match_no,
         "seats": {
             k: {"name": v.name, "player_id": v.player_id, "joined": v.joined}
+            | ({"disowned": True} if v.disowned else {})
             for k, v in s.seats.items()
         },
         "phase": s.phase,

@@ -29,7 +29,7 @@ from typing import Any
 
 from peewee import DatabaseProxy, IntegrityError
 
-from server.errors import Busy, DomainError, NotFound
+from server.errors import Busy, Conflict, DomainError, Forbidden, NotFound, TooMany
 from server.rules import (
     EMPTY,
     Actor,
@@ -408,7 +408,11 @@ class EventStore:
     # -- deciding and the group commit ---------------------------------------------------------
 
     def _decide(
-        self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
+        self,
+        code: str,
+        cmd_id: str | None,
+        decide_on: Callable[[Snapshot], Decided],
+        sign: bool = True,
     ) -> tuple[Pending | _Answered, bool]:
         """Decide one command on the table's latest state and wait for its group commit.
 
@@ -421,7 +425,7 @@ class EventStore:
                 pending, repeat = self._plan(code, cmd_id, decide_on)
             pending.done.wait()
             if pending.outcome == "ok":
-                if not repeat:
+                if sign and not repeat:
                     self._sign_if_due(code, pending)
                 return pending, repeat
             if pending.outcome == "failed" and not repeat:
@@ -429,7 +433,7 @@ class EventStore:
                 raise pending.error
         # Contended (other processes writing the same table): hold the table, then decide.
         pending, repeat = self._decide_holding(code, cmd_id, decide_on)
-        if not repeat:
+        if sign and not repeat:
             self._sign_if_due(code, pending)
         return pending, repeat
 
@@ -637,7 +641,9 @@ class EventStore:
             data = judge_called(latest.state, None, "", code="log_changed", params=found_at)
             return [Event("judge.called", data, now_ms, SYSTEM_ACTOR)], []
 
-        pending, _ = self._decide(code, None, decide_on)
+        # Not signed: the alarm sits on a log changed under the server, and a signature would
+        # vouch for it; at a decided table `verify` then reports the unsigned head too.
+        pending, _ = self._decide(code, None, decide_on, sign=False)
         if self.on_alarm is not None:
             self.on_alarm(code, pending.snap.seq)
         return problem
@@ -663,9 +669,9 @@ class EventStore:
             taken[:] = [chosen]
             mark = self.db.param
             insert = (
-                "INSERT INTO seat (table_id, seat, token_hash, name, player_id) "
-                f"VALUES ({', '.join([mark] * 5)})",
-                (snap.table_id, chosen, hash_token(token), name, player_id),
+                "INSERT INTO seat (table_id, seat, token_hash, name, player_id, device) "
+                f"VALUES ({', '.join([mark] * 6)})",
+                (snap.table_id, chosen, hash_token(token), name, player_id, device or None),
             )
             return events, [insert]
 
@@ -675,25 +681,178 @@ class EventStore:
     # -- seat requests, releases and moves ----------------------------------------------------
 
     def request_seat(
-        self, code: str, seat: str, name: str, player_id: str, why: str, now_ms: int
+        self,
+        code: str,
+        seat: str,
+        name: str,
+        player_id: str,
+        why: str,
+        now_ms: int,
+        asker: str = "",
+        per_table: int = 0,
     ) -> tuple[str, str, int]:
         """Ask for `seat` (it waits for approval): (request ref, token, seq). The request is
-        an event in the log, so the judges and the other seat see it."""
+        an event in the log, so the judges and the other seat see it.
+
+        At most one waiting request per `asker` (a hash of who asks) and, when `per_table`,
+        at most that many per table: each one is a prompt on the phones and the floor."""
         token, ref = secrets.token_urlsafe(32), secrets.token_hex(6)
 
         def decide_on(snap: Snapshot) -> Decided:
+            if per_table and len(snap.state.seat_requests) >= per_table:
+                raise TooMany(
+                    "too_many_requests",
+                    "This table has enough phones waiting; ask a judge or the players.",
+                    {"waiting": len(snap.state.seat_requests)},
+                )
+            if asker and self._asker_waiting(snap.table_id, asker):
+                raise Conflict("request_waiting", "Your request for a seat here is still waiting.")
             data = {"request": ref, "seat": seat, "name": name, "player_id": player_id}
             events = [Event("seat.requested", {**data, "why": why}, now_ms, SYSTEM_ACTOR)]
             mark = self.db.param
             insert = (
                 "INSERT INTO seat_request (table_id, ref, seat, token_hash, name, player_id, "
-                f"created_ms, status) VALUES ({', '.join([mark] * 8)})",
-                (snap.table_id, ref, seat, hash_token(token), name, player_id, now_ms, "waiting"),
+                f"created_ms, status, asker) VALUES ({', '.join([mark] * 9)})",
+                (
+                    snap.table_id,
+                    ref,
+                    seat,
+                    hash_token(token),
+                    name,
+                    player_id,
+                    now_ms,
+                    "waiting",
+                    asker or None,
+                ),
             )
             return events, [insert]
 
         pending, _ = self._decide(code, None, decide_on)
         return ref, token, pending.snap.seq
+
+    def _asker_waiting(self, table_id: int, asker: str) -> bool:
+        with self.db.connection_context():
+            found = (
+                SeatRequest.select(SeatRequest.id)
+                .where(
+                    (SeatRequest.table == table_id)
+                    & (SeatRequest.asker == asker)
+                    & (SeatRequest.status == "waiting")
+                )
+                .first()
+            )
+        return found is not None
+
+    # -- a seat's phone: when it was last seen, and a one-phone table's recovery ---------------
+
+    def seat_row(self, code: str, seat: str) -> SeatRow | None:
+        with self.db.connection_context():
+            found: SeatRow | None = (
+                SeatRow.select(SeatRow)
+                .join(TableRow)
+                .where((TableRow.code == code) & (SeatRow.seat == seat))
+                .first()
+            )
+            return found
+
+    def seen(self, code: str, seat: str, now_ms: int) -> None:
+        """The seat's phone is around now (its socket opened, closed, or is kept)."""
+        with self.db.connection_context():
+            table = TableRow.select(TableRow.id).where(TableRow.code == code)
+            SeatRow.update(seen_ms=now_ms).where(
+                (SeatRow.table.in_(table)) & (SeatRow.seat == seat)
+            ).execute()
+
+    def disown(self, code: str, seat: str, now_ms: int) -> int:
+        """The seat's phone says it is not its player's any more; the new seq."""
+        return self.append(code, "seat.disown", {"seat": seat}, SYSTEM_ACTOR, None, now_ms).seq
+
+    def table_recovery(self, code: str) -> str:
+        """The hash of a one-phone table's recovery code ("" when it has none)."""
+        with self.db.connection_context():
+            row = TableRow.select(TableRow.recovery_hash).where(TableRow.code == code).first()
+        return str(row.recovery_hash or "") if row is not None else ""
+
+    def set_recovery(self, code: str, device: str, recovery_hash: str) -> bool:
+        """Keep a one-phone table's recovery code (its hash) when one device holds both seats
+        and the table has none yet; whether it was kept."""
+        with self.db.connection_context():
+            row = TableRow.get_or_none(TableRow.code == code)
+            if row is None or row.recovery_hash:
+                return False
+            devices = [
+                r.device for r in SeatRow.select(SeatRow.device).where(SeatRow.table == row.id)
+            ]
+            if len(devices) != 2 or any(d != device for d in devices):
+                return False
+            changed = (
+                TableRow.update(recovery_hash=recovery_hash)
+                .where((TableRow.id == row.id) & (TableRow.recovery_hash.is_null()))
+                .execute()
+            )
+            return bool(changed)
+
+    def recover(
+        self, code: str, recovery_hash: str, tokens: dict[str, str], device: str, now_ms: int
+    ) -> tuple[list[str | None], str]:
+        """Move both seats of a one-phone table to a new phone (`tokens`: the new token of
+        each seat) if `recovery_hash` is its recovery code's; the old tokens' hashes and the
+        new recovery code (the old one is spent)."""
+        import hmac as _hmac
+
+        with self.db.connection_context():
+            row = TableRow.get_or_none(TableRow.code == code)
+        if (
+            row is None
+            or not row.recovery_hash
+            or not _hmac.compare_digest(row.recovery_hash, recovery_hash)
+        ):
+            raise Forbidden("bad_recovery", "This is not the table's recovery code.")
+        fresh = new_recovery_code()
+        old: list[str | None] = []
+
+        def decide_on(snap: Snapshot) -> Decided:
+            old.clear()
+            events: list[Event] = []
+            statements: list[Statement] = []
+            mark = self.db.param
+            state = snap.state
+            for seat in ("A", "B"):
+                held = self.seat_row(code, seat)
+                if held is None:
+                    raise Conflict("seat_free", "That seat is free: join it.")
+                old.append(held.token_hash)
+                info = state.seats[seat]
+                args = {"seat": seat, "name": info.name, "player_id": info.player_id}
+                made = decide(
+                    state,
+                    "seat.move",
+                    {**args, "by": "recovery code"},
+                    SYSTEM_ACTOR,
+                    now_ms,
+                    self.randbelow,
+                )
+                events += made
+                for e in made:
+                    state = apply(state, e)
+                statements.append(
+                    (
+                        f"UPDATE seat SET token_hash = {mark}, device = {mark} "
+                        f"WHERE table_id = {mark} AND seat = {mark}",
+                        (hash_token(tokens[seat]), device or None, snap.table_id, seat),
+                    )
+                )
+            statements.append(
+                (
+                    f'UPDATE "table" SET recovery_hash = {mark} '
+                    f"WHERE id = {mark} AND recovery_hash = {mark}",
+                    (hash_token(fresh), snap.table_id, recovery_hash),
+                )
+            )
+            return events, statements
+
+        self._decide(code, None, decide_on)
+        return old, fresh
 
     def seat_request(self, code: str, ref: str) -> SeatRequest | None:
         with self.db.connection_context():
@@ -727,8 +886,8 @@ class EventStore:
                 cmd, args = "seat.move", {**args, "by": by}
                 statements: list[Statement] = [
                     (
-                        f"UPDATE seat SET token_hash = {mark}, name = {mark}, player_id = {mark} "
-                        f"WHERE table_id = {mark} AND seat = {mark}",
+                        f"UPDATE seat SET token_hash = {mark}, name = {mark}, player_id = {mark}, "
+                        f"device = NULL, seen_ms = NULL WHERE table_id = {mark} AND seat = {mark}",
                         (request.token_hash, request.name, request.player_id, snap.table_id, seat),
                     )
                 ]
@@ -798,6 +957,24 @@ class EventStore:
 
         self._decide(code, None, decide_on)
         return old[0]
+
+
+RECOVERY_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # a table code's: nothing to misread
+RECOVERY_LENGTH = 12  # 31^12: about 59 bits
+
+
+def new_recovery_code() -> str:
+    """A one-phone table's recovery code, as shown: XXXX-XXXX-XXXX."""
+    raw = "".join(secrets.choice(RECOVERY_ALPHABET) for _ in range(RECOVERY_LENGTH))
+    return "-".join(raw[i : i + 4] for i in range(0, RECOVERY_LENGTH, 4))
+
+
+def normal_recovery_code(typed: str) -> str:
+    """A typed recovery code in its shown form (any case, spaces or dashes), or ""."""
+    raw = "".join(ch for ch in typed.upper() if ch not in " -")
+    if len(raw) != RECOVERY_LENGTH or any(ch not in RECOVERY_ALPHABET for ch in raw):
+        return ""
+    return "-".join(raw[i : i + 4] for i in range(0, RECOVERY_LENGTH, 4))
 
 
 # A decision: the events, and any statements to store with them.

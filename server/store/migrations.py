@@ -22,7 +22,9 @@ from collections.abc import Callable
 from typing import Any
 
 from peewee import (
+    BigIntegerField,
     BooleanField,
+    CharField,
     Database,
     DatabaseProxy,
     IntegerField,
@@ -187,3 +189,21 @@ def seat_requests(migrator: SchemaMigrator) -> None:
 def require_player_id(migrator: SchemaMigrator) -> None:
     """Version 6: an event can require a player ID to join its tables (R1.1)."""
     migrate(migrator.add_column("tournament", "require_player_id", BooleanField(default=False)))
+
+
+@migration
+def seat_moves(migrator: SchemaMigrator) -> None:
+    """Version 7: who a seat request's asker is, when a seat's phone was last seen, a
+    one-phone table's device and recovery code."""
+    steps = [
+        migrator.add_column("seat", "device", CharField(max_length=40, null=True)),
+        migrator.add_column("seat", "seen_ms", BigIntegerField(null=True)),
+        migrator.add_column("table", "recovery_hash", CharField(max_length=64, null=True)),
+    ]
+    # Version 5 makes `seat_request` from its model, which has `asker` from this version on.
+    present = {c.name for c in migrator.database.get_columns("seat_request")}
+    if "asker" not in present:
+        steps.append(
+            migrator.add_column("seat_request", "asker", CharField(max_length=64, null=True))
+        )
+    migrate(*steps)

@@ -57,6 +57,9 @@ class TableRow(BaseModel):
     next_due_ms = BigIntegerField(null=True, index=True)
     # The tournament event a table belongs to, once events exist.
     event_id = IntegerField(null=True, index=True)
+    # A one-phone table's recovery code (its SHA-256; shown once on the phone): it moves both
+    # seats to a new phone (`server.api.seats.recover_table`).
+    recovery_hash = CharField(max_length=64, null=True)
 
     class Meta:
         table_name = "table"
@@ -70,6 +73,11 @@ class SeatRow(BaseModel):
     token_hash = CharField(max_length=64, index=True)
     name = CharField(max_length=64, default="")
     player_id = CharField(max_length=64, default="")
+    # The phone's id when one phone holds both seats (table mode).
+    device = CharField(max_length=40, null=True)
+    # When the seat's phone was last seen opening, closing or keeping its socket while a
+    # request for the seat waited (`server.api.seats`: who answers the request).
+    seen_ms = BigIntegerField(null=True)
 
     class Meta:
         table_name = "seat"
@@ -132,6 +140,8 @@ class SeatRequest(BaseModel):
     player_id = CharField(max_length=64, default="")
     created_ms = BigIntegerField(default=0)
     status = CharField(max_length=10, default="waiting")
+    # Who asked: a hash of the client's address and device id (one waiting request each).
+    asker = CharField(max_length=64, null=True)
 
     class Meta:
         table_name = "seat_request"

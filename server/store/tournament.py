@@ -550,8 +550,13 @@ class Tournament:
         }
 
     def codes(self, event_id: int) -> dict[str, int]:
-        """Table code -> table number, for every table of the current round."""
-        return {t["code"]: t["number"] for t in self.tables(event_id)}
+        """Table code -> table number, for the tables of the current round the floor shows:
+        once the round is paired, its tables in play (a top cut's unused tables leave the
+        floor); before, every table (players may already sit and register decks)."""
+        tables = self.tables(event_id)
+        if any(_is_paired(t) for t in tables):
+            tables = self.in_play(event_id)
+        return {t["code"]: t["number"] for t in tables}
 
     def table_info(self, code: str) -> dict[str, Any] | None:
         """A table's event, round, number and pairing (None: not an event table)."""
@@ -572,6 +577,14 @@ class Tournament:
                 "number": row.number,
                 "pairing": row.pairing() if row.paired else None,
             }
+
+    def round_ended(self, code: str) -> bool:
+        """Whether the round of event table `code` has ended (its cards' claims with it)."""
+        with db.connection_context():
+            row = (
+                Round.select(Round.ended_ms).join(EventTable).where(EventTable.code == code).first()
+            )
+        return row is not None and row.ended_ms is not None
 
     def seat_link(self, slug: str, number: int) -> str:
         """The code of table `number` in the current round of the event with this slug."""

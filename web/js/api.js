@@ -38,6 +38,11 @@ export const getTableEvent = (code, seat, claim) => {
 /** How a seat request that waits for approval stands (its own token). */
 export const getSeatRequest = (code, ref, token) =>
   api("GET", `/api/tables/${encodeURIComponent(code)}/seat-requests/${encodeURIComponent(ref)}`, undefined, token);
-/** The table's signed chain heads (receipts). */
-export const getHeads = (code) => api("GET", `/api/tables/${encodeURIComponent(code)}/heads`);
+/** A one-phone table moves to this phone with its recovery code. */
+export const recoverTable = (code, body) => api("POST", `/api/tables/${encodeURIComponent(code)}/recover`, body);
+/** This phone says it is not the seat's player's any more (a casual table). */
+export const disownSeat = (code, token) => api("POST", `/api/tables/${encodeURIComponent(code)}/seat/disown`, {}, token);
+/** The table's signed chain heads (receipts); a seat's token, when given, charges the seat's own
+ * rate budget rather than the address a whole hall shares. */
+export const getHeads = (code, token) => api("GET", `/api/tables/${encodeURIComponent(code)}/heads`, undefined, token);
 export const qrUrl = (code) => `/api/tables/${encodeURIComponent(code)}/qr.svg`;

@@ -1,15 +1,16 @@
 // The router and the home and join screens. "/" is home; "/t/<CODE>" is a table: the join screen
 // when this phone holds no seat there (unless it chose to watch), else the table itself.
 
-import { createTable, getSeatRequest, getTable, getTableEvent, joinTable } from "./api.js";
+import { createTable, disownSeat, getSeatRequest, getTable, getTableEvent, joinTable, recoverTable } from "./api.js";
 import { h } from "./dom.js";
 import { initLang, onLangChange, t } from "./i18n.js";
 import { get } from "./state.js";
+import { insecureNote } from "./panels/share.js";
 import { showSeatLost } from "./seat_asks.js";
 import { forgetSeat, getSeat, listSeats, normaliseCode, saveSeat } from "./seats.js";
 import { deviceId, mountDuo } from "./duo.js";
 import { langSelect, mountTable } from "./table.js";
-import { toast, toastError } from "./toast.js";
+import { errorText, toast, toastError } from "./toast.js";
 
 const root = document.getElementById("app");
 let current = null; // the mounted screen: {destroy}
@@ -77,6 +78,8 @@ function showHome() {
     navigate(`/t/${code}`);
   };
   codeInput.addEventListener("keydown", (e) => e.key === "Enter" && join());
+  // A table card's QR of another round (or a wrong one) leads here, with no table code.
+  if (new URLSearchParams(location.search).get("card") === "invalid") toast(t("home.card_invalid"), "error", 10000);
   const held = listSeats();
   const newBtn = h("button", { class: "btn btn-primary btn-wide btn-big", testid: "new-table", text: t("home.new_table") });
   newBtn.addEventListener("click", () => newTable(newBtn));
@@ -86,6 +89,7 @@ function showHome() {
     { class: "home", testid: "home-screen" },
     h("header", { class: "bar" }, h("h1", { class: "brand", text: t("app.name") }), langSelect()),
     h("p", { class: "muted lead", text: t("home.lead") }),
+    insecureNote(),
     matchLength.node,
     newBtn,
     h(
@@ -117,6 +121,9 @@ function showHome() {
                   testid: "my-table-forget",
                   "aria-label": t("home.forget", { code: s.code }),
                   onclick: () => {
+                    // This phone gives the seat up: at a casual table the opponent can then move
+                    // it to the player's new phone at once (an event table's judges move seats).
+                    for (const tok of [s.token, s.duo && s.duo.token]) if (tok) disownSeat(s.code, tok);
                     forgetSeat(s.code);
                     route();
                   },
@@ -217,8 +224,9 @@ function mountSeat(code, token) {
     onBadToken: (err) => {
       const held = getSeat(code);
       forgetSeat(code);
-      // The seat went to another phone or a judge released it: say so, offer to join again.
-      if (err && err.code === "revoked") {
+      // The seat went to another phone or a judge released it (told at once, or on the
+      // phone's return when it was away): say so, offer to join again.
+      if ((err && err.code === "revoked") || (held && held.seat)) {
         unmount();
         showSeatLost(root, code, held && held.seat, () => navigate(`/t/${code}`, { replace: true }));
         return;
@@ -236,10 +244,28 @@ function mountBoth(code, tokenA, tokenB) {
     seats: { A: tokenA, B: tokenB },
     onLeave: () => navigate("/"),
     onBadToken: () => {
+      const held = getSeat(code);
+      if (!held) return; // the other half has told it already
       forgetSeat(code);
-      navigate(`/t/${code}`, { replace: true });
+      unmount();
+      // Both seats went to another phone (the recovery code) or a judge released one.
+      showSeatLost(root, code, held ? "A+B" : "?", () => navigate(`/t/${code}`, { replace: true }));
     },
   });
+}
+
+/** A one-phone table's recovery code, shown once (and on this phone's score sheet). */
+function showRecoveryCode(recovery) {
+  const note = h("div", { class: "recovery-note", role: "dialog", "aria-modal": "true", "aria-labelledby": "recovery-title", testid: "recovery-shown" },
+    h("section", { class: "card" },
+      h("h2", { id: "recovery-title", text: t("recover.shown_title") }),
+      h("p", { class: "recovery-code", testid: "recovery-code", text: recovery }),
+      h("p", { class: "muted", text: t("recover.shown_text") }),
+      h("button", { class: "btn btn-primary btn-wide", testid: "recovery-ok", onclick: () => note.remove(), text: t("recover.shown_ok") }),
+    ),
+  );
+  document.body.append(note);
+  note.querySelector("button").focus();
 }
 
 function showJoin(code, state) {
@@ -273,6 +299,7 @@ function showJoin(code, state) {
     if (!res.ok) return;
     const info = res.body;
     duoCard.remove(); // one phone for both: a casual table's choice (an event seat needs its card)
+    recoverCard.remove();
     eventLine.textContent = t("join.event_table", {
       event: get(info, "event.name", ""),
       round: info.round,
@@ -376,9 +403,40 @@ function showJoin(code, state) {
     } catch {
       /* storage blocked */
     }
-    saveSeat(code, { seat: "A", token: first.body.token, name: a, duo: { seat: "B", token: second.body.token, name: b } });
+    const recovery = second.body.recovery || "";
+    saveSeat(code, { seat: "A", token: first.body.token, name: a, duo: { seat: "B", token: second.body.token, name: b, recovery } });
     mountBoth(code, first.body.token, second.body.token);
+    if (recovery) showRecoveryCode(recovery);
   };
+  // A one-phone table whose phone is lost: its recovery code moves both seats here.
+  const recoverInput = h("input", { id: "f-recover", type: "text", maxlength: "20", autocomplete: "off", autocapitalize: "characters", spellcheck: "false", testid: "recover-input", placeholder: "XXXX-XXXX-XXXX" });
+  const recoverErr = h("p", { class: "form-error", testid: "recover-error", role: "alert" });
+  const recover = async () => {
+    if (busy) return;
+    busy = true;
+    const device = deviceId();
+    const res = await recoverTable(code, { recovery: recoverInput.value.trim() || "-", device });
+    busy = false;
+    if (!res.ok || !res.body.seats) {
+      recoverErr.textContent = errorText(res.body);
+      return;
+    }
+    const tokens = res.body.seats;
+    const names = res.body.names || {};
+    saveSeat(code, { seat: "A", token: tokens.A, name: names.A || "", duo: { seat: "B", token: tokens.B, name: names.B || "", recovery: res.body.recovery || "" } });
+    toast(t("recover.done"), "info", 3000);
+    mountBoth(code, tokens.A, tokens.B);
+    if (res.body.recovery) showRecoveryCode(res.body.recovery);
+  };
+  const recoverCard = full
+    ? h("section", { class: "card", testid: "recover-card", "aria-labelledby": "recover-title" },
+        h("h2", { id: "recover-title", text: t("recover.title") }),
+        h("p", { class: "muted", text: t("recover.text") }),
+        h("label", { class: "field", for: "f-recover" }, h("span", { text: t("recover.code") }), recoverInput),
+        recoverErr,
+        h("button", { class: "btn btn-wide", testid: "recover-go", onclick: recover, text: t("recover.go") }),
+      )
+    : h("span", { hidden: true });
   const free = seats.every((s) => !s.taken);
   const duoCard = free
     ? h(
@@ -422,6 +480,7 @@ function showJoin(code, state) {
           ),
         ),
     duoCard,
+    recoverCard,
     h("button", { class: ["btn", "btn-wide", full && "btn-primary"], testid: "watch", onclick: watch, text: t("join.watch") }),
   );
   root.replaceChildren(screen);

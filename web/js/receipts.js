@@ -17,9 +17,10 @@ export function receipts(code) {
   }
 }
 
-/** Fetch the table's signed heads and keep those not kept yet (a kept one is never replaced). */
-export async function keepReceipts(code) {
-  const res = await getHeads(code);
+/** Fetch the table's signed heads and keep those not kept yet (a kept one is never replaced).
+ * With the seat's token: the fetch is charged to the seat, not to the hall's shared address. */
+export async function keepReceipts(code, token) {
+  const res = await getHeads(code, token);
   if (!res.ok || !Array.isArray(res.body.heads)) return;
   const kept = receipts(code);
   const seen = new Set(kept.map((r) => r.seq));

@@ -6,6 +6,29 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 });
 
+// A one-phone table's recovery code, kept on the phone that holds both seats (never sent by the
+// server): shown on that phone's own sheet, and so on what it prints.
+document.addEventListener("DOMContentLoaded", () => {
+  let seats = {};
+  try {
+    seats = JSON.parse(localStorage.getItem("dt.seats") || "{}") || {};
+  } catch {
+    seats = {};
+  }
+  for (const section of document.querySelectorAll("section.sheet[data-code]")) {
+    const held = seats[section.dataset.code];
+    const recovery = held && held.duo && held.duo.recovery;
+    if (!recovery || typeof recovery !== "string") continue;
+    const line = document.createElement("p");
+    line.className = "recovery";
+    line.dataset.testid = "sheet-recovery";
+    line.textContent = (section.dataset.recovery || "{code}").replace("{code}", recovery);
+    const head = section.querySelector(".sheet-head");
+    if (head) head.after(line);
+    else section.prepend(line);
+  }
+});
+
 // Receipts this phone kept (web/js/receipts.js): each signed head must be the log's hash at its
 // event, or the log was changed after the players saw it.
 document.addEventListener("DOMContentLoaded", async () => {

@@ -97,12 +97,12 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
   const offs = [
     conn.on("welcome", (msg) => {
       store.welcome(msg);
-      if (token) keepReceipts(code);
+      if (token) keepReceipts(code, token);
     }),
     conn.on("update", (msg) => {
       store.take(msg);
       // A phone keeps the heads it was shown: each result's, and every head of a decided match.
-      if (token && signs(msg, phase())) keepReceipts(code);
+      if (token && signs(msg, phase())) keepReceipts(code, token);
     }),
     conn.on("status", (st) => {
       ui.status = st;

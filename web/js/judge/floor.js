@@ -111,7 +111,7 @@ export function mountFloor(root, eventId, navigate) {
         a.kind === "dispute" ? h("span", { class: "alert-line", testid: "dispute-line", text: ` · ${disputeLine(a, s.names)}` }) : null,
         a.kind === "no_show" ? h("span", { text: ` · ${a.detail.split(",").map((k) => paired[k] || k).join(", ")}` }) : null,
         a.kind === "seat_mismatch" ? h("span", { text: ` · ${t("run.mismatch", { seated: a.detail.split(" / ")[0], paired: paired[a.seat] || "" })}` }) : null,
-        a.kind === "seat_request" ? h("span", { testid: "seat-request-line", text: ` · ${a.detail}${a.taken_by ? ` · ${t("staff.alert.seat_request_taken", { name: a.taken_by })}` : ""}` }) : null,
+        a.kind === "seat_request" ? h("span", { testid: "seat-request-line", text: ` · ${a.detail}${a.taken_by ? ` · ${t("staff.alert.seat_request_taken", { name: a.taken_by })}` : ""}${a.why === "old_claim" ? ` · ${t("staff.alert.seat_request_old_claim")}` : ""}${a.twin ? ` · ${t("staff.alert.seat_request_twin")}` : ""}` }) : null,
         a.since_ms ? h("span", { class: "alert-age", text: ` ${age(at - a.since_ms)}` }) : null,
       ),
     );

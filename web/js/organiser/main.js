@@ -162,6 +162,8 @@ async function showEvent(id) {
     h("p", { class: "row" },
       h("a", { class: "btn btn-small", href: `/api/events/${id}/results.csv`, download: "", testid: "export", text: t("staff.export") }),
       h("a", { class: "btn btn-small", href: `/organiser/events/${id}/cards`, target: "_blank", testid: "cards", text: t("staff.cards") }),
+      h("a", { class: "btn btn-small", href: `/organiser/events/${id}/pairings`, target: "_blank", testid: "print-pairings", text: t("run.print_pairings") }),
+      h("a", { class: "btn btn-small", href: `/e/${ev.slug}`, target: "_blank", testid: "players-page", text: t("run.players_page") }),
       h("a", { class: "btn btn-small", href: `/judge/e/${id}`, testid: "floor-link", text: t("staff.open_floor") })));
 
   // the hall clock: a public page for a projector, and the organiser's message on it

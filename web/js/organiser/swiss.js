@@ -205,8 +205,9 @@ export function swissSection(eventId, slug, say, hooks) {
       h("a", { class: "btn btn-small", href: `/organiser/events/${eventId}/standings`, target: "_blank", testid: "standings-print", text: t("swiss.print") }));
     pub.addEventListener("change", () => act("PATCH", base, { public: pub.checked }));
 
-    box.replaceChildren(h("h2", { text: t("swiss.title") }), settings, players, roundBox, bracket,
-      h("h3", { text: t("swiss.standings") }), standings);
+    // replaceChildren writes a null as the text "null": only the parts there are
+    box.replaceChildren(...[h("h2", { text: t("swiss.title") }), settings, players, roundBox, bracket,
+      h("h3", { text: t("swiss.standings") }), standings].filter(Boolean));
   }
 
   draw();

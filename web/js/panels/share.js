@@ -1,6 +1,6 @@
 // Inviting the opponent while a seat is empty: the code, a QR code, the link.
 
-import { qrUrl } from "../api.js";
+import { api, qrUrl } from "../api.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { get } from "../state.js";
@@ -9,10 +9,40 @@ import { toast } from "../toast.js";
 export const name = "share";
 export const reads = ["seats"];
 
+// The link another phone can open, as the server sees it (PUBLIC_URL, or the LAN address for a
+// page opened on 127.0.0.1): asked once per table, the page's own address until it answers.
+const invites = new Map();
+
+function inviteLink(code, apply) {
+  const known = invites.get(code);
+  if (typeof known === "string") return known;
+  if (!known) {
+    invites.set(code, api("GET", `/api/tables/${encodeURIComponent(code)}/invite`).then((res) => {
+      invites.set(code, res.ok && res.body.url ? res.body.url : `${location.origin}/t/${code}`);
+      return invites.get(code);
+    }));
+  }
+  invites.get(code).then(apply);
+  return `${location.origin}/t/${code}`;
+}
+
+/** What needs HTTPS, said where the page is not a secure context (plain http on a hall's Wi-Fi). */
+export function insecureNote() {
+  if (globalThis.isSecureContext !== false) return null;
+  return h("p", { class: "muted insecure-note", testid: "insecure-note", text: t("share.insecure") });
+}
+
 export function render({ s, code }) {
   const empty = ["A", "B"].filter((x) => !get(s, `seats.${x}.joined`, false));
   if (!empty.length) return null;
-  const link = `${location.origin}/t/${code}`;
+  let link = "";
+  const anchor = h("a", { class: "share-link", testid: "share-link" });
+  const show = (url) => {
+    link = url;
+    anchor.href = url;
+    anchor.textContent = url;
+  };
+  show(inviteLink(code, show));
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(link);
@@ -28,12 +58,13 @@ export function render({ s, code }) {
     h("p", { class: "muted", text: t("share.hint") }),
     h("div", { class: "share-code", testid: "share-code", "aria-label": t("table.code"), text: code }),
     h("img", { class: "qr", testid: "share-qr", src: qrUrl(code), alt: t("share.qr_alt"), width: "220", height: "220" }),
-    h("a", { class: "share-link", testid: "share-link", href: `/t/${code}`, text: link }),
+    anchor,
     h("div", { class: "row" },
       h("button", { class: "btn", testid: "share-copy", onclick: copy, text: t("share.copy") }),
       navigator.share
         ? h("button", { class: "btn", testid: "share-native", onclick: () => navigator.share({ title: "Duel Table", url: link }).catch(() => {}), text: t("share.share") })
         : null,
     ),
+    insecureNote(),
   );
 }
