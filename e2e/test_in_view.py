@@ -171,3 +171,30 @@ def test_a_player_reading_the_ledger_is_not_moved_by_an_entry(new_phone):
     expect(a.get_by_test_id("confirm-banner")).to_be_visible()
     a.wait_for_timeout(2000)
     assert a.evaluate("scrollY") == where
+
+
+def test_a_phase_change_waits_for_a_player_who_is_scrolling(new_phone):
+    a, b = new_phone(), new_phone()
+    seat_both(a, b)
+    declare_decks(a, b)
+    checklist(a, b)
+    rock_paper_scissors(a, b, a)
+    draw_from_the_foot(a, b, a)
+    for _ in range(4):  # a ledger to read
+        keypad(a, 100)
+        confirm_entry(b)
+    scroll_to_foot(a)
+    at_foot = "scrollY + innerHeight >= document.documentElement.scrollHeight - 2"
+    b.get_by_test_id("concede").click()
+    b.get_by_test_id("concede-confirm").click()
+    # A keeps scrolling (down, at the foot) while the duel ends: the page stays where A is.
+    seen = []
+    for _ in range(12):
+        a.mouse.wheel(0, 200)
+        a.wait_for_timeout(150)
+        seen.append(a.evaluate(at_foot))
+    expect_phase(a, "duel_result")
+    assert all(seen), seen  # still at the foot of the (now shorter) page, where A scrolls
+    # A stops: the result and its buttons come into view.
+    assert_in_view(a, tid("duel-result", "result-confirm"))
+    assert not a.evaluate(at_foot)

@@ -138,6 +138,9 @@ DEFAULTS: dict[str, Any] = {
     # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
+    # The venue's time zone (IANA, e.g. Asia/Taipei): every page writes the event's times in it,
+    # in its reader's language. Empty: each phone its own zone, the server's pages the server's.
+    "TIME_ZONE": "",
     # The bench's stall monitor (server/stalls.py) writes to this file; empty (production): off.
     "STALL_REPORT": "",
 }
@@ -151,6 +154,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "PUBLIC_URL": parse_url,
     "HOST": parse_str,
     "WEB_DIR": parse_str,
+    "TIME_ZONE": parse_str,
     "PROXY_COUNT": parse_int,
     "TIMER_ENABLED": parse_bool,
     "TIMER_INTERVAL_MS": parse_int,

@@ -3,7 +3,7 @@
 
 import { backoffDelay, ClockOffset } from "../conn.js";
 import { formatDuration, h } from "../dom.js";
-import { callReason, t } from "../i18n.js";
+import { callReason, errorText, t } from "../i18n.js";
 import { age, topBar } from "../staff/common.js";
 import { createAlarm, notificationsAvailable } from "./alarm.js";
 import { disputeLine } from "./lines.js";
@@ -171,7 +171,7 @@ export function mountFloor(root, eventId, navigate) {
     } else if (msg.type === "pong") {
       offset.add(msg.t, Date.now(), msg.now_ms);
     } else if (msg.type === "error") {
-      status.textContent = (msg.error && msg.error.message) || "error";
+      status.textContent = errorText(msg.error || {});
     }
   }
 
