@@ -4,7 +4,8 @@
 
 Starts a server of its own (SQLite in a temporary directory), writes a finished three-duel match
 to its database (`tests/sheet_match.py`), opens the sheet in Taipei time in each language and
-saves docs/screenshots/sheet-<lang>-360x640.png.
+saves docs/screenshots/sheet-<lang>-360x640.png (the first screen) and sheet-<lang>-360-full.png
+(the whole page: every row).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from sheet_match import play_match  # noqa: E402
 from e2e.steps import CHROMIUM, CHROMIUM_ARGS, PHONE  # noqa: E402
 from server.i18n import load  # noqa: E402
 from server.store import EventStore, bind, db, open_database  # noqa: E402
+from server.store.signing import Signer  # noqa: E402
 from server.testing import ROOT, start_server, stop_server  # noqa: E402
 
 LANGS = load().codes  # every language of web/i18n/languages.json
@@ -35,7 +37,10 @@ def main(out: Path) -> list[Path]:
         server, process = start_server(Path(tmp), "")
         try:
             bind(open_database("", str(server.data_dir)))
-            table = play_match(EventStore(db), now=time.time_ns() // 1_000_000)
+            store = EventStore(db)
+            # Signed with the server's key, as the server signs: the sheet's chain verifies.
+            store.signer = Signer.load(Path(server.data_dir) / "signing-key.pem")
+            table = play_match(store, now=time.time_ns() // 1_000_000)
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 page = browser.new_page(**PHONE, timezone_id="Asia/Taipei")
@@ -44,6 +49,10 @@ def main(out: Path) -> list[Path]:
                     path = out / f"sheet-{lang}-360x640.png"
                     page.screenshot(path=str(path), animations="disabled")
                     saved.append(path)
+                    # The whole sheet: every row (coin and die, clock, rulings, penalties, decks).
+                    whole = out / f"sheet-{lang}-360-full.png"
+                    page.screenshot(path=str(whole), animations="disabled", full_page=True)
+                    saved.append(whole)
                 browser.close()
         finally:
             stop_server(process)

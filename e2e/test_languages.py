@@ -20,6 +20,7 @@ from server.testing import LiveServer, isolated_database, start_server, stop_ser
 from tests.test_catalogues import PICK_TAGS
 
 WEB = Path(__file__).resolve().parent.parent / "web"
+VENUE = "Asia/Tokyo"
 CODE = "qpi"  # a private-use tag: no real language is read by mistake
 MARK = "☠ "
 
@@ -57,7 +58,8 @@ def fourth(tmp_path_factory: pytest.TempPathFactory, database_url: str) -> Itera
     base = tmp_path_factory.mktemp("fourth")
     web = web_with_a_fourth_language(base)
     url = isolated_database(database_url, "fourth_language")
-    server, process = start_server(base / "data", url, {"WEB_DIR": str(web)})
+    # The venue is in Tokyo (TIME_ZONE): every page writes the event's times in its zone.
+    server, process = start_server(base / "data", url, {"WEB_DIR": str(web), "TIME_ZONE": VENUE})
     try:
         yield server
     finally:
@@ -100,6 +102,36 @@ def test_a_fourth_language_is_one_file_and_one_list_entry(fourth: LiveServer, br
         assert pirate(english["sheet.title"]) in html
     # The server without that file knows nothing of it.
     assert load().pick_lang(CODE, "") == "en"
+
+
+def test_times_are_in_the_venues_zone_and_the_readers_locale(fourth: LiveServer, browser: Browser):
+    """A phone set to New York at a Tokyo venue writes the event's times in Tokyo time (the
+    server's TIME_ZONE), in its reader's locale; the sheet does too, without a ?tz=."""
+    at = 1_764_484_800_000  # 2025-11-30 06:40:00 UTC, 15:40:00 in Tokyo
+    phone = browser.new_context(
+        **PHONE, base_url=fourth, locale="ja-JP", timezone_id="America/New_York"
+    )
+    try:
+        page = phone.new_page()
+        page.goto("/")
+        expect(page.locator("html")).to_have_attribute("lang", "ja")
+        page.wait_for_function("import('/js/dom.js').then((m) => m.timeZone() !== '')")
+        shown = page.evaluate(
+            """(at) => import('/js/dom.js')
+                .then((m) => [m.timeZone(), m.formatTime(at), m.formatDate(at)])""",
+            at,
+        )
+        href = page.evaluate(
+            "(c) => import('/js/sheet_link.js').then((m) => m.sheetHref(c, 'ja'))", "ABCDEF"
+        )
+    finally:
+        phone.close()
+    assert shown == [VENUE, "15:40:00", "2025/11/30"]
+    assert "tz=Asia%2FTokyo" in href
+    code = api_create_table(fourth)
+    html = get(f"{fourth}/t/{code}/sheet?lang=ja")
+    assert "JST (UTC+0900)" in html
+    assert "年" in html  # the date as the reader writes it
 
 
 def test_the_browser_picks_as_the_server_does(live_server, new_phone):

@@ -17,6 +17,7 @@ from sheet_match import play_match  # noqa: E402
 
 from e2e.steps import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from server.store import EventStore, bind, db, open_database  # noqa: E402
+from server.store.signing import Signer  # noqa: E402
 from server.testing import isolated_database, start_server, stop_server  # noqa: E402
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -61,6 +62,8 @@ def finish(sheet_server, padding: int = 0):
     server, url = sheet_server
     bind(open_database(url, str(server.data_dir)))
     store = EventStore(db)
+    # Signed with the server's key, as the server signs: the printed chain verifies.
+    store.signer = Signer.load(Path(server.data_dir) / "signing-key.pem")
     table = play_match(store, now=time.time_ns() // 1_000_000, padding=padding)
     return table, [e.entry for e in store.snapshot(table.code).state.ledger]
 

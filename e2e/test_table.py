@@ -53,7 +53,7 @@ def test_lp_confirmed_by_both_rejected_withdrawn_and_kept_over_a_reload(new_phon
     expect(live).to_have_attribute("aria-live", "polite")
     expect(live).to_have_text("LP: Yugi 8000, Kaiba 7000")
 
-    # A rejection: B proposes 500 damage to A, A rejects, the entry is a dispute for a judge.
+    # A rejection: B proposes 500 damage to A, A rejects; at a casual table B settles it.
     keypad(b, 500)
     banner = a.get_by_test_id("confirm-banner")
     expect(banner).to_be_visible()
@@ -64,6 +64,13 @@ def test_lp_confirmed_by_both_rejected_withdrawn_and_kept_over_a_reload(new_phon
         row = page.locator(f'[data-testid="dispute-row"][data-entry="{rejected}"]')
         expect(row).to_have_attribute("data-status", "open")
         expect(page.get_by_test_id("pending-entry")).to_have_count(0)
+        expect(lp(page, "A")).to_have_text("8000")
+    # R1.4: order is kept, so nothing proposed later applies until the rejected entry is
+    # settled; B, its proposer, withdraws it.
+    b.get_by_test_id("rejected-banner").get_by_test_id("dispute-withdraw").click()
+    for page in (a, b, watcher):
+        row = page.locator(f'[data-testid="dispute-row"][data-entry="{rejected}"]')
+        expect(row).to_have_attribute("data-status", "withdrawn")
         expect(lp(page, "A")).to_have_text("8000")
 
     # A withdrawal: A proposes 300 damage to B and takes it back.

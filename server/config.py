@@ -35,6 +35,12 @@ def parse_list(value: str) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
+def parse_optional_int(value: str) -> int | None:
+    """Read a base-10 integer; empty is None (the default applies)."""
+    text = value.strip()
+    return None if not text else int(text, 10)
+
+
 def parse_str(value: str) -> str:
     """Read a string as is, minus surrounding blanks."""
     return value.strip()
@@ -71,6 +77,9 @@ DEFAULTS: dict[str, Any] = {
     "TIMER_ENABLED": True,
     "TIMER_INTERVAL_MS": 250,
     "NO_SHOW_MINUTES": 5,
+    # None: round 1 of each Swiss event is shuffled from a fresh random seed. An integer fixes
+    # that seed for every event (a rehearsal, a test with hand-computed standings).
+    "SWISS_SEED": None,
     "SQLITE_CHECKPOINT_MS": 200,
     "STATE_CACHE_SIZE": 12000,
     "WS_MAX_MESSAGE_BYTES": 8192,
@@ -129,6 +138,9 @@ DEFAULTS: dict[str, Any] = {
     # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
+    # The venue's time zone (IANA, e.g. Asia/Taipei): every page writes the event's times in it,
+    # in its reader's language. Empty: each phone its own zone, the server's pages the server's.
+    "TIME_ZONE": "",
     # The bench's stall monitor (server/stalls.py) writes to this file; empty (production): off.
     "STALL_REPORT": "",
 }
@@ -142,10 +154,12 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "PUBLIC_URL": parse_url,
     "HOST": parse_str,
     "WEB_DIR": parse_str,
+    "TIME_ZONE": parse_str,
     "PROXY_COUNT": parse_int,
     "TIMER_ENABLED": parse_bool,
     "TIMER_INTERVAL_MS": parse_int,
     "NO_SHOW_MINUTES": parse_int,
+    "SWISS_SEED": parse_optional_int,
     "SQLITE_CHECKPOINT_MS": parse_int,
     "STATE_CACHE_SIZE": parse_int,
     "WS_MAX_MESSAGE_BYTES": parse_int,

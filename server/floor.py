@@ -126,6 +126,11 @@ def alerts_of(
                     "detail": c["reason"],
                     "entry": c["entry"],
                     "duel": c["duel"],
+                    **(
+                        {"code": c["code"], "params": c.get("params") or {}}
+                        if c.get("code")
+                        else {}
+                    ),
                     "call": c["call"],
                     "status": c["status"],
                     "judge": c["judge"] or "",

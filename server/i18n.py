@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from server.config import ROOT
 
@@ -126,6 +127,38 @@ def load(directory: str | Path = DEFAULT_DIR) -> Catalogues:
 def for_web_dir(web_dir: str | Path) -> Catalogues:
     """The catalogues that the web directory `web_dir` serves (config WEB_DIR)."""
     return load(str(Path(web_dir) / "i18n"))
+
+
+class Said(str):
+    """Words to be said in the reader's language: a catalogue key and its values (a value may
+    itself be a `Said`, or a list of them). As a `str` it is the default language's text
+    (English), which is what logs, exports and older callers read; a page says it in its
+    reader's language with `say`."""
+
+    key: str
+    values: dict[str, Any]
+
+    def __new__(cls, key: str, **values: Any) -> Said:
+        found = load()
+        self = super().__new__(cls, render(found.translator(found.default), key, values))
+        self.key = key
+        self.values = values
+        return self
+
+
+def render(t: Callable[..., str], key: str, values: Mapping[str, Any]) -> str:
+    """The text of `key` with each value said too (lists joined by the language's separator)."""
+    return t(key, **{name: say(t, value) for name, value in values.items()})
+
+
+def say(t: Callable[..., str], value: Any) -> str:
+    """A value as the reader reads it: a `Said` in t's language, a list of values joined by the
+    language's `list.sep`, anything else as written (names, notes, numbers)."""
+    if isinstance(value, Said):
+        return render(t, value.key, value.values)
+    if isinstance(value, list | tuple):
+        return t("list.sep").join(say(t, v) for v in value)
+    return "" if value is None else str(value)
 
 
 def placeholders(text: str) -> set[str]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
+from server.i18n import Said
 from server.rules import EMPTY, Event, TableState, apply
 from server.rules.view import LIST_EVENTS
 
@@ -46,7 +47,70 @@ STAGES = {
 FLAGS = {
     "turn_overtime": "turn over the thinking time",
     "window_overtime": "between-duel time over",
+    "round_ended": "round ended",
 }
+
+
+# The rulings that closed a call, as a log from before codes wrote them in its note.
+LEGACY_CLOSED = {
+    "dispute apply": "dispute_apply",
+    "dispute void": "dispute_void",
+    "dispute correct": "dispute_correct",
+    "deck cleared": "deck_cleared",
+    "deck fixed": "deck_fixed",
+    "result set": "result_set",
+}
+
+
+_LEGACY_CALLS = (
+    ("lp_disputed", re.compile(r"LP entry #(?P<entry>\d+) disputed(?:: (?P<rest>.*))?", re.S)),
+    (
+        "result_disputed",
+        re.compile(r"Result of duel (?P<duel>\d+) disputed(?:: (?P<rest>.*))?", re.S),
+    ),
+    (
+        "deck_problem",
+        re.compile(r"Deck count problem after the duel \(R7\.5\)(?:: (?P<rest>.*))?", re.S),
+    ),
+    (
+        "log_changed",
+        re.compile(
+            r"The stored log changed under the server at seq (?P<seq>\d+): "
+            r"expected (?P<expected>\w+), found (?P<found>\w*)\.?"
+        ),
+    ),
+)
+
+
+def legacy_call(
+    reason: str, entry: int | None, duel: int | None, deck: str | None, seat: str | None
+) -> tuple[str | None, str, dict[str, Any]]:
+    """A call from a log written before codes: its code, the person's words and the values, read
+    from the English the server wrote in the reason. Only a call that names what it is about
+    (its entry, duel or deck; the alarm has no seat) is read so: a player's call that copies the
+    server's words stays as typed."""
+    for code, pattern in _LEGACY_CALLS:
+        found = pattern.fullmatch(reason)
+        if found is None:
+            continue
+        named = found.groupdict()
+        if code == "lp_disputed" and (entry is None or int(named["entry"]) != entry):
+            continue
+        if code == "result_disputed" and (duel is None or int(named["duel"]) != duel):
+            continue
+        if code == "deck_problem" and deck is None:
+            continue
+        if code == "log_changed":
+            if seat is not None:
+                continue
+            params = {"seq": int(named["seq"]), "expected": named["expected"]}
+            return (
+                code,
+                "",
+                {**params, "found": "" if named["found"] == "nothing" else named["found"]},
+            )
+        return code, named.get("rest") or "", {}
+    return None, reason, {}
 
 
 # --- the sheet ---------------------------------------------------------------------------
@@ -89,7 +153,7 @@ class DuelSheet:
     start_lp: int = 8000
     started_ms: int | None = None
     chooser: str | None = None
-    rps: str = ""
+    rps: str = ""  # a Said
     first: str | None = None
     rows: list[LedgerRow] = field(default_factory=list)
     winner: str | None = None
@@ -115,7 +179,8 @@ class RollLine:
     by: str
     at_ms: int
     void: bool = False
-    void_note: str = ""
+    void_note: str = ""  # a Said
+    void_reason: str = ""  # the words of whoever voided it
 
 
 @dataclass
@@ -125,8 +190,8 @@ class Line:
     at_ms: int
     duel: int
     who: str
-    text: str
-    note: str = ""
+    text: str  # a Said: words in the reader's language (as a str, English)
+    note: str = ""  # the words of whoever wrote it, as written
 
 
 @dataclass
@@ -201,25 +266,33 @@ class Sheet:
     def name(self, seat: str | None) -> str:
         """A seat's player name, or the label as given (a judge)."""
         if seat in SEATS:
-            return self.seats[str(seat)]["name"] or f"Seat {seat}"
+            return self.seats[str(seat)]["name"] or str(seat)
         return seat or ""
 
 
 # --- formatting helpers ------------------------------------------------------------------
 
 
-def change_text(change: Mapping[str, Any]) -> str:
+def change_text(change: Mapping[str, Any]) -> Said:
     """How a change is written on the sheet: -1000, +500, -1000 cost, half, =4000."""
     kind, amount = change.get("kind"), int(change.get("amount", 0))
-    if kind == "damage":
-        return f"-{amount}"
-    if kind == "cost":
-        return f"-{amount} cost"
-    if kind == "gain":
-        return f"+{amount}"
-    if kind == "halve":
-        return "half"
-    return f"={amount}"
+    if kind in ("damage", "cost", "gain", "halve"):
+        return Said(f"sheet.chg.{kind}", n=amount)
+    return Said("sheet.chg.set", n=amount)
+
+
+def label(text: str) -> Said | str:
+    """Who a label names (A, B, judge:<name>, judge, server), in words: a seat stays its
+    letter, a staff role is said in the reader's language with the name as written."""
+    role, _, name = text.partition(":")
+    if role in ("judge", "organiser", "system", "server"):
+        role = "server" if role == "system" else role
+        return Said(f"sheet.who.{role}", name=name) if name else Said(f"sheet.who.{role}_role")
+    return text
+
+
+def deck_counts(counts: Mapping[str, Any], key: str = "sheet.row.deck_counts") -> Said:
+    return Said(key, main=counts["main"], extra=counts["extra"], side=counts["side"])
 
 
 STAFF_ROLES = frozenset({"judge", "organiser"})
@@ -342,35 +415,39 @@ class _Builder:
 
     def on_deck_declared(self, e: Event, before: TableState, by: str) -> None:
         c = e.data["counts"]
-        self.match.decks[e.data["seat"]] = f"main {c['main']}, extra {c['extra']}, side {c['side']}"
+        self.match.decks[e.data["seat"]] = deck_counts(c)
 
     def on_deck_registered(self, e: Event, before: TableState, by: str) -> None:
         c = e.data["counts"]
-        self.match.decks[e.data["seat"]] = (
-            f"list: main {c['main']}, extra {c['extra']}, side {c['side']}"
-        )
+        self.match.decks[e.data["seat"]] = deck_counts(c, "sheet.row.deck_list_counts")
 
     def on_deck_checked(self, e: Event, before: TableState, by: str) -> None:
         if not e.data.get("ok", True):
             self.match.decks_log.append(
-                Line(e.at_ms, before.duel_no - 1, by, "deck count problem", e.data.get("note", ""))
+                Line(
+                    e.at_ms,
+                    before.duel_no - 1,
+                    by,
+                    Said("sheet.row.deck_problem"),
+                    e.data.get("note", ""),
+                )
             )
 
     def on_deck_cleared(self, e: Event, before: TableState, by: str) -> None:
-        text = f"deck check of {e.data['seat']} cleared by the judge (R7.5)"
+        text = Said("sheet.row.deck_cleared", seat=e.data["seat"])
         if not e.data.get("judge"):  # a casual table's players, both saying it is fixed
-            text = f"deck check of {e.data['seat']} settled by both players (R7.5)"
+            text = Said("sheet.row.deck_settled_both", seat=e.data["seat"])
         self.match.decks_log.append(
             Line(e.at_ms, before.duel_no - 1, by, text, e.data.get("note", ""))
         )
 
     def on_side_exchanged(self, e: Event, before: TableState, by: str) -> None:
         parts = [
-            f"{part} {e.data[part]['in']} in / {e.data[part]['out']} out"
+            Said(f"sheet.row.side_{part}", n_in=e.data[part]["in"], n_out=e.data[part]["out"])
             for part in ("main", "extra")
             if e.data.get(part, {}).get("in")
         ]
-        text = "side deck: " + ", ".join(parts)
+        text = Said("sheet.row.side_exchanged", parts=parts)
         self.match.decks_log.append(Line(e.at_ms, before.duel_no, by, text))
 
     # the start of a duel (R6.5-R6.7)
@@ -378,10 +455,13 @@ class _Builder:
     def on_rps_decided(self, e: Event, before: TableState, by: str) -> None:
         duel = self.current_duel()
         throws = before.pregame.throws if e.data.get("how") == "app" else ()
-        how = "in the app" if e.data.get("how") == "app" else f"reported, confirmed by {by}"
-        if len(throws) > 1:
-            how += f" after {len(throws) - 1} tie(s)"
-        duel.rps = f"{e.data['winner']} won rock-paper-scissors ({how})"
+        if e.data.get("how") != "app":
+            how = Said("sheet.row.rps_reported", by=label(by))
+        elif len(throws) > 1:
+            how = Said("sheet.row.rps_app_ties", n=len(throws) - 1)
+        else:
+            how = Said("sheet.row.rps_app")
+        duel.rps = Said("sheet.row.rps_won", seat=e.data["winner"], how=how)
 
     def on_pregame_opened(self, e: Event, before: TableState, by: str) -> None:
         duel = self.current_duel()
@@ -441,34 +521,42 @@ class _Builder:
 
     def on_lp_rejected(self, e: Event, before: TableState, by: str) -> None:
         p = next((p for p in before.pending if p.entry == e.data["entry"]), None)
-        text = f"LP entry #{e.data['entry']} rejected by {e.data['by']}"
+        text = Said("sheet.row.lp_rejected", entry=e.data["entry"], by=e.data["by"])
         if p is not None:
-            text += (
-                f" ({p.by}: "
-                + ", ".join(f"{c.seat} {change_text(c.to_dict())}" for c in p.changes)
-                + ")"
+            changes = [
+                Said("sheet.row.seat_change", seat=c.seat, change=change_text(c.to_dict()))
+                for c in p.changes
+            ]
+            text = Said(
+                "sheet.row.lp_rejected_changes",
+                entry=e.data["entry"],
+                by=e.data["by"],
+                proposer=label(p.by),
+                changes=changes,
             )
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("reason", "")))
 
     def on_dispute_settled(self, e: Event, before: TableState, by: str) -> None:
         action = e.data["action"]
-        text = f"disputed LP entry #{e.data['entry']} " + (
-            "applied" if action == "apply" else "voided" if action == "void" else "corrected"
-        )
+        done = "applied" if action == "apply" else "voided" if action == "void" else "corrected"
+        text = Said(f"sheet.row.dispute_{done}", entry=e.data["entry"])
         if action == "correct":  # R7.1: the judge's one step, to the amount it should have been
-            changes = ", ".join(f"{c['seat']} {change_text(c)}" for c in e.data["changes"])
-            text += f" by the judge to {changes}"
+            changes = [
+                Said("sheet.row.seat_change", seat=c["seat"], change=change_text(c))
+                for c in e.data["changes"]
+            ]
+            text = Said("sheet.row.dispute_corrected_to", entry=e.data["entry"], changes=changes)
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("note", "")))
 
     def on_dispute_closed(self, e: Event, before: TableState, by: str) -> None:
         """A casual table's players settled a rejected entry themselves (R7.1)."""
         status, entry = e.data["status"], e.data["entry"]
         if status == "corrected":
-            text = f"rejected LP entry #{entry} corrected as entry #{e.data.get('new_entry')}"
+            text = Said("sheet.row.rejected_corrected", entry=entry, new=e.data.get("new_entry"))
         elif status == "dropped":
-            text = f"rejected LP entry #{entry} dropped at the end of the duel"
+            text = Said("sheet.row.rejected_dropped", entry=entry)
         else:
-            text = f"rejected LP entry #{entry} withdrawn"
+            text = Said("sheet.row.rejected_withdrawn", entry=entry)
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, ""))
 
     # results (R3, R7.3, R7.4)
@@ -512,9 +600,23 @@ class _Builder:
 
     def on_roll_made(self, e: Event, before: TableState, by: str) -> None:
         d = e.data
-        results = ", ".join(str(r) for r in d.get("results", []))
+        kind = str(d["kind"])
+        results = Said(
+            "sheet.roll.results",
+            results=[
+                Said(f"sheet.coin.{r}") if kind == "coin" and r in ("heads", "tails") else str(r)
+                for r in d.get("results", [])
+            ],
+        )
         self.match.rolls.append(
-            RollLine(int(d["roll"]), before.duel_no, str(d["kind"]), results, by, e.at_ms)
+            RollLine(
+                int(d["roll"]),
+                before.duel_no,
+                Said(f"sheet.roll.{kind}") if kind in ("coin", "die") else kind,
+                results,
+                by,
+                e.at_ms,
+            )
         )
 
     def on_roll_voided(self, e: Event, before: TableState, by: str) -> None:
@@ -522,31 +624,50 @@ class _Builder:
             for r in m.rolls:
                 if r.roll == e.data["roll"]:
                     r.void = True
-                    r.void_note = f"voided by {by}" + (
-                        f": {e.data['note']}" if e.data.get("note") else ""
-                    )
-        text = f"roll #{e.data['roll']} voided"
+                    r.void_note = Said("sheet.row.roll_voided_by", by=label(by))
+                    r.void_reason = str(e.data.get("note") or "")
+        text = Said("sheet.row.roll_voided", roll=e.data["roll"])
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("note", "")))
 
     # judges (R7.1, R8)
 
     def on_judge_called(self, e: Event, before: TableState, by: str) -> None:
         seat = e.data.get("seat") or by
-        text = f"judge called by {seat}"
-        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("reason", "")))
+        call = self.state.calls[-1]  # what it is about, as the rules read it (older logs too)
+        reason = str(e.data.get("reason") or "")
+        code, params = e.data.get("code"), dict(e.data.get("params") or {})
+        if "code" not in e.data:  # a log from before codes: the server's words in the reason
+            code, reason, params = legacy_call(reason, call.entry, call.duel, call.deck, call.seat)
+        text = Said("sheet.row.judge_called", seat=label(str(seat)))
+        if code:
+            about = Said(f"call.{code}", entry=call.entry, duel=call.duel, seat=call.deck, **params)
+            text = Said("sheet.row.judge_called_about", seat=label(str(seat)), about=about)
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, reason))
 
     def on_judge_acknowledged(self, e: Event, before: TableState, by: str) -> None:
-        text = f"call #{e.data['call']} taken"
+        text = Said("sheet.row.call_taken", call=e.data["call"])
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text))
 
     def on_judge_closed(self, e: Event, before: TableState, by: str) -> None:
-        text = f"call #{e.data['call']} closed (ruling)"
-        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("note", "")))
+        note = str(e.data.get("note") or "")
+        code = e.data.get("code")
+        if code is None and note in LEGACY_CLOSED:  # a log from before codes: its own English
+            code, note = LEGACY_CLOSED[note], ""
+        text = Said("sheet.row.call_closed", call=e.data["call"])
+        if code:
+            text = Said(
+                "sheet.row.call_closed_by", call=e.data["call"], ruling=Said(f"sheet.closed.{code}")
+            )
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, note))
 
     def on_penalty_recorded(self, e: Event, before: TableState, by: str) -> None:
         d = e.data
-        level = str(d["level"]).replace("_", " ")
-        text = f"{d['seat']}: {level}, {str(d['infraction']).replace('_', ' ')}"
+        text = Said(
+            "sheet.row.penalty",
+            seat=d["seat"],
+            level=Said(f"sheet.level.{d['level']}"),
+            infraction=Said(f"sheet.inf.{d['infraction']}"),
+        )
         self.match.penalties.append(Line(e.at_ms, before.duel_no, by, text, d.get("note", "")))
 
     # the clock (R4, R5)
@@ -555,51 +676,68 @@ class _Builder:
         self.match.clock.append(Line(e.at_ms, before.duel_no, by, text, note))
 
     def on_clock_started(self, e: Event, before: TableState, by: str) -> None:
-        self._clock(e, before, by, f"clock started ({clock_text(e.data['duration_ms'])})")
+        self._clock(
+            e, before, by, Said("sheet.row.clock_started", time=clock_text(e.data["duration_ms"]))
+        )
 
     def on_clock_paused(self, e: Event, before: TableState, by: str) -> None:
         left = clock_text(e.data.get("remaining_ms", 0))
-        self._clock(e, before, by, f"clock paused ({left} left)")
+        self._clock(e, before, by, Said("sheet.row.clock_paused", left=left))
 
     def on_clock_resumed(self, e: Event, before: TableState, by: str) -> None:
         left = clock_text(e.data.get("remaining_ms", 0))
-        self._clock(e, before, by, f"clock resumed ({left} left)")
+        self._clock(e, before, by, Said("sheet.row.clock_resumed", left=left))
 
     def on_clock_extended(self, e: Event, before: TableState, by: str) -> None:
-        text = f"extension +{clock_text(e.data['ms'])}"
+        text = Said("sheet.row.clock_extended", time=clock_text(e.data["ms"]))
         self._clock(e, before, by, text, e.data.get("reason", ""))
 
     def on_time_called(self, e: Event, before: TableState, by: str) -> None:
-        where = str(e.data.get("during", "")).replace("_", " ")
+        during = str(e.data.get("during", ""))
+        where: Said | str = Said(f"sheet.during.{during}") if during else ""
         if before.phase == "duel" and before.turn is not None:
-            where = f"duel {before.duel_no}, turn {before.turn.no}"
-        self._clock(e, before, by, f"TIME called ({where})")
+            where = Said("sheet.row.duel_turn", duel=before.duel_no, turn=before.turn.no)
+        self._clock(e, before, by, Said("sheet.row.time_called", where=where))
 
     def on_time_stage(self, e: Event, before: TableState, by: str) -> None:
         stage = str(e.data["stage"])
-        text = STAGES.get(stage, stage)
+        text: Said | str = Said(f"sheet.stage.{stage}") if stage in STAGES else stage
         if stage == "extra_turns":
             total = self.state.ruleset.extra_turns
             turn = self.state.turn.no + 1 if self.state.turn else 0
-            text = f"extra turn {e.data.get('extra_turn', 0)} of {total}"
+            n = e.data.get("extra_turn", 0)
+            text = Said("sheet.row.extra_turn", n=n, total=total)
             if turn:
-                text += f" (turn {turn})"
+                text = Said("sheet.row.extra_turn_of_turn", n=n, total=total, turn=turn)
         self._clock(e, before, by, text)
 
     def on_flag_raised(self, e: Event, before: TableState, by: str) -> None:
         kind = str(e.data["kind"])
         if kind == "turn_overtime":  # R4.3: a neutral flag, charged to nobody
             secs = int(self.state.ruleset.think_seconds)
-            limit = f"{secs // 60} minute{'s' if secs != 60 else ''}" if secs % 60 == 0 else ""
-            limit = limit or f"{secs} seconds"
-            turn = str(e.data.get("detail", "")) or "a turn"
-            text = f"{turn} passed {limit} (a flag for judges, charged to nobody)"
-            self._clock(e, before, by, text)
+            if secs % 60 == 0:
+                limit = Said(
+                    "sheet.row.minute" if secs == 60 else "sheet.row.minutes", n=secs // 60
+                )
+            else:
+                limit = Said("sheet.row.seconds", n=secs)
+            # The rules write which turn as "turn 3" (the number is what the sheet reads).
+            found = re.fullmatch(r"turn (\d+)", str(e.data.get("detail", "")))
+            turn = Said("sheet.row.turn_n", n=found[1]) if found else Said("sheet.row.a_turn")
+            self._clock(e, before, by, Said("sheet.row.turn_overtime", turn=turn, limit=limit))
             return
-        text = FLAGS.get(kind, kind.replace("_", " "))
         seat = e.data.get("seat")
         detail = str(e.data.get("detail", ""))
-        self._clock(e, before, by, f"{text}" + (f": {seat}" if seat else ""), detail)
+        after = re.fullmatch(r"after duel (\d+)", detail)
+        if kind in FLAGS:
+            text: Said | str = Said(f"sheet.flag.{kind}")
+        else:
+            text = Said("sheet.flag.other", kind=kind.replace("_", " "))
+        if seat:
+            text = Said("sheet.row.flag_seat", flag=text, seat=seat)
+        if after:  # the rules' "after duel 1": said in words, the number as written
+            detail = Said("sheet.row.after_duel", duel=after[1])
+        self._clock(e, before, by, text, detail)
 
 
 def build_sheet(

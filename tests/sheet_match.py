@@ -112,15 +112,21 @@ def pad(t: StoreTable, entries: int) -> None:
 
 
 def play_match(
-    store: EventStore, note: str = "Mirror Force", now: int = T0, padding: int = 0
+    store: EventStore,
+    note: str = "Mirror Force",
+    now: int = T0,
+    padding: int = 0,
+    table: StoreTable | None = None,
 ) -> StoreTable:
     """A finished best-of-three match: A wins duel 1, B duel 2, A duel 3 on time.
 
     Against a running server, start `now` at the real time: the server's timer would otherwise
     find the match clock long expired and call time itself. `padding` adds that many more
-    entries (of no effect) to each duel, for a longer sheet."""
-    t = StoreTable(store, now=now).join().register()
-    t.do("judge", "clock.start")
+    entries (of no effect) to each duel, for a longer sheet. `table`: play at that table (one of
+    an event's, say) instead of a new one; its clock may already run (a round started it)."""
+    t = (table or StoreTable(store, now=now)).join().register()
+    if t.state().clock.status == "idle":
+        t.do("judge", "clock.start")
 
     # Duel 1: A wins by LP 0.
     t.start_duel(first="A")

@@ -120,3 +120,34 @@ PICK_TAGS: list[list[str]] = [
 )
 def test_the_one_picker_rule(query, accept, expected):
     assert load().pick_lang(query, accept) == expected
+
+
+# A refusal the server raises: RuleError("code", ...), AppError("code", ...), NotFound(...),
+# require(cond, "code", "message"), whole(value, "code", "message").
+RAISED = [
+    re.compile(
+        r'\b(?:[A-Z]\w*Error|NotFound|Conflict|Forbidden|Unauthenticated|Busy)\(\s*"([a-z][a-z0-9_]*)"'
+    ),
+    re.compile(r"""\b(?:require|whole)\([^";]*?,\s*"([a-z][a-z0-9_]*)",\s*(?:f?"|\()""", re.S),
+]
+
+
+def refusal_codes() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for path in sorted((ROOT / "server").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for pattern in RAISED:
+            for code in pattern.findall(text):
+                found.setdefault(code, str(path.relative_to(ROOT)))
+    return found
+
+
+def test_every_refusal_the_server_raises_is_worded_in_every_language():
+    """The phones and staff pages word a refusal from its code (web/js/i18n.js: errorText):
+    every code the server raises has its `err.<code>` in the catalogues (the same keys in every
+    language, above), so no reader of zh-Hant or ja is shown the server's English."""
+    codes = refusal_codes()
+    assert len(codes) > 60 and {"round_started", "wrong_phase", "not_found"} <= set(codes)
+    english = load().texts["en"]
+    missing = sorted(f"{c} ({where})" for c, where in codes.items() if f"err.{c}" not in english)
+    assert missing == []

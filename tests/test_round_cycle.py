@@ -286,6 +286,19 @@ def test_exports_carry_a_byte_order_mark(org: Org):
         assert r.headers["Content-Type"] == "text/csv; charset=utf-8"
 
 
+def test_results_csv_lists_the_tables_of_the_round_only(org: Org):
+    """A round over fewer tables than the event has (an odd count's bye, a top cut): the unused
+    tables are not matches without a result in the export, as they are not on the floor, the
+    hall or End round."""
+    ev = org.event(tables=4)
+    register(org, ev, 5)
+    assert org.call("POST", f"/api/events/{ev}/swiss/pair").status_code == 200
+    assert org.call("POST", f"/api/events/{ev}/round/start").status_code == 200
+    unfinished = org.call("GET", f"/api/events/{ev}/round/unfinished").json["tables"]
+    assert [t["number"] for t in unfinished] == [1, 2]
+    assert [int(row["table"]) for row in results_rows(org, ev)] == [1, 2]
+
+
 # -- 8. an event seat carries its pairing's name and ID ----------------------------------------
 
 

@@ -49,7 +49,10 @@ def test_r7_1_reject_makes_a_dispute_and_calls_a_judge() -> None:
     (d,) = t.state.disputes
     assert (d.entry, d.rejected_by, d.reason, d.status) == (entry, "B", "it was 2000", "open")
     (call,) = t.state.calls
-    assert call.seat == "B" and f"#{entry}" in call.reason and call.status == "open"
+    # The call names its entry by code and field (each screen words it); the reason is the
+    # rejecting player's words, as written.
+    assert call.seat == "B" and call.status == "open"
+    assert (call.code, call.entry, call.reason) == ("lp_disputed", entry, "it was 2000")
 
 
 def test_r7_1_judge_settles_dispute_apply_or_void() -> None:

@@ -314,7 +314,9 @@ def test_r7_1_result_dispute_calls_a_judge(t: Table) -> None:
     t.start_duel().hit("B", 8000)
     events = t.do("B", "result.dispute", reason="misread")
     assert t.types(events) == ["judge.called"]
-    assert "duel 1" in t.state.calls[-1].reason
+    # Which duel, by code and field (each screen words it); the reason is the player's words.
+    assert (t.state.calls[-1].code, t.state.calls[-1].duel) == ("result_disputed", 1)
+    assert t.state.calls[-1].reason == "misread"
     # What the call is about is a field, not the words: a player's call that copies them is
     # about nothing.
     assert events[0].data["duel"] == 1 and t.state.calls[-1].duel == 1
@@ -334,7 +336,9 @@ def test_r7_5_deck_check_after_the_duel(t: Table) -> None:
     t.refuse("A", "deck.check", "already_done")
     events = t.do("B", "deck.check", ok=False, note="41 cards")
     assert t.types(events) == ["deck.checked", "judge.called"]
-    assert "R7.5" in t.state.calls[-1].reason and "41 cards" in t.state.calls[-1].reason
+    # A deck problem's call (R7.5) by code, its seat by field; the note as written.
+    call = t.state.calls[-1]
+    assert (call.code, call.deck, call.reason) == ("deck_problem", "B", "41 cards")
     t.do("A", "between.ready")
     t.refuse("A", "between.ready", "already_done")
 

@@ -118,8 +118,10 @@ def test_a_log_changed_under_the_cache_alerts_the_judges(app: Flask, client):
     assert client.get(f"/t/{t.code}/sheet").status_code == 200
     with app.app_context():
         state = store.snapshot(t.code).state
-        [alarm] = [c for c in state.calls if "changed under the server" in c.reason]
-        assert alarm.seat is None and alarm.status == "open"
+        # The alarm says it in a code and values (each screen words it), no sentence.
+        [alarm] = [c for c in state.calls if c.code == "log_changed"]
+        assert alarm.seat is None and alarm.status == "open" and alarm.reason == ""
+        assert dict(alarm.params)["seq"] > 0 and len(dict(alarm.params)["expected"]) == 12
         from server.floor import alerts_of
         from server.rules import view
 

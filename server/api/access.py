@@ -73,6 +73,7 @@ POLICIES: dict[str, str] = {
     "api.table_log": TABLE,
     "api.table_ledger": TABLE,  # the ledger by range: as visible as the table itself
     "api.server_time": PUBLIC,
+    "api.venue": PUBLIC,  # the venue's time zone
     "table_ws.table_socket": SOCKET,
     "decklists.check_list": SEAT,
     "decklists.list_banlists": PUBLIC,

@@ -210,6 +210,13 @@ def server_time() -> Response:
     return jsonify({"now_ms": services().clock()})
 
 
+@bp.get("/venue")
+def venue() -> Response:
+    """The venue's time zone (config TIME_ZONE; null when not set): every page writes the
+    event's times in it, in its reader's language."""
+    return jsonify({"tz": current_app.config["TIME_ZONE"] or None})
+
+
 # The one place a refusal from below the edge gets its HTTP status: by its kind. A plain
 # DomainError is a bad request; an AppError (raised at the edge) names its own status.
 STATUS_OF_KIND: dict[type[DomainError], int] = {

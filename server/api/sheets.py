@@ -29,11 +29,13 @@ from server.api.lang import request_t
 from server.api.ratelimit import rate_limit
 from server.context import services
 from server.errors import AppError
+from server.i18n import say
 from server.sheet import (
     Chain,
     Sheet,
     build_sheet,
     iso_text,
+    label,
     ledger_rows,
     public_log,
     score_text,
@@ -42,13 +44,28 @@ from server.sheet import (
 
 bp = Blueprint("sheets", __name__)
 
+# What `verify` says of a broken chain (the store's words, for logs and the command line), as
+# the catalogue's keys: the sheet says it in its reader's language.
+PROBLEMS = {
+    "missing event": "sheet.problem.missing_event",
+    "prev_hash does not match": "sheet.problem.prev_hash",
+    "unreadable event": "sheet.problem.unreadable",
+    "hash does not match": "sheet.problem.hash",
+    "log shorter than the table's seq": "sheet.problem.short",
+    "missing signed head": "sheet.problem.missing_signed_head",
+    "events after the last signed head": "sheet.problem.after_last_signed",
+    "the signed head does not match the log": "sheet.problem.signed_head_mismatch",
+    "no key to check the signed heads": "sheet.problem.no_key",
+    "bad signature on the head": "sheet.problem.bad_signature",
+}
 MAX_CODES = 100  # one round of a large event; a bigger print is split by the organiser
 CODE = re.compile(r"[0-9A-Z]{1,16}")
 
 
 def request_tz() -> tzinfo:
-    """The time zone the sheet is written in: `?tz=Area/City`, else the server's own."""
-    name = request.args.get("tz", "").strip()
+    """The time zone the sheet is written in: `?tz=Area/City`, else the venue's (config
+    TIME_ZONE), else the server's own."""
+    name = request.args.get("tz", "").strip() or current_app.config["TIME_ZONE"]
     if not name:
         return datetime.now().astimezone().tzinfo or ZoneInfo("UTC")
     try:
@@ -111,14 +128,29 @@ def _helpers(tz: tzinfo | None) -> dict[str, Any]:
     tz = tz or UTC
     now = services().clock()
     lang, t = request_t("sheet.")
+    _, words = request_t()
+
+    def rules(ruleset: dict[str, Any]) -> str:
+        name = str(ruleset.get("name", ""))
+        found = words(f"run.ruleset.{name}")
+        return name if found == f"run.ruleset.{name}" else found
+
     return {
         "lang": lang,
         "t": t,
+        "say": lambda value: say(words, value),
+        "who": lambda text: say(words, label(str(text))),
+        "rules": rules,
+        "problem": lambda text: words(PROBLEMS[text]) if text in PROBLEMS else str(text or ""),
         "score": lambda sheet, m: score_text(
             {s: sheet.name(s) for s in ("A", "B")}, m.winner, m.wins
         ),
         "hm": lambda ms: time_text(ms, tz),
         "iso": lambda ms: iso_text(ms, tz),
+        # The date in the reader's way of writing one (the catalogue's `sheet.date`).
+        "day": lambda ms: t(
+            "date", y=iso_text(ms, tz)[:4], m=iso_text(ms, tz)[5:7], d=iso_text(ms, tz)[8:10]
+        ),
         "printed_ms": now,
         "tz_name": datetime.fromtimestamp(now / 1000, tz).strftime("%Z (UTC%z)"),
     }

@@ -28,6 +28,7 @@ from .access import GRANTS, end_session, may_see_pairing, viewer
 from .decklists import set_event_banlist
 from .http import load_body
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
+from .lang import request_t
 from .logins import LoginThrottle, login_keys, retry_after
 from .ratelimit import rate_limit
 from .seats import claim_for, claim_ok
@@ -337,7 +338,8 @@ def result_row(
 
 @bp.get("/api/events/<int:event_id>/results.csv")
 def results_csv(event_id: int) -> Response:
-    """Every table's result of a round (the current one, or ?round=n) as CSV."""
+    """Every result of a round (the current one, or ?round=n) as CSV: the tables in play (paired
+    or with a seat taken), as the floor, the hall and End round count them."""
     require_role(event_id, "organiser", "judge")
     round_no = request.args.get("round", type=int)
     store = services().store
@@ -345,7 +347,7 @@ def results_csv(event_id: int) -> Response:
     out.write(BOM)
     writer = csv.DictWriter(out, fieldnames=RESULT_COLUMNS)
     writer.writeheader()
-    for table in tournament().tables(event_id, round_no):
+    for table in tournament().in_play(event_id, round_no):
         snap = store.snapshot(table["code"])
         state = view(snap.state)
         row = result_row(table["number"], table["round"], table["code"], state, table["pairing"])
@@ -486,32 +488,26 @@ def _qr_data_uri(url: str) -> str:
 @bp.get("/organiser/events/<int:event_id>/cards")
 def cards(event_id: int) -> Response:
     """Printable table cards: per table its number and one QR code per seat (4 per A4 page)."""
+    lang, tr = request_t("cards.")
     staff = current_staff()
     if staff is None or tournament().role(staff, event_id) != "organiser":
-        return Response("Log in as this event's organiser.", status=403, mimetype="text/plain")
+        return Response(tr("login"), status=403, mimetype="text/plain")
     ev = tournament().event(event_id)
     base = request.host_url.rstrip("/")
     parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        f"<title>{escape(ev.name)}: table cards</title>",
+        f"<!doctype html><html lang='{escape(lang)}'><head><meta charset='utf-8'>",
+        f"<title>{escape(tr('title', event=ev.name))}</title>",
         "<link rel='icon' href='/icons/icon.svg' type='image/svg+xml'>",
         "<link rel='stylesheet' href='/css/cards.css'>",
         "<script type='module' src='/js/organiser/cards.js'></script></head><body>",
-        "<p class='noprint'><button id='print' type='button'>Print</button></p>",
+        f"<p class='noprint'><button id='print' type='button'>{escape(tr('print'))}</button></p>",
     ]
     short = request.host.removeprefix("www.")
     slug = escape(ev.slug)
     # Printed once for the event: a card's number, short address and seat QR codes stay right
     # in every round (the round's codes and names are on the printed pairings). Its claims hold
     # until the organiser re-issues the cards; the pairing's player ID says whose round it is.
-    parts.append(
-        "<p class='noprint' data-testid='cards-once'>"
-        "Print these cards once for the whole event: they stay right in every round. "
-        "Each round's names are on the printed pairings; a player types their player ID to sit. "
-        "· 桌卡整場賽事只需列印一次，每回合皆適用；各回合名單見列印的對戰表，選手輸入選手編號入座。"
-        " · 卓カードは大会を通じて一度印刷するだけで、どのラウンドでも使えます。各ラウンドの名前は"
-        "印刷した対戦表に、選手はプレイヤーIDを入力して着席します。</p>"
-    )
+    parts.append(f"<p class='noprint' data-testid='cards-once'>{escape(tr('once'))}</p>")
     issue = int(ev.cards_issue)
     for table in tournament().tables(event_id):
         n = table["number"]
@@ -525,9 +521,10 @@ def cards(event_id: int) -> Response:
         for seat in ("A", "B"):
             claim = claim_for(ev.slug, n, seat, issue=issue)
             url = f"{base}/s/{ev.slug}/{n}/{seat}?c={claim}"
+            # In the organiser's language (`?lang=` prints the cards in another).
             parts.append(
-                f"<figure><img alt='QR seat {seat}' src='{_qr_data_uri(url)}'>"
-                f"<figcaption>Seat {seat} · 座位 {seat} · 席 {seat}</figcaption></figure>"
+                f"<figure><img alt='{escape(tr('qr', seat=seat))}' src='{_qr_data_uri(url)}'>"
+                f"<figcaption>{escape(tr('seat', seat=seat))}</figcaption></figure>"
             )
         parts.append("</div></section>")
     parts.append("</body></html>")

@@ -237,6 +237,8 @@ def public_page(slug: str) -> Response:
 
 def init_app(app: Flask) -> None:
     app.extensions["duel_table_swiss"] = SwissService(
-        app.extensions["duel_table"].store, app.extensions["duel_table_tournament"]
+        app.extensions["duel_table"].store,
+        app.extensions["duel_table_tournament"],
+        app.config.get("SWISS_SEED"),
     )
     app.register_blueprint(bp)

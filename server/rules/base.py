@@ -146,30 +146,34 @@ class Tx:
     def call_judge(
         self,
         seat: str,
-        reason: str,
+        code: str | None,
         detail: str = "",
         entry: int | None = None,
         duel: int | None = None,
         deck: str | None = None,
     ) -> None:
-        """Record a judge call (R7.1), numbered in order; `detail` is what the player wrote,
-        `entry` the LP entry whose rejection makes the call (what links it to its dispute),
-        `duel` the duel whose disputed result makes it and `deck` the seat whose failed deck
-        check makes it: what the call is about is in these fields, never read from the reason,
-        which is only words a player's own call may copy. The ruling that answers it (the
-        dispute's settlement, the duel's result, the deck's clearing) closes it by them."""
-        text = f"{reason}: {detail}" if reason and detail else (reason or detail)
-        data = judge_called(self.state, seat, text, entry, duel)
+        """Record a judge call (R7.1), numbered in order. `code` says what a call the rules
+        make is about (`lp_disputed`, `result_disputed`, `deck_problem`; None for a player's own
+        call), each screen words it; `detail` is what the player wrote, kept as written (the
+        call's `reason`). `entry` is the LP entry whose rejection makes the call (what links it
+        to its dispute), `duel` the duel whose disputed result makes it and `deck` the seat whose
+        failed deck check makes it: what the call is about is in these fields, never read from
+        the reason. The ruling that answers it (the dispute's settlement, the duel's result, the
+        deck's clearing) closes it by them."""
+        data = judge_called(self.state, seat, detail, entry, duel, code=code)
         if deck is not None:
             data["deck"] = deck
         self.emit("judge.called", **data)
 
-    def close_calls(self, note: str, answers: Callable[[Any], bool]) -> None:
+    def close_calls(self, code: str, answers: Callable[[Any], bool], note: str = "") -> None:
         """A judge's ruling closes the open calls it answers (R7.1), chosen by what each call
-        is about (its `entry`, `duel` or `deck`), never by its words."""
+        is about (its `entry`, `duel` or `deck`), never by its words. `code` says which ruling
+        (`dispute_void`, `deck_cleared`, `result_set`, ...: each screen words it), `note` is the
+        judge's own words, if any. A log written before codes has the ruling in English in the
+        note ("dispute void")."""
         for c in self.state.calls:
             if c.status != "closed" and answers(c):
-                self.emit("judge.closed", call=c.call, judge=self.actor.name, note=note)
+                self.emit("judge.closed", call=c.call, judge=self.actor.name, note=note, code=code)
 
     @property
     def seat(self) -> str:
@@ -185,16 +189,25 @@ def judge_called(
     reason: str,
     entry: int | None = None,
     duel: int | None = None,
+    code: str | None = None,
+    params: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The data of the `judge.called` event of a table's next call (R7.1). `entry` and `duel`
-    are always named, null when none: a log written before they were has neither (judge.py)."""
-    return {
+    are always named, null when none: a log written before they were has neither (judge.py).
+    `code` too (null for a player's own call): what a call the server made is about, worded by
+    each screen with `params`; `reason` is then only a person's words. A log written before
+    codes has no `code`, and its server-made calls' reasons are English sentences."""
+    data: dict[str, Any] = {
         "call": len(state.calls) + 1,
         "seat": seat,
+        "code": code,
         "reason": reason,
         "entry": entry,
         "duel": duel,
     }
+    if params:
+        data["params"] = params
+    return data
 
 
 def require(condition: bool, code: str, message: str, **details: Any) -> None:

@@ -38,7 +38,7 @@ def call(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     open_calls = [c for c in tx.state.calls if c.seat == seat and c.status != "closed"]
     require(len(open_calls) < 3, "too_many", "A judge is already called; please wait.")
-    tx.call_judge(seat, "", str(args.get("reason") or ""))
+    tx.call_judge(seat, None, str(args.get("reason") or ""))
 
 
 def _find(tx: Tx, args: Mapping[str, Any]) -> Call:
@@ -118,6 +118,8 @@ def _called(s: TableState, e: Event) -> TableState:
         entry=_entry_of(s, e),
         duel=e.data.get("duel"),
         deck=e.data.get("deck"),
+        code=e.data.get("code"),
+        params=tuple(sorted((e.data.get("params") or {}).items())),
     )
     return s.evolve(calls=s.calls + (c,))
 

@@ -146,7 +146,7 @@ def reject(tx: Tx, args: Mapping[str, Any]) -> None:
     reason = str(args.get("reason") or "")
     tx.emit("lp.rejected", entry=p.entry, by=seat, reason=reason)
     if not casual(tx.state):
-        tx.call_judge(seat, f"LP entry #{p.entry} disputed", reason, entry=p.entry)
+        tx.call_judge(seat, "lp_disputed", reason, entry=p.entry)
     # Nothing behind a disputed entry applies until it is settled (R1.4, R7.1).
 
 
@@ -283,7 +283,7 @@ def settle(tx: Tx, args: Mapping[str, Any]) -> None:
         tx.emit("dispute.settled", entry=entry, action=action, note=note)
     # The judge call the rejection made is answered by the settlement (found by its entry
     # number: a player's own call may be worded like it, and stays open).
-    tx.close_calls(f"dispute {action}", lambda c: c.entry == entry)
+    tx.close_calls(f"dispute_{action}", lambda c: c.entry == entry, note)
     if action != "void":
         apply_entry(tx, p.entry, p.by, changes, p.note, tx.actor.label)
     flush(tx)

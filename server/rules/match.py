@@ -364,7 +364,7 @@ def dispute_result(tx: Tx, args: Mapping[str, Any]) -> None:
     twokey.reject(RESULT, res, seat)  # not once confirmed (R7.3)
     assert res is not None
     reason = str(args.get("reason") or "")
-    tx.call_judge(seat, f"Result of duel {res.duel} disputed", reason, duel=res.duel)
+    tx.call_judge(seat, "result_disputed", reason, duel=res.duel)
 
 
 def finalize_duel(tx: Tx) -> None:
@@ -485,7 +485,7 @@ def deck_check(tx: Tx, args: Mapping[str, Any]) -> None:
     note = str(args.get("note") or "")
     tx.emit("deck.checked", seat=seat, ok=ok, note=note)
     if not ok:
-        tx.call_judge(seat, "Deck count problem after the duel (R7.5)", note, deck=seat)
+        tx.call_judge(seat, "deck_problem", note, deck=seat)
 
 
 def _failed_deck(tx: Tx, args: Mapping[str, Any]) -> str:
@@ -506,7 +506,7 @@ def deck_clear(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = _failed_deck(tx, args)
     note = str(args.get("note") or "")
     tx.emit("deck.cleared", seat=seat, note=note, judge=tx.actor.name)
-    tx.close_calls(note or "deck cleared", lambda c: c.deck == seat)
+    tx.close_calls("deck_cleared", lambda c: c.deck == seat, note)
 
 
 @command("deck.fix", SEAT)
@@ -522,7 +522,7 @@ def deck_fix(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("deck.fix_voted", seat=seat, by=tx.seat)
     if twokey.agreed(tx.state.decks[seat].fix):
         tx.emit("deck.cleared", seat=seat, note="", judge="")
-        tx.close_calls("deck fixed", lambda c: c.deck == seat)
+        tx.close_calls("deck_fixed", lambda c: c.deck == seat)
 
 
 def _require_no_failed_check(tx: Tx) -> None:
@@ -634,7 +634,7 @@ def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
             "The match is already over: a judge corrects its result instead.",
         )
         decide_match(tx, winner, DOUBLE_LOSS if both else "judge", final=True)
-        tx.close_calls("result set", lambda c: c.duel is not None and c.entry is None)
+        tx.close_calls("result_set", lambda c: c.duel is not None and c.entry is None)
         return
     winner = args.get("winner")
     require(winner in (*SEATS, None), "unknown_seat", "The winner must be A, B or none.")
@@ -647,7 +647,7 @@ def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
     else:
         end_duel(tx, winner, "judge", final=True)
     # The ruling answers the calls that disputed this duel's result (by their `duel`).
-    tx.close_calls("result set", lambda c: c.duel == duel and c.entry is None)
+    tx.close_calls("result_set", lambda c: c.duel == duel and c.entry is None)
 
 
 def forfeit_duel(tx: Tx, seat: str) -> None:

@@ -290,6 +290,10 @@ class Call:
     entry: int | None = None  # the LP entry whose rejection made the call (its dispute's call)
     duel: int | None = None  # the duel whose result a dispute of it made the call about
     deck: str | None = None  # the seat whose failed deck check made the call (R7.5)
+    # What a call the server made is about (`lp_disputed`, ...; None: a player's own call, or
+    # a log from before codes) and its values, for each screen to word.
+    code: str | None = None
+    params: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,12 @@ def calls_view(s: TableState, seat: str | None, privileged: bool) -> list[dict[s
             "entry": c.entry,
             "duel": c.duel,
             **({"deck": c.deck} if c.deck else {}),  # a failed deck check's call (R7.5)
+            # what a server-made call is about, for the screen to word (with the reason's rule)
+            **(
+                {"code": c.code, "params": dict(c.params)}
+                if c.code and (privileged or (seat is not None and c.seat == seat))
+                else {}
+            ),
         }
         for c in s.calls
     ]

@@ -634,9 +634,11 @@ class EventStore:
         )
         log.error("table %s: %s", code, problem)
         self._cache.drop(code)
+        # The call carries a code and its values (each screen words them), not the sentence.
+        found_at = {"seq": snap.seq, "expected": snap.last_hash[:12], "found": stored[:12]}
 
         def decide_on(latest: Snapshot) -> Decided:
-            data = judge_called(latest.state, None, problem)
+            data = judge_called(latest.state, None, "", code="log_changed", params=found_at)
             return [Event("judge.called", data, now_ms, SYSTEM_ACTOR)], []
 
         # Not signed: the alarm sits on a log changed under the server, and a signature would

@@ -110,9 +110,13 @@ class State:
 class SwissService:
     """The tournament of each event, over the table store and the event's rounds."""
 
-    def __init__(self, store: EventStore, tournament: Tournament) -> None:
+    def __init__(self, store: EventStore, tournament: Tournament, seed: int | None = None) -> None:
         self.store = store
         self.tournament = tournament
+        self.seed = seed  # SWISS_SEED: round 1's seed for every event; None: a fresh one each
+
+    def _round_one_seed(self) -> int:
+        return secrets.randbits(63) if self.seed is None else self.seed
 
     # -- the log ----------------------------------------------------------------------------
 
@@ -334,7 +338,7 @@ class SwissService:
                 f"The {planned} Swiss rounds are played: start the top cut, or raise the "
                 "number of rounds.",
             )
-        seed = secrets.randbits(63) if round_no == 1 else None
+        seed = self._round_one_seed() if round_no == 1 else None
         rng = Random(seed)
         try:
             pairing = core.pair_round(
@@ -408,7 +412,7 @@ class SwissService:
                 )
             seqs = self.tournament.set_aside_round(event_id, actor, now)
         del s.rounds[rp.number]
-        seed = secrets.randbits(63) if rp.number == 1 else None
+        seed = self._round_one_seed() if rp.number == 1 else None
         try:
             pairing = core.pair_round(
                 self.players(s),

@@ -58,9 +58,45 @@ export function formatDuration(ms) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${ss}` : `${m}:${ss}`;
 }
 
-/** Local wall-clock time hh:mm:ss for a server timestamp. */
+// The venue's time zone (the server's TIME_ZONE, from /api/venue; web/js/i18n.js sets it):
+// every time of the event is written in it, in the reader's language. Unset: the device's.
+let zone = "";
+const formats = new Map();
+
+export function setTimeZone(name) {
+  zone = name || "";
+}
+
+export function timeZone() {
+  return zone;
+}
+
+function format(kind) {
+  const locale = document.documentElement.lang || "en";
+  const id = `${kind}|${locale}|${zone}`;
+  let found = formats.get(id);
+  if (!found) {
+    const options = kind === "time"
+      ? { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" }
+      : { year: "numeric", month: "2-digit", day: "2-digit" };
+    try {
+      found = new Intl.DateTimeFormat(locale, zone ? { ...options, timeZone: zone } : options);
+    } catch {
+      found = new Intl.DateTimeFormat(locale, options); // an unknown zone: the device's
+    }
+    formats.set(id, found);
+  }
+  return found;
+}
+
+/** Wall-clock time hh:mm:ss of a server timestamp, in the venue's zone and the reader's locale. */
 export function formatTime(ms) {
   if (typeof ms !== "number") return "";
-  const d = new Date(ms);
-  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((x) => String(x).padStart(2, "0")).join(":");
+  return format("time").format(new Date(ms));
+}
+
+/** The date of a server timestamp, in the venue's zone and the reader's locale. */
+export function formatDate(ms) {
+  if (typeof ms !== "number") return "";
+  return format("date").format(new Date(ms));
 }

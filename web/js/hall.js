@@ -17,6 +17,7 @@ let failures = 0;
 let synced = false;
 
 initLang();
+document.title = `${t("app.name")} \u00b7 ${t("run.hall")}`;
 document.documentElement.lang = document.documentElement.lang || "en";
 
 const el = {

@@ -2,6 +2,8 @@
 // in each; the languages are listed once, in `web/i18n/languages.json`. The server reads the
 // same files (server/i18n.py) for the score sheet and the printed pages. English fills any gap.
 
+import { setTimeZone } from "./dom.js";
+
 const BASE = new URL("../i18n/", import.meta.url);
 
 async function json(name) {
@@ -19,6 +21,15 @@ export const CATALOGUES = Object.fromEntries(
   await Promise.all(LANGS.map(async (l) => [l.code, await json(`${l.code}.json`)])),
 );
 const fallback = CATALOGUES[DEFAULT];
+
+// The venue's time zone, when the server names one: asked once, never waited for (a phone
+// offline still starts); times drawn after it arrives are in it (web/js/dom.js: formatTime).
+fetch("/api/venue", { cache: "no-store" })
+  .then((res) => (res.ok ? res.json() : null))
+  .then((body) => {
+    if (body && body.tz) setTimeZone(body.tz);
+  })
+  .catch(() => {});
 const KEY = "dt.lang";
 
 const within = (tag, prefix) => tag === prefix || tag.startsWith(prefix + "-");
@@ -98,12 +109,40 @@ export function t(key, vars = {}) {
   return s.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
 
-/** A judge call's reason as the reader's language says it. The server writes the calls it makes
- * itself (a rejected LP entry, a disputed duel result) in English, and says so in the call
- * (`about.entry`, `about.duel`): only then are its words translated. A player's words stay as
- * typed, even when they copy the server's. */
+/** A refusal (the server's coded error: `code`, `message`, `details`) in the reader's words: the
+ * catalogue's `err.<code>`, its placeholders filled from the details. The server's `message`
+ * is English, for logs and tools; only an English reader sees it, where it is the most precise,
+ * or where no key words the code. Everyone else reads the catalogue, never a mix. */
+export function errorText(error) {
+  const code = error && error.code;
+  const message = error && error.message;
+  if (current === "en" && message) return message;
+  if (code && has(`err.${code}`)) {
+    const vars = {};
+    for (const [k, v] of Object.entries((error && error.details) || {})) {
+      if (v !== null && typeof v !== "object") vars[k] = v;
+      else if (Array.isArray(v) && v.every((x) => typeof x !== "object")) vars[k] = v.join(t("list.sep"));
+    }
+    return t(`err.${code}`, vars);
+  }
+  return code ? t("err.unknown_code", { code }) : t("err.unknown");
+}
+
+/** A judge call's reason as the reader's language says it. A call the server makes carries a
+ * `code` (lp_disputed, result_disputed, deck_problem, log_changed) and its values (`entry`,
+ * `duel`, `deck`, `params`): the words come from the catalogue's `call.<code>`, the player's own
+ * words (the `reason`) follow as typed. A log written before codes said the server's calls in
+ * English inside the reason, and named what they were about (`about.entry`, `about.duel`): only
+ * then are those words translated. A player's words stay as typed, even when they copy the
+ * server's. */
 export function callReason(reason, about = {}) {
   const text = String(reason || "");
+  if (about.code) {
+    const key = `call.${about.code}`;
+    const vars = { entry: about.entry ?? "", duel: about.duel ?? "", seat: about.deck ?? about.seat ?? "", ...(about.params || {}) };
+    const what = has(key) ? t(key, vars) : "";
+    return [what, text].filter(Boolean).join(": ");
+  }
   let m = about.entry != null && /^LP entry #(\d+) disputed(?:: ([\s\S]*))?$/.exec(text);
   if (m && Number(m[1]) === about.entry) {
     return t("call.lp_disputed", { entry: m[1] }) + (m[2] ? `: ${m[2]}` : "");
@@ -112,5 +151,9 @@ export function callReason(reason, about = {}) {
   if (m && Number(m[1]) === about.duel) {
     return t("call.result_disputed", { duel: m[1] }) + (m[2] ? `: ${m[2]}` : "");
   }
+  m = about.deck != null && /^Deck count problem after the duel \(R7\.5\)(?:: ([\s\S]*))?$/.exec(text);
+  if (m) return t("call.deck_problem") + (m[1] ? `: ${m[1]}` : "");
+  m = about.seat == null && /^The stored log changed under the server at seq (\d+): expected (\w+), found (\w*)/.exec(text);
+  if (m) return t("call.log_changed", { seq: m[1], expected: m[2], found: m[3] === "nothing" ? "" : m[3] });
   return text;
 }

@@ -1,4 +1,7 @@
-// The link to a table's printable score sheet, in the viewer's language and time zone.
+import { timeZone } from "./dom.js";
+
+// The link to a table's printable score sheet, in the viewer's language and the venue's time zone
+// (the viewer's own when the server names none).
 // The zone goes in the URL (?tz=) so the server writes the times, and a printed PDF shows
 // the same local times as the screen (see docs/decisions.md).
 
@@ -13,7 +16,7 @@ export function viewerZone() {
 export function sheetHref(code, lang) {
   const query = new URLSearchParams();
   if (lang) query.set("lang", lang);
-  const tz = viewerZone();
+  const tz = timeZone() || viewerZone(); // the venue's zone when the server names one
   if (tz) query.set("tz", tz);
   return `/t/${encodeURIComponent(code)}/sheet?${query}`;
 }

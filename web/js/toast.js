@@ -1,7 +1,7 @@
 // Toasts: short messages at the top of the screen (errors from the server, confirmations).
 
 import { h } from "./dom.js";
-import { has, lang, t } from "./i18n.js";
+import { errorText } from "./i18n.js";
 
 let region = null;
 
@@ -30,17 +30,8 @@ export function toast(message, kind = "info", ms = 5000) {
   return el;
 }
 
-/**
- * The text for a server error: in English the server's own message (it is the most precise),
- * in other languages our words for the codes we know, else the server's message.
- */
-export function errorText(error) {
-  const code = error && error.code;
-  if (lang() === "en" && error && error.message) return error.message;
-  if (code && has(`err.${code}`)) return t(`err.${code}`);
-  if (error && error.message) return error.message;
-  return code ? t("err.unknown_code", { code }) : t("err.unknown");
-}
+// The text for a server error (one rule for every page: web/js/i18n.js).
+export { errorText };
 
 /** Show a server error as a toast. */
 export function toastError(error) {

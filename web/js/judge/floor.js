@@ -3,7 +3,7 @@
 
 import { backoffDelay, ClockOffset } from "../conn.js";
 import { formatDuration, h } from "../dom.js";
-import { callReason, t } from "../i18n.js";
+import { callReason, errorText, t } from "../i18n.js";
 import { age, topBar } from "../staff/common.js";
 import { createAlarm, notificationsAvailable } from "./alarm.js";
 import { disputeLine } from "./lines.js";
@@ -121,6 +121,7 @@ export function mountFloor(root, eventId, navigate) {
         class: ["fl-table", s.alerts.length && "has-alerts"],
         href: `/judge/e/${eventId}/t/${s.code}`,
         testid: `floor-table-${s.number}`,
+        "data-phase": s.phase.kind,
         onclick: (e) => {
           e.preventDefault();
           navigate(`/judge/e/${eventId}/t/${s.code}`);
@@ -170,7 +171,7 @@ export function mountFloor(root, eventId, navigate) {
     } else if (msg.type === "pong") {
       offset.add(msg.t, Date.now(), msg.now_ms);
     } else if (msg.type === "error") {
-      status.textContent = (msg.error && msg.error.message) || "error";
+      status.textContent = errorText(msg.error || {});
     }
   }
 

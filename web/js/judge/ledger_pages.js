@@ -5,6 +5,7 @@
 import { formatTime, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { call, refusal } from "../staff/common.js";
+import { whoText } from "../words.js";
 
 export const PAGE = 50;
 
@@ -21,7 +22,7 @@ function row(e) {
     h("td", { class: "num", text: e.turn ? String(e.turn) : "" }),
     h("td", { text: (e.changes || []).map(changeText).join(" \u00b7 ") }),
     h("td", { class: "num", text: `${e.lp.A} / ${e.lp.B}` }),
-    h("td", { class: "muted", text: [e.by, e.confirmed_by, formatTime(e.at_ms), e.note || null].filter(Boolean).join(" \u00b7 ") }));
+    h("td", { class: "muted", text: [whoText(e.by), whoText(e.confirmed_by), formatTime(e.at_ms), e.note || null].filter(Boolean).join(" \u00b7 ") }));
 }
 
 /** The ledger card of table `code`; `conn` (the table's socket) tells it when the table moves. */

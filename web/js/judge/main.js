@@ -56,6 +56,7 @@ async function route() {
 
 async function start() {
   initStrings();
+  document.title = `${t("app.name")} \u00b7 ${t("staff.judges")}`;
   if (!(await whoami())) await loginScreen(root, t("staff.judges"));
   addEventListener("popstate", route);
   route();

@@ -14,6 +14,7 @@ import { clockText, phaseText } from "./floor.js";
 import { ledgerPages } from "./ledger_pages.js";
 import { JUDGE_PANELS } from "./panels.js";
 import { seatsCard } from "./seats.js";
+import { eventWords, whoText } from "../words.js";
 
 const LEVELS = ["caution", "warning", "duel_loss", "match_loss", "disqualification", "disqualification_total"];
 const INFRACTIONS = [
@@ -31,18 +32,12 @@ function field(label, input) {
   return h("label", { class: "field" }, h("span", { text: label }), input);
 }
 
-function summaryOf(env) {
-  const d = env.data || {};
-  const bits = Object.entries(d)
-    .filter(([k]) => k !== "ruleset")
-    .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`);
-  return bits.join(" ");
-}
-
 function actorLabel(a) {
   if (!a) return "";
   if (a.role === "seat") return `${a.seat} ${a.name || ""}`.trim();
-  return a.name ? `${a.role}:${a.name}` : a.role;
+  const role = a.role === "system" ? "server" : a.role;
+  if (!["judge", "organiser", "server"].includes(role)) return whoText(a);
+  return a.name ? t(`sheet.who.${role}`, { name: a.name }) : t(`sheet.who.${role}_role`); // as the sheet names them
 }
 
 export function mountTable(root, eventId, code, navigate) {
@@ -64,7 +59,9 @@ export function mountTable(root, eventId, code, navigate) {
     conn.send(cmd, args);
   };
   conn.on("reply", ({ command, reply }) => {
-    toast.textContent = reply.ok ? `${command.cmd}: ${t("staff.done")}` : refusal(reply.error);
+    // The command's own name beside the words, as a code (what the judge's tools call it).
+    toast.replaceChildren(reply.ok ? t("staff.done") : refusal(reply.error), " ",
+      h("code", { class: "muted", translate: "no", text: command.cmd }));
     toast.className = reply.ok ? "staff-toast ok" : "staff-toast bad";
   });
   conn.on("error", (e) => {
@@ -175,12 +172,17 @@ export function mountTable(root, eventId, code, navigate) {
   }
 
   function renderLog() {
-    logBox.replaceChildren(...log.slice().reverse().map((e) =>
-      h("li", { value: e.seq },
+    logBox.replaceChildren(...log.slice().reverse().map((e) => {
+      const said = eventWords(e);
+      return h("li", { value: e.seq, dataset: { type: e.type } },
         h("span", { class: "muted num", text: `${e.seq} ${formatTime(e.at_ms)} ` }),
-        h("strong", { text: e.type }),
-        h("span", { class: "muted", text: ` ${actorLabel(e.actor)} ` }),
-        h("span", { text: summaryOf(e) }))));
+        h("strong", { text: said.text }),
+        " ",
+        h("code", { class: "jt-type muted", translate: "no", text: e.type }),
+        h("span", { class: "muted", text: ` ${actorLabel(e.actor)}` }),
+        e.hidden && e.type === "rps.picked" ? h("span", { class: "muted", text: ` ${t("event.hidden")}` }) : null,
+        said.note ? [" \u00b7 ", h("q", { class: "jt-note", text: said.note })] : null);
+    }));
   }
 
   async function loadLog() {

@@ -2,7 +2,7 @@
 // judges, pairings, the round, exports, table cards).
 
 import { formatTime, h } from "../dom.js";
-import { has, t } from "../i18n.js";
+import { errorText, has, t } from "../i18n.js";
 import { call, initStrings, loginScreen, refusal, topBar, whoami } from "../staff/common.js";
 import { swissSection } from "./swiss.js";
 
@@ -17,7 +17,7 @@ function rulesetName(id) {
 
 /** A refusal's reason in the reader's language when the catalogue knows its code. */
 function reason(code, message) {
-  return has(`err.${code}`) ? t(`err.${code}`) : message || code;
+  return errorText({ code, message });
 }
 
 /** "End round": a dialog naming the tables still playing; resolves true to go ahead. */
@@ -232,7 +232,7 @@ async function showEvent(id) {
 
   // the ban list in force (R2.5): a CSV or JSON file, docs/banlists.md
   const blName = h("input", { type: "text", maxlength: "80", testid: "banlist-name", value: ev.banlist ? ev.banlist.name : "" });
-  const blText = h("textarea", { rows: "4", testid: "banlist-text", placeholder: "card,status\nPot of Greed,forbidden" });
+  const blText = h("textarea", { rows: "4", testid: "banlist-text", placeholder: "card,status\nPot of Greed,forbidden", translate: "no" }); // the file format's own words
   const blFile = h("input", { type: "file", accept: ".csv,.json,text/csv,application/json,text/plain", testid: "banlist-file" });
   blFile.addEventListener("change", async () => {
     if (blFile.files && blFile.files[0]) {
@@ -287,6 +287,7 @@ function route() {
 
 async function start() {
   initStrings();
+  document.title = `${t("app.name")} \u00b7 ${t("staff.organiser")}`;
   if (!(await whoami())) await loginScreen(root, t("staff.organiser"));
   addEventListener("popstate", route);
   route();

@@ -1,7 +1,7 @@
 // Disputed LP entries and penalties at this table, as the players see them.
 
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { has, t } from "../i18n.js";
 import { get } from "../state.js";
 import { card, changesText, seatName } from "./kit.js";
 
@@ -24,7 +24,7 @@ export function render({ s }) {
   for (const p of penalties) {
     parts.push(h("li", { class: "dispute", testid: "penalty-row" },
       h("span", { text: `${seatName(s, p.seat)}: ${t(`penalty.${p.level}`)}` }),
-      h("span", { class: "muted", text: [p.infraction ? String(p.infraction).replace(/_/g, " ") : null, p.note || null].filter(Boolean).join(" \u00b7 ") }),
+      h("span", { class: "muted", text: [p.infraction ? (has(`staff.inf.${p.infraction}`) ? t(`staff.inf.${p.infraction}`) : String(p.infraction)) : null, p.note || null].filter(Boolean).join(" \u00b7 ") }),
     ));
   }
   return card(t("disputes.title"), "disputes", h("ul", { class: "list" }, parts));

@@ -12,6 +12,7 @@
 
 import { h } from "../dom.js";
 import { has, lang, t } from "../i18n.js";
+import { whoText } from "../words.js";
 import { signed, signedDelta } from "../lp.js";
 import { get } from "../state.js";
 
@@ -66,8 +67,10 @@ export function readsOf(...parts) {
   return [...new Set(parts.flatMap((p) => p.reads))];
 }
 
-/** A seat's name, or "Seat A" (needs "seats" in reads). */
+/** A seat's name, or "Seat A" (needs "seats" in reads); a judge or organiser (a label
+ * "judge:<name>") in words. */
 export function seatName(s, seat) {
+  if (seat !== "A" && seat !== "B" && seat) return whoText(seat);
   return get(s, `seats.${seat}.name`, "") || t("seat.name", { seat });
 }
 

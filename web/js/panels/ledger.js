@@ -27,7 +27,7 @@ export function render({ s, code }) {
     const who = [t("ledger.by", { name: seatName(s, e.by) })];
     if (e.confirmed_by) {
       const cb = String(e.confirmed_by);
-      who.push(t("ledger.confirmed_by", { name: cb.startsWith("judge") ? t("ledger.judge", { name: cb.split(":")[1] || "" }).trim() : seatName(s, cb) }));
+      who.push(t("ledger.confirmed_by", { name: seatName(s, cb) }));
     }
     rows.push(
       h("li", { class: "ledger-row", testid: "ledger-row", dataset: { entry: String(e.entry) } },

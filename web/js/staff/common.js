@@ -2,7 +2,7 @@
 // screen, the top bar and the strings.
 
 import { h } from "../dom.js";
-import { LANGS, initLang, lang, setLang, t } from "../i18n.js";
+import { LANGS, errorText, initLang, lang, setLang, t } from "../i18n.js";
 
 let csrf = "";
 let me = null;
@@ -55,7 +55,7 @@ export function loginError(res) {
     return t("staff.login_throttled", { seconds });
   }
   if (res.body.code === "bad_login") return t("staff.bad_login");
-  return res.body.message || res.body.code;
+  return errorText(res.body);
 }
 
 /** The login form; resolves once logged in. */
@@ -129,5 +129,5 @@ export function age(ms) {
 
 /** A short message from an error body. */
 export function refusal(body) {
-  return t("staff.refused", { message: (body && (body.message || body.code)) || "?" });
+  return t("staff.refused", { message: errorText(body || {}) });
 }
