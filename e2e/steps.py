@@ -167,13 +167,18 @@ def end_turn(pages: dict[str, Page]) -> None:
         expect(page.locator(f'[data-testid="turn-info"][data-turn="{turn + 1}"]')).to_have_count(1)
 
 
-def sit_at_event(page: Page, server: str, event: dict, code: str, seat: str, name: str) -> None:
-    """Take `seat` at an event table as a player scanning the table card (its seat's claim)."""
+def sit_at_event(
+    page: Page, server: str, event: dict, code: str, seat: str, name: str, player_id: str = ""
+) -> None:
+    """Take `seat` at an event table as a player scanning the table card (its seat's claim),
+    typing the pairing's player ID where it has one."""
     from tests.staff_actions import seat_claim
 
     number = next(t["number"] for t in event["tables"] if t["code"] == code)
     page.goto(f"/t/{code}?seat={seat}&claim={seat_claim(server, event['slug'], number, seat)}")
     page.get_by_test_id("name-input").fill(name)
+    if player_id:
+        page.get_by_test_id("player-id-input").fill(player_id)
     page.get_by_test_id(f"take-seat-{seat}").click()
     expect(page.get_by_test_id("clock")).to_be_visible()
 

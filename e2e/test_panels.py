@@ -114,7 +114,7 @@ def samples() -> list[dict[str, Any]]:
 @pytest.fixture
 def page(new_phone, script_errors) -> Page:
     # The sample states' table code exists on no server: the invite's QR image is not found.
-    script_errors.allow(r"/api/tables/\w+/qr\.svg")
+    script_errors.allow(r"/api/tables/\w+/(qr\.svg|invite)")
     page = new_phone()
     page.goto("/")
     return page

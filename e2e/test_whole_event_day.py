@@ -224,7 +224,10 @@ def test_a_whole_event_day_ends_in_the_standings_computed_by_hand(
                 # Two players on real phones at their tables (the card's seat claims).
                 event = staff.request("GET", f"/api/events/{eid}")[1]
                 for phone, t in ((phone_1, tables[2]), (phone_2, tables[4])):
-                    sit_at_event(phone, live_server, event, t["code"], "A", name(t["a"]["player"]))
+                    player = t["a"]["player"]
+                    sit_at_event(
+                        phone, live_server, event, t["code"], "A", name(player), f"{player:010}"
+                    )
                     expect(phone.get_by_test_id("clock")).to_be_visible()
                 by_hand = [tables[2], tables[4]]
                 # The no-show: the organiser enters the judge's result (his opponent wins).
