@@ -99,6 +99,7 @@ def play_over_protocol(server: Any, staff: Staff, event_id: int, tables: list[di
                     server,
                     t["code"],
                     claims[t["code"]],
+                    {seat: f"{t[seat.lower()]['player']:010}" for seat in "AB"},
                     "A" if t["a"]["player"] < t["b"]["player"] else "B",
                 )
                 for t in tables
