@@ -100,8 +100,8 @@ def check_lookup_cost(server: ServerProcess, report: Any) -> None:
 
 
 def check_seat_move(server: ServerProcess, report: Any) -> None:
-    """A casual table: a new phone takes seat B with A's confirmation; B's old token stops and
-    its socket closes at once."""
+    """A casual table: a new phone takes seat B with the confirmation of B's own phone (the
+    seat's owner); B's old token stops and its socket closes at once."""
     from .access import Ws, table
 
     code, tokens = table(server)
@@ -114,7 +114,7 @@ def check_seat_move(server: ServerProcess, report: Any) -> None:
         {"seat": "B", "name": "Seat B", "takeover": True},
     )[2]
     confirm = f"/api/tables/{code}/seat-requests/{asked['request']}/confirm"
-    status = request(server.base, "POST", confirm, {}, {"Authorization": f"Bearer {tokens['A']}"})[
+    status = request(server.base, "POST", confirm, {}, {"Authorization": f"Bearer {tokens['B']}"})[
         0
     ]
     closed = old.close_code(timeout=5)

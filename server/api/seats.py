@@ -153,6 +153,9 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         if not mismatch:
             # An event seat carries its pairing's name and ID: a typed name never replaces them.
             name, player_id = paired["name"], paired["player_id"] or player_id
+    if info is not None and info["require_player_id"] and not player_id:
+        # R1.1: this event asks every player for a player ID (checked before any seat or request).
+        raise AppError("player_id_required", "This event needs your player ID.", status=400)
     taken = seat is not None and found.store.snapshot(code).state.seats[seat].joined
     if info is not None:
         if seat is None:
