@@ -115,7 +115,12 @@ def test_times_are_in_the_venues_zone_and_the_readers_locale(fourth: LiveServer,
         page = phone.new_page()
         page.goto("/")
         expect(page.locator("html")).to_have_attribute("lang", "ja")
-        page.wait_for_function("import('/js/dom.js').then((m) => m.timeZone() !== '')")
+        # The venue's zone arrives with /api/venue: wait until the page holds it.
+        zone = "() => import('/js/dom.js').then((m) => m.timeZone())"
+        for _ in range(100):
+            if page.evaluate(zone):
+                break
+            page.wait_for_timeout(50)
         shown = page.evaluate(
             """(at) => import('/js/dom.js')
                 .then((m) => [m.timeZone(), m.formatTime(at), m.formatDate(at)])""",
