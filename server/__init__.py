@@ -33,8 +33,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         web,
         ws,
     )
+    from server.api.buckets import KeyedLimiter
     from server.api.keepalive import Pinger
-    from server.api.ratelimit import KeyedLimiter
     from server.hub import make_hub
     from server.middleware import DeclineWebSocketCompression
     from server.store import EventStore, bind, db, open_database

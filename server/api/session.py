@@ -55,8 +55,8 @@ from server.errors import error_body
 from server.jsontext import phone_text
 from server.memtrim import TRIMMER
 
+from .buckets import TokenBucket
 from .keepalive import CLOSE_POLICY, Pinger, send_ping
-from .ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
 encode = phone_text
