@@ -128,7 +128,7 @@ POLICIES: dict[str, str] = {
     "swiss.printable": STAFF,
     "swiss.public_page": PUBLIC,  # shown only when the organiser makes the standings public
     # the hall clock: round, time left and table counts, no names (for a projector, no login)
-    "running.hall_clock": PUBLIC,
+    "event_page.hall_clock": PUBLIC,
     "running.hall_page": PUBLIC,
     "event_page.event_data": PUBLIC,  # the public projection: no player ID in it
     "event_page.find": PUBLIC,
