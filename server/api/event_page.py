@@ -21,7 +21,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from server.jsontext import compact_encoder
+from server.core.jsontext import compact_encoder
 from server.store.swiss import SwissService
 from server.store.tournament import Tournament
 

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 from flask import g, request
 
-from server.context import services
-from server.errors import AppError
+from server.api.context import services
+from server.core.errors import AppError
 
 
 class TokenBucket:

@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify
 
-from server.context import services
+from server.api.context import services
 from server.store import hall
 
 from . import identity

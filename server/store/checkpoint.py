@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from peewee import Database
 
-from server.stalls import span
+from server.runtime.stalls import span
 
 from .group import off_loop
 from .models import is_sqlite

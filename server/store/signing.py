@@ -21,7 +21,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from server.stalls import span
+from server.runtime.stalls import span
 
 if TYPE_CHECKING:
     # server.store.events imports this module (SIGN_AT): at run time this would be a cycle.

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 
 from flask import current_app
 
-from server.hub import Hub
-from server.service import TableService
+from server.service.hub import Hub
+from server.service.tables import TableService
+from server.service.timer import Timer
 from server.store import EventStore
 from server.store.checkpoint import Checkpointer
 from server.store.signing import Auditor
-from server.timer import Timer
 
 if TYPE_CHECKING:
     # Modules of server.api import this one: importing them here at run time would be a cycle.
@@ -44,7 +44,7 @@ class Services:
 
     @property
     def tables(self) -> TableService:
-        """The one write path of every table: append, then publish (server/service.py)."""
+        """The one write path of every table: append, then publish (server/service/tables.py)."""
         return TableService(self.store, self.hub)
 
     def close(self) -> None:
