@@ -32,9 +32,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         web,
         ws,
     )
+    from server.api.buckets import KeyedLimiter
     from server.api.keepalive import Pinger
     from server.api.middleware import DeclineWebSocketCompression
-    from server.api.ratelimit import KeyedLimiter
     from server.core import config as settings
     from server.service.hub import make_hub
     from server.service.timer import Timer

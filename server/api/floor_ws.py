@@ -28,7 +28,7 @@ from server.service.hub import Hub
 from server.store import EventStore
 from server.store.tournament import Staff, Tournament
 
-from .access import GRANTS, session_grant
+from .access import session_grant
 from .identity import COOKIE, current_staff, origin_allowed, tournament
 from .keepalive import CLOSE_POLICY
 from .session import GuardedServer, Session, websocket_route
@@ -350,7 +350,7 @@ def floor_socket(ws: GuardedServer, event_id: int) -> None:
         return
     session = FloorSession(ws, found, config, event_id, staff, role)
     grant = session_grant(request.cookies.get(COOKIE))  # a logout or expiry closes the socket
-    forget = GRANTS.add(grant, session.revoke) if grant else (lambda: None)
+    forget = found.grants.add(grant, session.revoke) if grant else (lambda: None)
     try:
         session.run()
     finally:

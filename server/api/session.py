@@ -55,8 +55,8 @@ from server.core.errors import error_body
 from server.core.jsontext import phone_text
 from server.runtime.memtrim import TRIMMER
 
+from .buckets import TokenBucket
 from .keepalive import CLOSE_POLICY, Pinger, send_ping
-from .ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
 encode = phone_text
