@@ -15,10 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from sheet_match import play_match  # noqa: E402
 
+from clients.testing import isolated_database, start_server, stop_server  # noqa: E402
 from e2e.steps import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from server.store import EventStore, bind, db, open_database  # noqa: E402
 from server.store.signing import Signer  # noqa: E402
-from server.testing import isolated_database, start_server, stop_server  # noqa: E402
 
 playwright = pytest.importorskip("playwright.sync_api")
 

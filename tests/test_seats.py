@@ -376,7 +376,7 @@ def test_event_seat_requests_are_capped_too(app: Flask, world: World):
         codes.append(answer.status_code)
     assert codes == [202, 202, 202, 429, 429, 429]
     with app.app_context():
-        from server.floor import alerts_of
+        from server.projections.floor import alerts_of
         from server.rules.view import view
 
         v = view(services().store.snapshot(world.code).state, privileged=True)
@@ -437,7 +437,7 @@ def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
     seat = state(app, code).seats["B"]
     assert (seat.name, seat.player_id) == ("Seto Kaiba", "0002")
     with app.app_context():
-        from server.floor import alerts_of
+        from server.projections.floor import alerts_of
         from server.rules.view import view
 
         v = view(services().store.snapshot(code).state, privileged=True)
@@ -513,7 +513,7 @@ def test_a_request_under_the_holders_own_name_alerts_the_floor(app: Flask, world
     )
     assert second.status_code == 202 and second.get_json()["why"] == "taken"
     with app.app_context():
-        from server.floor import alerts_of
+        from server.projections.floor import alerts_of
         from server.rules.view import view
 
         v = view(services().store.snapshot(world.code).state, privileged=True)

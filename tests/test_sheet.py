@@ -13,7 +13,7 @@ from flask import Flask
 from sheet_match import T0, StoreTable, play_match
 
 from server import services
-from server.sheet import build_sheet, change_text, csv_safe, public_log
+from server.projections.sheet import build_sheet, change_text, csv_safe, public_log
 from server.store.events import GENESIS, chain_hash
 from server.store.models import EventRow, TableRow
 
@@ -389,7 +389,7 @@ def test_each_match_at_a_table_has_its_own_page(app, client, match):
 
 
 def test_the_match_result_is_written_winner_first(client, match):
-    from server.sheet import score_text
+    from server.projections.sheet import score_text
 
     html = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
     assert "Yugi 2-1 Kaiba" in html
@@ -434,7 +434,7 @@ def test_the_sheet_is_in_the_players_language(client, match, query, accept, lang
 
 
 def test_every_sheet_string_is_translated():
-    from server.i18n import load
+    from server.core.i18n import load
 
     texts = load().texts
     CATALOGUE = {

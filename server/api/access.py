@@ -33,8 +33,8 @@ from typing import Any
 
 from flask import Flask, current_app, g, request
 
-from server.context import services
-from server.errors import AppError
+from server.api.context import services
+from server.core.errors import AppError
 from server.rules import Actor
 from server.store.events import hash_token
 

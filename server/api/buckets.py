@@ -1,5 +1,5 @@
 """Token buckets: one per websocket, and a bounded map of them per client address. Nothing
-here reads the app: the app's services (`server/context.py`) hold a limiter, and the routes'
+here reads the app: the app's services (`server/api/context.py`) hold a limiter, and the routes'
 charge on it is `ratelimit.py`'s."""
 
 from __future__ import annotations

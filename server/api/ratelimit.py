@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import g, request
 
-from server.context import services
-from server.errors import AppError
+from server.api.context import services
+from server.core.errors import AppError
 
 
 def _take(cost: int, key: str | None = None) -> None:

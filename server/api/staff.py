@@ -18,10 +18,10 @@ import segno
 from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, request
 from markupsafe import escape
 
-from server.context import services
-from server.errors import AppError, DomainError, error_body
+from server.api.context import services
+from server.core.errors import AppError, DomainError, error_body
+from server.projections.sheet import csv_safe
 from server.rules import RULESETS, Actor, view
-from server.sheet import csv_safe
 from server.store.tournament import Staff, Tournament, parse_pairings
 
 from .access import end_session, may_see_pairing, viewer

@@ -18,9 +18,9 @@ from typing import Any
 from flask import Blueprint, Flask, current_app, request
 from marshmallow import ValidationError
 
-from server.context import Services, services
-from server.errors import DomainError, error_body
-from server.jsontext import phone_text, phone_text_with
+from server.api.context import Services, services
+from server.core.errors import DomainError, error_body
+from server.core.jsontext import phone_text, phone_text_with
 from server.rules import COMMANDS, Actor, RuleError, event_for
 from server.rules.view import ledger_row, seat_view, shared_view
 from server.store import Appended

@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from peewee import Database
 
-from server.stalls import span
+from server.runtime.stalls import span
 
 from .group import blocking_runner
 from .models import is_sqlite

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from server.stalls import span
+from server.runtime.stalls import span
 
 log = logging.getLogger(__name__)
 

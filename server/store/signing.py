@@ -21,7 +21,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from server.stalls import span
+from server.runtime.stalls import span
 
 # A confirmed result (both seats), a decided match, and a match confirmed by a seat.
 SIGN_AT = frozenset({"duel.final", "match.decided", "match.confirmed"})

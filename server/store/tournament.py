@@ -27,11 +27,11 @@ from peewee import (
 )
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from server.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenticated
-from server.names import clean
-from server.offload import Offload
+from server.core.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenticated
+from server.core.names import clean
 from server.rules import Actor, RuleError, get_ruleset
 from server.rules.ruleset import player_id_required
+from server.runtime.offload import Offload
 
 from .events import EventStore, hash_token
 from .models import BaseModel, JSONField, TableRow, db

@@ -1,6 +1,6 @@
 // Strings: one catalogue per language for every screen, `web/i18n/<code>.json`, the same keys
 // in each; the languages are listed once, in `web/i18n/languages.json`. The server reads the
-// same files (server/i18n.py) for the score sheet and the printed pages. English fills any gap.
+// same files (server/core/i18n.py) for the score sheet and the printed pages. English fills any gap.
 
 import { setTimeZone } from "./dom.js";
 

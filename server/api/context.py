@@ -13,13 +13,13 @@ from flask import current_app
 from server.api.buckets import KeyedLimiter
 from server.api.grants import Grants
 from server.api.keepalive import Pinger
-from server.hub import Hub
-from server.offload import Offload
-from server.service import TableService
+from server.runtime.offload import Offload
+from server.service.hub import Hub
+from server.service.tables import TableService
+from server.service.timer import Timer
 from server.store import EventStore
 from server.store.checkpoint import Checkpointer
 from server.store.signing import Auditor
-from server.timer import Timer
 
 
 def now_ms() -> int:
@@ -41,12 +41,12 @@ class Services:
     auditor: Auditor | None = None
     # The open sockets of each staff login and seat token, and their sweeper (`api/grants.py`).
     grants: Grants = field(default_factory=Grants)
-    # The OS threads that password hashes run on under gevent (`server/offload.py`).
+    # The OS threads that password hashes run on under gevent (`server/runtime/offload.py`).
     offload: Offload = field(default_factory=Offload)
 
     @property
     def tables(self) -> TableService:
-        """The one write path of every table: append, then publish (server/service.py)."""
+        """The one write path of every table: append, then publish (server/service/tables.py)."""
         return TableService(self.store, self.hub)
 
     def close(self) -> None:

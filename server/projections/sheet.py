@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
-from server.i18n import Said
+from server.core.i18n import Said
 from server.rules import EMPTY, Event, TableState, apply
 from server.rules.time_over import STAGES
 from server.rules.view import LIST_EVENTS
