@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from server.i18n import load, placeholders
+from server.core.i18n import load, placeholders
 from server.rules import RuleError
 from server.rules.base import Actor, Tx
 from server.rules.state import EMPTY
