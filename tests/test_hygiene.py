@@ -8,7 +8,7 @@ from access_world import World, make_world
 from flask import Flask
 from flask.testing import FlaskClient
 
-from server.errors import DomainError
+from server.core.errors import DomainError
 from server.store.tournament import parse_pairings
 
 

@@ -357,7 +357,7 @@ def test_compression_is_declined(table: Table):
 
 @pytest.mark.slow
 def test_opening_sockets_counts_against_the_address_limit(tmp_path, database_url):
-    from server.testing import isolated_database, start_server, stop_server
+    from clients.testing import isolated_database, start_server, stop_server
 
     url = isolated_database(database_url, "rate_limited")
     env = {"HTTP_RATE_PER_MINUTE": "1", "HTTP_RATE_BURST": "3"}

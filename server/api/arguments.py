@@ -16,7 +16,7 @@ from typing import Any
 
 from marshmallow import ValidationError
 
-from server.names import invisible
+from server.core.names import invisible
 from server.rules import DECLARATIONS
 from server.rules.args import MISSING, Args, Field
 

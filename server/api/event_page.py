@@ -1,7 +1,8 @@
 """The players' event page and the public projection of an event, kept per event.
 
 Every public view of an event (the players' page `/e/<slug>`, its data `/api/e/<slug>`, the
-public standings `/e/<slug>/standings`) is served from one projection per event, built once and
+public standings `/e/<slug>/standings`, the hall clock's data `/api/hall/<slug>`) is served from
+one projection per event, built once and
 kept until the event's data changes: a table of its current round writes (the hub's publish of
 that table, from any process), or a staff route changes the event (any successful write under
 `/api/events/<id>/...`, published as `event:<id>` so every process hears it). A view never
@@ -21,7 +22,9 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from server.jsontext import compact_encoder
+from server.api.context import services
+from server.core.jsontext import compact_encoder
+from server.store import hall
 from server.store.swiss import SwissService
 from server.store.tournament import Tournament
 
@@ -34,7 +37,7 @@ MAX_FOUND = 10
 _encode = compact_encoder()
 
 
-Built = tuple[dict[str, Any], dict[str, int], list[str], dict[str, Any]]
+Built = tuple[dict[str, Any], dict[str, int], list[str], dict[str, Any], dict[str, Any]]
 
 
 @dataclass
@@ -44,6 +47,7 @@ class Entry:
     data: dict[str, Any]
     ids: dict[str, int]  # a player's ID, folded -> their number (never sent)
     summary: dict[str, Any]  # the tournament's summary the public pages are rendered from
+    hall: dict[str, Any]  # the hall clock's round and table counts (no names)
     texts: dict[str, str] = field(default_factory=dict)
 
 
@@ -56,6 +60,7 @@ class EventCache:
         self._watched: dict[str, int] = {}  # table code (or "event:<id>") -> event id
         self._lock = threading.Lock()
         self._building: dict[int, threading.Lock] = {}
+        self._changes: dict[int, int] = {}  # per event: how many changes were heard
         self.builds = 0  # how many projections were built (tests: a view does not build)
         self.hub: Any = None  # subscribed to for the tables' and the events' changes
         self.announce: Callable[[str], None] | None = None  # tells every process (the service)
@@ -64,12 +69,17 @@ class EventCache:
         with self._lock:
             event_id = self._watched.get(code)
             if event_id is not None:
-                self._entries.pop(event_id, None)
+                self._drop(event_id)
+
+    def _drop(self, event_id: int) -> None:
+        """(Under the lock.) A projection being built while this change came is not kept."""
+        self._entries.pop(event_id, None)
+        self._changes[event_id] = self._changes.get(event_id, 0) + 1
 
     def invalidate(self, event_id: int) -> None:
         """The event changed: drop its projection here and in every other process."""
         with self._lock:
-            self._entries.pop(event_id, None)
+            self._drop(event_id)
         if self.announce is not None:
             self.announce(f"event:{event_id}")
 
@@ -82,17 +92,19 @@ class EventCache:
         with gate:  # one build per event at a time; the others wait for it
             with self._lock:
                 entry = self._entries.get(event_id)
+                changes = self._changes.get(event_id, 0)
             if entry is not None:
                 return entry
-            data, ids, codes, summary = self._build(event_id)
-            entry = Entry(data, ids, summary)
+            data, ids, codes, summary, hall_data = self._build(event_id)
+            entry = Entry(data, ids, summary, hall_data)
             with self._lock:
                 self.builds += 1
                 for code in (*codes, f"event:{event_id}"):
                     if self._watched.get(code) != event_id and self.hub is not None:
                         self.hub.subscribe(code, self._on_publish)
                     self._watched[code] = event_id
-                self._entries[event_id] = entry
+                if self._changes.get(event_id, 0) == changes:  # else already out of date
+                    self._entries[event_id] = entry
             return entry
 
     def text(self, event_id: int, key: str, render: Callable[[Entry], str]) -> str:
@@ -110,7 +122,7 @@ def fold(text: str) -> str:
 
 def project(swiss: SwissService, tournament: Tournament, event_id: int) -> Built:
     """The public projection of an event: (data, ID lookup, the codes that change it, the
-    summary without player IDs, for the standings page)."""
+    summary without player IDs, for the standings page, the hall clock's data)."""
     ev = tournament.event(event_id)
     summary = swiss.summary(event_id)
     rnd = tournament.current_round(event_id)
@@ -169,7 +181,7 @@ def project(swiss: SwissService, tournament: Tournament, event_id: int) -> Built
             {k: v for k, v in row.items() if k != "player_id"} for row in summary["standings"]
         ],
     }
-    return data, ids, [t["code"] for t in tables], public
+    return data, ids, [t["code"] for t in tables], public, hall.hall_view(tournament, ev)
 
 
 def cache() -> EventCache:
@@ -191,6 +203,18 @@ def event_data(slug: str) -> Response:
     response = Response(text, mimetype="application/json")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Projection"] = str(id(entry))  # the same projection, view after view
+    return response
+
+
+@bp.get("/api/hall/<slug>")
+def hall_clock(slug: str) -> Response:
+    """The hall clock's data (public): round, deadline, table counts, the organiser's message,
+    from the event's projection; `now_ms` is this answer's own."""
+    event_id = _event_id(slug)
+    entry = cache().get(event_id)
+    response = jsonify({**entry.hall, "now_ms": services().clock()})
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Projection"] = str(id(entry))
     return response
 
 

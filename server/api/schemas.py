@@ -11,7 +11,7 @@ from typing import Any
 
 from marshmallow import Schema, fields, validate
 
-from server.names import clean, invisible
+from server.core.names import clean, invisible
 from server.rules import RULESETS
 from server.rules import swiss as core
 from server.rules.registration import MAX_TEXT
@@ -29,7 +29,7 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069
 
 def clean_text(value: str) -> str:
     """NFKC, without control, format and blank filler characters, blanks collapsed, trimmed
-    (`server.names.clean`): a name of only invisible characters is empty, and refused."""
+    (`server.core.names.clean`): a name of only invisible characters is empty, and refused."""
     return clean(_CONTROL.sub("", value))
 
 
@@ -142,7 +142,7 @@ _LINE_BREAKS = frozenset("\n\r\t")
 
 class ListText(fields.String):
     """A pasted text of lines (a deck list, a ban list, a pairings CSV): lines and tabs kept,
-    every other control, format and blank filler character (`server.names.invisible`: NUL,
+    every other control, format and blank filler character (`server.core.names.invisible`: NUL,
     the direction overrides and isolates, zero-width characters) dropped, capped."""
 
     def __init__(self, max_length: int, min_length: int = 0, **kwargs: Any) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import match, twokey
+from . import match, time_over, twokey
 from .args import NONE, Int, Note, spec
 from .base import JUDGES, SYSTEM, Event, Tx, command, handler, require
 from .state import (
@@ -143,7 +143,7 @@ def tick(tx: Tx, args: Mapping[str, Any]) -> None:
     s = tx.state
     now = tx.now_ms
     if s.clock.status == "running" and not s.time.called and s.clock.remaining(now) <= 0:
-        call_time(tx)
+        time_over.call_time(tx)
     s = tx.state
     if s.phase == DUEL and s.turn and not s.turn.flagged:
         if now - s.turn.started_ms >= s.ruleset.think_seconds * 1000:  # R4.3
@@ -170,20 +170,6 @@ def window_counts(s: TableState) -> bool:
     if s.phase == DUEL_RESULT:
         return not match.result_ends_match(s)
     return s.phase in (BETWEEN, PREGAME)
-
-
-def call_time(tx: Tx) -> None:
-    """Time is called, once (R5): the duel in progress finishes its turn (R5.1); with no duel
-    in progress the match is settled at once (R5.2, R5.3)."""
-    phase = tx.state.phase
-    tx.emit("time.called", during=phase)
-    if phase == DUEL:
-        if tx.state.extra_duel:
-            return  # the Extra Duel runs its own 4 turns, time is already over
-        tx.emit("time.stage", stage="finish_turn", extra_turn=0)  # R5.1.1
-    elif phase in ("registration", PREGAME, BETWEEN):
-        match.settle_at_time(tx)
-    # duel_result: settled when the result is confirmed; match_result: nothing to do
 
 
 def next_due_ms(s: TableState) -> int | None:

@@ -9,6 +9,7 @@ from typing import Any
 from . import match
 from .args import MAX_INT, NAME_MAX, Int, Note, Seat, Text, spec
 from .base import JUDGES, SEAT, SEATS, Event, Tx, command, handler, other, require
+from .duel_end import decide_match
 from .state import MATCH_OVER, Call, Penalty, TableState
 
 LEVELS = (
@@ -122,7 +123,7 @@ def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
     if level == "duel_loss":
         match.forfeit_duel(tx, str(seat))
     elif level != "caution" and level != "warning":
-        match.decide_match(tx, other(str(seat)), str(level), final=True)
+        decide_match(tx, other(str(seat)), str(level), final=True)
 
 
 def _entry_of(s: TableState, e: Event) -> int | None:

@@ -1,4 +1,4 @@
-"""Best-of-three match flow (R2, R3, R6, R7) and the time-over procedure (R5).
+"""Best-of-three match flow (R2, R3, R6, R7); the time-over procedure (R5) is `time_over.py`.
 
 Phases: registration -> pregame -> duel -> duel_result -> between -> pregame -> ... ->
 match_result -> match_over. Every step that decides something is confirmed by both seats
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import twokey
+from . import time_over, twokey
 from .args import (
     MAX_INT,
     NONE,
@@ -39,7 +39,7 @@ from .base import (
     require,
     whole,
 )
-from .duel_end import EXTRA_DUEL_SUDDEN_DEATH, casual, close_duel
+from .duel_end import casual, close_duel, decide_match
 from .ledger import first_unsettled, open_disputes, unsettled
 from .registration import (
     after_exchange,
@@ -50,7 +50,7 @@ from .registration import (
     revert,
     wait_for_round,
 )
-from .ruleset import DRAW, EXTRA_DUEL, SUDDEN_DEATH
+from .ruleset import DRAW, EXTRA_DUEL
 from .state import (
     BETWEEN,
     CHECK_ITEMS,
@@ -348,7 +348,7 @@ def end_turn(tx: Tx, args: Mapping[str, Any]) -> None:
     )
     require_settled(tx)
     tx.emit("turn.ended", no=turn.no, player=seat)
-    after_turn(tx, turn)
+    time_over.after_turn(tx, turn)
     if tx.state.phase == DUEL:
         tx.emit("turn.started", no=turn.no + 1, player=other(seat))
 
@@ -368,38 +368,6 @@ def require_settled(tx: Tx) -> None:
         disputes=disputed,
         first=first,
     )
-
-
-def after_turn(tx: Tx, ended: Turn) -> None:
-    """The time-over procedure advances at the end of each turn (R5.1, R5.2)."""
-    t, rules = tx.state.time, tx.state.ruleset
-    if tx.state.extra_duel and t.stage == EXTRA_DUEL:
-        if ended.no >= rules.extra_duel_turns:  # R5.2.1
-            decide_on_lp(tx, extra_duel=True)
-        return
-    if t.stage == "finish_turn":  # R5.1.1-R5.1.3
-        if rules.extra_turns > 0:
-            tx.emit("time.stage", stage="extra_turns", extra_turn=1)
-        else:
-            decide_on_lp(tx)
-    elif t.stage == "extra_turns":
-        if t.extra_turn < rules.extra_turns:
-            tx.emit("time.stage", stage="extra_turns", extra_turn=t.extra_turn + 1)
-        else:  # R5.1.4
-            decide_on_lp(tx)
-
-
-def decide_on_lp(tx: Tx, extra_duel: bool = False) -> None:
-    """Higher LP wins; equal LP goes to sudden death or a draw, by the rule set (R5.1.4-5)."""
-    lp = tx.state.lp
-    if lp["A"] != lp["B"]:
-        end_duel(tx, "A" if lp["A"] > lp["B"] else "B", "time_lp")
-    elif extra_duel:  # R5.2.2
-        tx.emit("time.stage", stage=EXTRA_DUEL_SUDDEN_DEATH, extra_turn=0)
-    elif tx.state.ruleset.equal_lp_after_extra_turns == SUDDEN_DEATH:
-        tx.emit("time.stage", stage="sudden_death", extra_turn=tx.state.time.extra_turn)
-    else:
-        end_duel(tx, None, "time_draw")
 
 
 @command(
@@ -491,7 +459,7 @@ def finalize_duel(tx: Tx) -> None:
     s = tx.state
     if extra:  # an Extra Duel decides the match; a drawn one is played again
         if res.winner is None:
-            tx.emit("time.stage", stage=EXTRA_DUEL, extra_turn=0)
+            time_over.replay_extra_duel(tx)
             tx.emit("window.opened", after_duel=res.duel)
         else:
             decide_match(tx, res.winner, "extra_duel")
@@ -500,42 +468,15 @@ def finalize_duel(tx: Tx) -> None:
     if leader:
         decide_match(tx, leader, "wins")  # R3.1
     elif s.time.called:
-        settle_at_time(tx)
+        time_over.settle_at_time(tx)
         if tx.state.phase == DUEL_RESULT:  # an Extra Duel follows: side decking first
             tx.emit("window.opened", after_duel=res.duel)
     elif sum(1 for d in s.duels if not d.extra) >= s.ruleset.max_duels:
-        settle_after_last_duel(tx)
+        time_over.settle_after_last_duel(tx)
         if tx.state.phase == DUEL_RESULT:
             tx.emit("window.opened", after_duel=res.duel)
     else:
         tx.emit("window.opened", after_duel=res.duel)  # R4.2, R6.8
-
-
-def settle_after_last_duel(tx: Tx) -> None:
-    """R3.1, R3.3 (reading): after the third duel the player with more wins takes the match;
-    level wins (a drawn duel among them) go to the Extra Duel of R5.2, or to a drawn match
-    where the rule set draws level wins."""
-    s = tx.state
-    if s.wins["A"] != s.wins["B"]:
-        decide_match(tx, "A" if s.wins["A"] > s.wins["B"] else "B", "most_wins")
-    elif s.ruleset.level_wins_at_time == EXTRA_DUEL:
-        tx.emit("time.stage", stage=EXTRA_DUEL, extra_turn=0)
-    else:
-        decide_match(tx, None, "level_wins")
-
-
-def settle_at_time(tx: Tx) -> None:
-    """Time with no duel in progress: the leader wins, level wins go to an Extra Duel
-    (R5.2, R5.3, R5.4) or a draw, by the rule set."""
-    s = tx.state
-    if s.wins["A"] != s.wins["B"] and s.ruleset.lead_wins_between_duels:
-        decide_match(tx, "A" if s.wins["A"] > s.wins["B"] else "B", "time_lead")
-    elif s.ruleset.level_wins_at_time == EXTRA_DUEL:
-        tx.emit("time.stage", stage=EXTRA_DUEL, extra_turn=0)
-        if s.phase == PREGAME:
-            tx.emit("pregame.opened", duel=s.duel_no, chooser=None)
-    elif s.ruleset.level_wins_at_time == DRAW:
-        decide_match(tx, None, "time_draw")
 
 
 def result_ends_match(s: TableState) -> bool:
@@ -559,11 +500,6 @@ def result_ends_match(s: TableState) -> bool:
     if sum(1 for d in s.duels if not d.extra) + 1 >= rules.max_duels:
         return not level or rules.level_wins_at_time != EXTRA_DUEL
     return False
-
-
-def decide_match(tx: Tx, winner: str | None, reason: str, final: bool = False) -> None:
-    """The match has a result; both seats confirm it unless a judge decided it."""
-    tx.emit("match.decided", winner=winner, reason=reason, final=final)
 
 
 @command(
@@ -989,13 +925,6 @@ def _turn_started(s: TableState, e: Event) -> TableState:
 @handler("turn.ended")
 def _turn_ended(s: TableState, e: Event) -> TableState:
     return s
-
-
-@handler("time.stage")
-def _stage(s: TableState, e: Event) -> TableState:
-    t = replace(s.time, stage=e.data["stage"], extra_turn=e.data.get("extra_turn", 0))
-    extra = s.extra_duel or e.data["stage"] == EXTRA_DUEL
-    return s.evolve(time=t, extra_duel=extra)
 
 
 @handler("duel.ended")

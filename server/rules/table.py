@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (register commands and handlers)
     ledger,
     match,
     registration,
+    time_over,
 )
 from .base import (
     DECIDERS,

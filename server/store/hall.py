@@ -9,7 +9,7 @@ from typing import Any
 
 from peewee import BigIntegerField, CharField, ForeignKeyField
 
-from server.errors import NotFound
+from server.core.errors import NotFound
 
 from .models import BaseModel, db
 from .tournament import Tournament, TournamentEvent
@@ -51,8 +51,9 @@ def message(event_id: int) -> dict[str, Any] | None:
     return {"text": row.text, "at_ms": row.at_ms} if row and row.text else None
 
 
-def hall_view(tournament: Tournament, ev: TournamentEvent, now_ms: int) -> dict[str, Any]:
-    """The hall clock of the event's current round."""
+def hall_view(tournament: Tournament, ev: TournamentEvent) -> dict[str, Any]:
+    """The hall clock of the event's current round (part of the event's public projection,
+    server/api/event_page.py)."""
     rnd = tournament.current_round(ev.id)
     match_ms = int(float(ev.ruleset["match_minutes"]) * 60_000)
     started = rnd.started_ms
@@ -78,5 +79,4 @@ def hall_view(tournament: Tournament, ev: TournamentEvent, now_ms: int) -> dict[
         "deadline_ms": started + match_ms if started is not None else None,
         "tables": {"total": total, "playing": playing, "time_called": called, "extra": extra},
         "message": message(ev.id),
-        "now_ms": now_ms,
     }

@@ -94,8 +94,11 @@ export function swissSection(eventId, slug, say, hooks) {
     return r === null ? t("swiss.open") : t(`swiss.result.${r}`);
   }
 
-  async function draw() {
+  // background: the periodic refresh, which never replaces a form the organiser is typing in
+  // (checked again once the answer is in: typing may have begun while it was on its way)
+  async function draw(background = false) {
     const res = await call("GET", base);
+    if (background && box.contains(document.activeElement)) return;
     if (!res.ok) {
       box.replaceChildren(h("p", { text: refusal(res.body) }));
       return;
@@ -213,7 +216,7 @@ export function swissSection(eventId, slug, say, hooks) {
   draw();
   timer = setInterval(() => {
     if (!box.isConnected) clearInterval(timer);
-    else if (!box.contains(document.activeElement)) draw();
+    else if (!box.contains(document.activeElement)) draw(true);
   }, 5000);
   return box;
 }
