@@ -135,9 +135,23 @@ def _lines(f: Field) -> Loader:
     return load
 
 
+def _inner(f: Field) -> Loader:
+    """The loader of a list's item or a map's key or value: null refused as a field's is."""
+    load = compile_field(f)
+    if f.allow_none:
+        return lambda value: None if value is None else load(value)
+
+    def not_null(value: Any) -> Any:
+        if value is None:
+            raise Refused(["Field may not be null."])
+        return load(value)
+
+    return not_null
+
+
 def _list(f: Field) -> Loader:
     assert f.item is not None
-    item = compile_field(f.item)
+    item = _inner(f.item)
     fits = _length(f.min_len, f.max_len)
 
     def load(value: Any) -> Any:
@@ -161,7 +175,7 @@ def _list(f: Field) -> Loader:
 
 def _map(f: Field) -> Loader:
     assert f.key is not None and f.item is not None
-    key, item = compile_field(f.key), compile_field(f.item)
+    key, item = _inner(f.key), _inner(f.item)
     fits = _length(f.min_len, f.max_len)
 
     def load(value: Any) -> Any:
