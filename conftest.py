@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.testing import LiveServer, isolated_database, start_server, stop_server
+from clients.testing import LiveServer, isolated_database, start_server, stop_server
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
 

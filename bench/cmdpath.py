@@ -23,10 +23,10 @@ import time
 from typing import Any
 
 from bench.load import SETUP_STEPS
+from clients.wire import PROTOCOL, apply_update
 from server import create_app
+from server.api.context import services
 from server.api.ws import Connection
-from server.context import services
-from server.wire import PROTOCOL, apply_update
 
 OTHER = {"A": "B", "B": "A"}
 
@@ -50,7 +50,7 @@ class MemorySocket:
 
 def drain(conn: Connection) -> None:
     """Run the socket's writer on this thread until its queue is empty (`Session._write_loop`)."""
-    from server.jsontext import compact_encoder
+    from server.core.jsontext import compact_encoder
 
     encode = compact_encoder()
     while not conn.outbox.empty():

@@ -19,7 +19,7 @@ def main() -> None:
     sys.path.insert(0, str(root / "tests"))
     from sheet_match import play_match
 
-    from server.compat import c_json_encoder, phone_text
+    from server.core.compat import c_json_encoder, phone_text
     from server.rules.view import seat_view, view
     from server.store import EventStore, bind, db, open_database
 

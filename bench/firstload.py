@@ -27,8 +27,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, expect, sync_playwright
 
+from clients.testing import ROOT
 from e2e.steps import CHROMIUM, CHROMIUM_ARGS, PHONE, seat_both, start_duel
-from server.testing import ROOT
 
 BUDGET_BYTES = 150 * 1024
 # Lighthouse's mobile "slow 4G" throttling (its simulated values, applied as DevTools does).
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.url:
         return run(args.url.rstrip("/"), args.runs)
-    from server.testing import start_server, stop_server
+    from clients.testing import start_server, stop_server
 
     with tempfile.TemporaryDirectory() as tmp:
         server, process = start_server(Path(tmp), "")

@@ -1,5 +1,5 @@
 """The full collection's pause over ~2,500 tables' worth of long-lived state, in process:
-with the heap walked (as before), and with it frozen after warm-up (`server/gctune.py`).
+with the heap walked (as before), and with it frozen after warm-up (`server/runtime/gctune.py`).
 
     python -m bench.gcpause [--tables 2500]
 """

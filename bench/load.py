@@ -26,8 +26,8 @@ from urllib.parse import urlsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
-from server import gctune
-from server.wire import PROTOCOL, apply_update
+from clients.wire import PROTOCOL, apply_update
+from server.runtime import gctune
 
 from .httpc import HttpClient
 
@@ -187,7 +187,7 @@ class Table:
 
     async def hello(self, seat: str, token: str) -> None:
         self.welcome[seat] = asyncio.get_running_loop().create_future()
-        # Protocol 2: updates as deltas, merged into the state held (`server.wire`).
+        # Protocol 2: updates as deltas, merged into the state held (`clients.wire`).
         hello = {"type": "hello", "token": token, "v": PROTOCOL}
         await self.ws[seat].send(json.dumps(hello))
         await asyncio.wait_for(self.welcome[seat], 30)

@@ -18,8 +18,8 @@ from flask_sock import Sock
 from simple_websocket import ConnectionClosed
 
 from server.api.keepalive import CLOSE_POLICY, Pinger, send_ping
-from server.compat import clear_pong, pong_received
-from server.middleware import DeclineWebSocketCompression
+from server.api.middleware import DeclineWebSocketCompression
+from server.core.compat import clear_pong, pong_received
 
 
 def create_app() -> Flask:

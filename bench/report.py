@@ -1,5 +1,5 @@
 """The bench's derived figures and printed tables, kept pure (no processes, no clock) so that
-`tests/test_bench_report.py` can check them: the worker's stall report (`server/stalls.py`),
+`tests/test_bench_report.py` can check them: the worker's stall report (`server/runtime/stalls.py`),
 CPU per command, RSS per table, and the ratios of a run to the relay and to a baseline."""
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from server import gctune
-from server.config import DEFAULTS as SERVER_DEFAULTS
+from server.core.config import DEFAULTS as SERVER_DEFAULTS
+from server.runtime import gctune
 
 from . import procstat, report
 from .floor import FloorUnavailable, prepare_floor

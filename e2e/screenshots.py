@@ -15,6 +15,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
+from clients.testing import ROOT, start_server, stop_server
 from e2e.steps import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -24,8 +25,7 @@ from e2e.steps import (
     seat_both,
     start_duel,
 )
-from server.i18n import load
-from server.testing import ROOT, start_server, stop_server
+from server.core.i18n import load
 
 LANGS = load().codes  # every language of web/i18n/languages.json
 THEMES = ("light", "dark")

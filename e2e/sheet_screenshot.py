@@ -21,11 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from sheet_match import play_match  # noqa: E402
 
+from clients.testing import ROOT, start_server, stop_server  # noqa: E402
 from e2e.steps import CHROMIUM, CHROMIUM_ARGS, PHONE  # noqa: E402
-from server.i18n import load  # noqa: E402
+from server.core.i18n import load  # noqa: E402
 from server.store import EventStore, bind, db, open_database  # noqa: E402
 from server.store.signing import Signer  # noqa: E402
-from server.testing import ROOT, start_server, stop_server  # noqa: E402
 
 LANGS = load().codes  # every language of web/i18n/languages.json
 

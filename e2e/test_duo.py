@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from e2e.steps import (
+    api_create_table,
     axe_violations,
     confirm_entry,
     end_turn,
@@ -22,10 +23,13 @@ from e2e.steps import (
 )
 
 
-def open_duo(page: Page) -> tuple[str, Locator, Locator]:
-    """From home: a new table, both seats taken on this phone."""
-    page.goto("/")
-    page.get_by_test_id("new-table").click()
+def open_duo(page: Page, code: str | None = None) -> tuple[str, Locator, Locator]:
+    """From home: a new table (or the table `code`), both seats taken on this phone."""
+    if code is None:
+        page.goto("/")
+        page.get_by_test_id("new-table").click()
+    else:
+        page.goto(f"/t/{code}")
     expect(page.get_by_test_id("join-screen")).to_be_visible()
     code = page.get_by_test_id("table-code").inner_text().strip()
     page.get_by_test_id("name-input").fill("Yugi")
@@ -197,3 +201,110 @@ def test_each_half_has_every_tool_of_a_two_phone_table(new_phone, live_server, s
         half.get_by_test_id("call-judge").click()
         half.get_by_test_id("judge-send").click()
         expect(half.get_by_test_id("judge-status").filter(has_text=name)).to_have_count(1)
+
+
+# The one-phone board's parts a player acts on, each by test id, and every key of the keypad.
+BOARD_IDS = ["lp-A", "lp-B"]
+KEYPAD_IDS = [
+    "keypad",
+    "propose",
+    "keypad-target-opp",
+    "keypad-target-me",
+    "keypad-target-both",
+    "keypad-kind-damage",
+    "keypad-kind-gain",
+    "keypad-kind-cost",
+    "keypad-kind-halve",
+    "keypad-kind-set",
+    "keypad-clear",
+    "keypad-back",
+    "keypad-00",
+    "keypad-000",
+    "keypad-quick-100",
+    "keypad-quick-500",
+    "keypad-quick-1000",
+    *[f"keypad-digit-{d}" for d in range(10)],
+]
+
+# Every element of the half with one of these test ids: its box inside the viewport, and the
+# element (or one inside it) on top at its centre. The first one that is not, or null.
+NOT_IN_VIEW = """([half, ids]) => {
+    const root = document.querySelector(`[data-testid="${half}"]`);
+    for (const id of ids) {
+        const el = root.querySelector(`[data-testid="${id}"]`);
+        if (!el) return {id, why: 'missing'};
+        const r = el.getBoundingClientRect();
+        const inView = r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight
+                       && r.right <= innerWidth;
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        const onTop = !!hit && (hit === el || el.contains(hit));
+        if (!inView || !onTop)
+            return {half, id, top: r.top, bottom: r.bottom, inView, onTop,
+                    hit: hit ? hit.outerHTML.slice(0, 120) : null};
+    }
+    return null;
+}"""
+
+
+def assert_half_in_view(page: Page, half: str, ids: list[str]) -> None:
+    """Wait (a half may still scroll smoothly) until all are in view; say which is not."""
+    try:
+        page.wait_for_function(f"(a) => ({NOT_IN_VIEW})(a) === null", arg=[half, ids], timeout=3000)
+    except Exception:
+        pass
+    assert page.evaluate(NOT_IN_VIEW, [half, ids]) is None
+
+
+@pytest.mark.parametrize("size", [(360, 640), (375, 667)])
+def test_banners_never_cover_a_halfs_keypad(new_phone, live_server, size):
+    """In Extra Turns, with the time banner up and an entry of each seat waiting for the other's
+    yes, each half shows its LP board, every key of its keypad, Propose, the banner's buttons
+    and the proposer's Withdraw on screen and uncovered: the banners take their own space."""
+    width, height = size
+    page = new_phone(viewport={"width": width, "height": height})
+    code = api_create_table(live_server, match_minutes=0.05)  # 3 seconds
+    _code, a, b = open_duo(page, code)
+    start_duel(a, b, winner=a, order="first")
+    for half in (a, b):
+        half.get_by_test_id("clock-start").click()
+    for half in (a, b):
+        expect(half.get_by_test_id("time-banner")).to_have_attribute(
+            "data-stage", "finish_turn", timeout=15_000
+        )
+    end_turn({"A": a, "B": b})  # A's turn 1 ends: Extra Turn 1 is B's
+    for half in (a, b):
+        expect(half.get_by_test_id("time-banner")).to_have_text("Extra Turn 1 of 3")
+    # One banner: B proposes, A's half asks for the yes (A had scrolled down to the counters).
+    a.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    keypad(b, 1000)
+    banner = a.get_by_test_id("confirm-banner")
+    expect(banner).to_be_visible()
+    banner.evaluate("el => Promise.all(el.getAnimations().map(a => a.finished))")
+    assert_half_in_view(page, "duo-A", BOARD_IDS + KEYPAD_IDS + ["confirm-entry", "reject-entry"])
+    assert_half_in_view(page, "duo-B", BOARD_IDS + KEYPAD_IDS + ["withdraw-waiting", "time-banner"])
+    # A banner on each half: A proposes too (B's half scrolled down).
+    b.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    keypad(a, 500, kind="gain", target="me")
+    banner = b.get_by_test_id("confirm-banner")
+    expect(banner).to_be_visible()
+    banner.evaluate("el => Promise.all(el.getAnimations().map(a => a.finished))")
+    for seat, half in (("A", a), ("B", b)):
+        assert_half_in_view(
+            page,
+            f"duo-{seat}",
+            BOARD_IDS
+            + KEYPAD_IDS
+            + ["time-banner", "confirm-entry", "reject-entry", "withdraw-waiting"],
+        )
+        sizes = half.locator(KEYS).evaluate_all(
+            "els => els.map(e => [e.dataset.testid, e.getBoundingClientRect().width,"
+            " e.getBoundingClientRect().height])"
+        )
+        small = [s for s in sizes if s[1] < 44 - 0.01 or s[2] < 44 - 0.01]
+        assert not small, small
+    # Both work from where they are: B withdraws its entry and confirms A's.
+    b.get_by_test_id("withdraw-waiting").click()
+    expect(a.get_by_test_id("confirm-banner")).to_have_count(0)
+    confirm_entry(b)
+    for half in (a, b):
+        expect(lp(half, "A")).to_have_text("8500")

@@ -25,7 +25,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from e2e.steps import PHONE
-from server.i18n import load
+from server.core.i18n import load
 from server.store import EventStore, bind, db, open_database
 from server.store.signing import Signer
 from tests.sheet_match import StoreTable, actor, play_match

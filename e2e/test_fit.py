@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from e2e.steps import confirm_entry, keypad, seat_both, start_duel
-from server.i18n import load
+from server.core.i18n import load
 
 LANGS = load().codes
 TAP = 44

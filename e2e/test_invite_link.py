@@ -13,9 +13,9 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from clients.testing import LiveServer, isolated_database, start_server, stop_server
 from e2e.steps import take_seat
-from server.addresses import is_loopback, lan_addresses
-from server.testing import LiveServer, isolated_database, start_server, stop_server
+from server.core.addresses import is_loopback, lan_addresses
 
 
 @pytest.fixture

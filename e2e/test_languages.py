@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
+from clients.testing import LiveServer, isolated_database, start_server, stop_server
 from e2e.steps import PHONE, api_create_table
-from server.i18n import load
-from server.testing import LiveServer, isolated_database, start_server, stop_server
+from server.core.i18n import load
 from tests.test_catalogues import PICK_TAGS
 
 WEB = Path(__file__).resolve().parent.parent / "web"

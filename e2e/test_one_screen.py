@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from e2e.steps import confirm_entry, keypad, seat_both, start_duel
-from server.i18n import load
+from server.core.i18n import load
 
 SIZES = [(360, 640), (375, 667)]
 LANGS = load().codes  # every language of web/i18n/languages.json

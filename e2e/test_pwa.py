@@ -19,7 +19,7 @@ from e2e.steps import (
     keypad,
     start_duel,
 )
-from server.i18n import load
+from server.core.i18n import load
 
 LANGS = load().codes  # every language of web/i18n/languages.json
 WIDTH = 360

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
+from clients.testing import LiveServer, isolated_database, start_server, stop_server
 from e2e.steps import create_on_phone, declare_decks, join_by_code
-from server.testing import LiveServer, isolated_database, start_server, stop_server
 from tests.staff_actions import PASSWORD, Staff, create_organiser
 
 LAPTOP = {"viewport": {"width": 1280, "height": 800}, "is_mobile": False, "has_touch": False}

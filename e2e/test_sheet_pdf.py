@@ -15,10 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from sheet_match import play_match  # noqa: E402
 
+from clients.testing import isolated_database, start_server, stop_server  # noqa: E402
 from e2e.steps import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from server.store import EventStore, bind, db, open_database  # noqa: E402
 from server.store.signing import Signer  # noqa: E402
-from server.testing import isolated_database, start_server, stop_server  # noqa: E402
 
 playwright = pytest.importorskip("playwright.sync_api")
 
@@ -91,7 +91,7 @@ def test_a_finished_match_prints_on_one_a4_page(live, page, finished_match, tmp_
     assert page.locator(".sheet-tools").is_hidden()  # the buttons do not print
     text = page.inner_text("body")
     assert "Hash chain verified" in text
-    assert "TIME called" in text and "extra turn 3 of 3" in text
+    assert "TIME called" in text and "Extra Turn 3 of 3" in text
     assert "Signatures" in text
 
     pdf = page.pdf(format="A4", print_background=True)

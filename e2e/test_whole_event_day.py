@@ -30,9 +30,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, Response, expect
 
+from clients.testing import LiveServer, isolated_database, start_server, stop_server
 from e2e.steps import PHONE, sit_at_event
 from e2e.test_tournament import _play
-from server.testing import LiveServer, isolated_database, start_server, stop_server
 from tests.staff_actions import PASSWORD, Staff, create_organiser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]

@@ -19,7 +19,7 @@ from typing import Any
 
 import websockets
 
-from server.wire import PROTOCOL, apply_update
+from clients.wire import PROTOCOL, apply_update
 
 RETRYABLE = {"rate_limited"}
 # Like the phone (web/js/conn.js RESEND_MS): no answer this long on an open socket, send again.

@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     from bench.load import raise_nofile
-    from server.testing import start_server, stop_server
+    from clients.testing import start_server, stop_server
 
     raise_nofile()
     workdir = Path(tempfile.mkdtemp(prefix="one-address-"))

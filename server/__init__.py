@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Flask
 
-from server.context import Services, now_ms, services
+from server.api.context import Services, now_ms, services
 
 __all__ = ["Services", "create_app", "now_ms", "services"]
 
@@ -17,7 +17,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app: defaults, then the environment, then `config` (a test's overrides)."""
     from werkzeug.middleware.proxy_fix import ProxyFix
 
-    from server import config as settings
     from server.api import (
         access,
         decklists,
@@ -33,14 +32,15 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         web,
         ws,
     )
+    from server.api.buckets import KeyedLimiter
     from server.api.keepalive import Pinger
-    from server.api.ratelimit import KeyedLimiter
-    from server.hub import make_hub
-    from server.middleware import DeclineWebSocketCompression
+    from server.api.middleware import DeclineWebSocketCompression
+    from server.core import config as settings
+    from server.service.hub import make_hub
+    from server.service.timer import Timer
     from server.store import EventStore, bind, db, open_database
     from server.store.checkpoint import start_checkpointer
     from server.store.signing import Auditor, Signer, key_path
-    from server.timer import Timer
 
     app = Flask(__name__, static_folder=None)
     app.config.update(settings.DEFAULTS)
@@ -95,7 +95,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         found.auditor.start()
 
     if app.config["STALL_REPORT"]:
-        from server import stalls
+        from server.runtime import stalls
 
         stalls.start(
             app.config["STALL_REPORT"],

@@ -25,7 +25,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def migrate(args: argparse.Namespace) -> int:
     """Bring the database the environment names (DATABASE_URL, DATA_DIR) to the latest schema."""
-    from server import config as settings
+    from server.core import config as settings
     from server.store import open_database, upgrade
     from server.store.migrations import version_of
 
@@ -52,12 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
         "migrate", help="bring the database's schema up to date (serving does it at start too)"
     )
     migrate_parser.set_defaults(handler=migrate)
-    from server import verify_cli
-    from server.staff_cli import add_parser
+    from server.cli import verify as verify_cli
+    from server.cli.staff import add_parser
 
     add_parser(commands)
     verify_cli.add_parser(commands)
-    from server import banlist_cli
+    from server.cli import banlist as banlist_cli
 
     banlist_cli.add_parser(commands)
     return parser

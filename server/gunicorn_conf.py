@@ -49,19 +49,19 @@ def post_fork(server, worker):
 
 
 def post_worker_init(worker):
-    """Collector thresholds for a long-lived worker (`server/gctune.py`); after gevent's patch,
+    """Collector thresholds for a long-lived worker (`runtime/gctune.py`); after gevent's patch,
     so the periodic full collection runs on a green thread."""
-    from server.gctune import full_seconds_from_env, tune
+    from server.runtime.gctune import full_seconds_from_env, tune
 
     tune(full_seconds_from_env())
 
 
 def when_ready(server):
     """Say where to open the app, on this computer and on a phone on the same network, as web
-    development servers do (`server/addresses.py`, loaded by its path: nothing of the app is
+    development servers do (`server/core/addresses.py`, loaded by its path: nothing of the app is
     imported in the master)."""
     spec = importlib.util.spec_from_file_location(
-        "duel_table_addresses", Path(__file__).with_name("addresses.py")
+        "duel_table_addresses", Path(__file__).parent / "core" / "addresses.py"
     )
     if spec is None or spec.loader is None:
         return

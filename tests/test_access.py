@@ -12,7 +12,7 @@ from flask import Flask
 
 from server import services
 from server.api.access import POLICIES, SEAT, STAFF, TABLE, TABLES, socket_actor
-from server.errors import AppError
+from server.core.errors import AppError
 
 
 @pytest.fixture

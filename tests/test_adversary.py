@@ -18,7 +18,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from ws_helpers import new_table
 
-from server.testing import isolated_database, start_server, stop_server
+from clients.testing import isolated_database, start_server, stop_server
 
 PING = json.dumps({"type": "ping", "t": 1})
 

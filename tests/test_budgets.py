@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import connect
 from ws_helpers import WAIT, Phone, new_table
 
-from server.testing import LiveServer, isolated_database, start_server, stop_server
+from clients.testing import LiveServer, isolated_database, start_server, stop_server
 
 LIMITS = {
     "WS_HELLO_SECONDS": "1",

@@ -3,7 +3,7 @@ the public log; the caller's own phone, judges and the floor see it."""
 
 from __future__ import annotations
 
-from server.floor import summarise
+from server.projections.floor import summarise
 from server.rules import event_for, view
 from server.rules.view import shared_view
 from tests.rules_helpers import Table

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from server.i18n import DEFAULT_DIR, load, placeholders
+from server.core.i18n import DEFAULT_DIR, load, placeholders
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web"

@@ -1,4 +1,4 @@
-"""server/compat.py: each use of another library's internals, pinned. A failure here means a
+"""server/core/compat.py: each use of another library's internals, pinned. A failure here means a
 library changed under us: read its new code, port the change, then update the pin."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from simple_websocket.ws import Base
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, Ping, Pong, Request, TextMessage
 
-from server import compat
+from server.core import compat
 
 # `compat.ReplacedReader` replaces `Base._thread` with the session's guarded reader (a port of
 # it without the timed pings), and `compat.feed` calls `Base._handle_events`, which must parse

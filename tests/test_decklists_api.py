@@ -132,7 +132,7 @@ def test_r2_5_ban_list_files_csv_and_json(text: str, name: str):
     ["card,status\nPot of Greed,sometimes", "Pot of Greed", "{nope", "[1, 2]", "card,status\n"],
 )
 def test_r2_5_bad_ban_list_files_are_refused(text: str):
-    from server.errors import DomainError
+    from server.core.errors import DomainError
 
     with pytest.raises(DomainError) as info:
         banlists.parse_file(text)

@@ -3,7 +3,7 @@ settling the dispute closes its call: the alert goes."""
 
 from __future__ import annotations
 
-from server.floor import summarise
+from server.projections.floor import summarise
 from server.rules import view
 from tests.rules_helpers import Table
 

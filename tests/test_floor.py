@@ -1,8 +1,8 @@
-"""The floor view's projection of a table (server/floor.py): pure, from the table's view."""
+"""The floor view's projection of a table (projections/floor.py): pure, from the table's view."""
 
 from __future__ import annotations
 
-from server.floor import alerts_of, sort_key, summarise
+from server.projections.floor import alerts_of, sort_key, summarise
 from server.rules import view
 from tests.rules_helpers import T0, Table
 

@@ -3,7 +3,7 @@ start is a tardiness alert; a seat taken under another name than the pairing's i
 
 from __future__ import annotations
 
-from server.floor import summarise
+from server.projections.floor import summarise
 from server.rules import view
 from tests.rules_helpers import MIN, T0, Table
 

@@ -1,4 +1,4 @@
-"""The worker's collector settings (server/gctune.py): no automatic full collection, and the
+"""The worker's collector settings (server/runtime/gctune.py): no automatic full collection, and the
 periodic one still frees cyclic garbage that reached the oldest generation."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from server import gctune
+from server.runtime import gctune
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from server.testing import isolated_database, start_server, stop_server
+from clients.testing import isolated_database, start_server, stop_server
 
 HALL = "203.0.113.7"  # the venue's one public address
 LIMITS = {

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from server.hub import LocalHub, RedisHub, make_hub
+from server.service.hub import LocalHub, RedisHub, make_hub
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
@@ -117,7 +117,7 @@ def test_two_server_processes_share_tables_through_redis(tmp_path, database_url)
     from websockets.asyncio.client import connect
     from ws_helpers import DECK, Phone, new_table
 
-    from server.testing import isolated_database, start_server, stop_server
+    from clients.testing import isolated_database, start_server, stop_server
 
     env = {"REDIS_URL": REDIS_URL}
     database_url = isolated_database(database_url, "two_servers")

@@ -1,8 +1,9 @@
 """The direction of imports in server/ (docs/architecture.md): rules <- store <- service <- edge,
 no layer importing one above it, and no import cycle anywhere.
 
-Every import counts, the ones inside functions too (a lazy import that closes a cycle is still
-a cycle; only `if TYPE_CHECKING:` blocks, which never run, are left out). Read from the AST."""
+Every import counts: the ones inside functions (a lazy import that closes a cycle is still a
+cycle) and the ones under `if TYPE_CHECKING:` (a type-only cycle still ties the two modules
+together). Read from the AST."""
 
 from __future__ import annotations
 
@@ -22,38 +23,20 @@ SERVICE = 3  # what runs beside the store: fan-out, the timer, views built from 
 EDGE = 4  # HTTP, sockets, their encoding, the app factory and the command line
 
 LAYER_NAMES = {SHARED: "shared", RULES: "rules", STORE: "store", SERVICE: "service", EDGE: "edge"}
-LAYERS: dict[str, int] = {
-    "server.errors": SHARED,
-    "server.jsontext": SHARED,
-    "server.config": SHARED,
-    "server.gctune": SHARED,
-    "server.compat": SHARED,
-    "server.memtrim": SHARED,
-    "server.names": SHARED,
-    "server.i18n": SHARED,  # the catalogues of web/i18n, read for the pages the server renders
-    "server.offload": SHARED,
-    "server.stalls": SHARED,
-    "server.rules": RULES,
-    "server.store": STORE,
-    "server.store.chain": STORE,  # the hash chain: canonical text, hashes, verify
-    "server.store.cache": STORE,  # snapshots and their LRU
-    "server.store.writers": STORE,  # SQLite's and PostgreSQL's writers
-    "server.hub": SERVICE,
-    "server.timer": SERVICE,
-    "server.floor": SERVICE,
-    "server.sheet": SERVICE,
-    "server.service": SERVICE,
-    "server.api": EDGE,
-    "server.context": EDGE,
-    "server.middleware": EDGE,
-    "server.testing": EDGE,
-    "server.gunicorn_conf": EDGE,
-    "server.banlist_cli": EDGE,
-    "server.staff_cli": EDGE,
-    "server.verify_cli": EDGE,
-    "server.__main__": EDGE,
-    "server": EDGE,  # create_app, the app factory
+# A package of server/ is a layer, named by its folder: a new folder must be placed here (the test
+# says so). The root's own modules (the app factory, `python -m server`, gunicorn's settings) are
+# the edge.
+FOLDERS: dict[str, int] = {
+    "core": SHARED,  # settings, coded errors, names, JSON text, library shims, catalogues
+    "runtime": SHARED,  # the worker process: collector, heap trim, stall monitor, offload
+    "rules": RULES,
+    "store": STORE,
+    "service": SERVICE,  # the table service, the hub, the timer
+    "projections": SERVICE,  # the floor and the sheet, read from the log
+    "api": EDGE,
+    "cli": EDGE,
 }
+ROOT_MODULES = {"server", "server.__main__", "server.gunicorn_conf"}
 
 # Cycles known and not yet undone, each as its exact set of modules: a new cycle, or another
 # module drawn into one of these, fails the test.
@@ -70,33 +53,19 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(path): path for path in sorted(SERVER.rglob("*.py"))}
 
 
+def has_layer(module: str) -> bool:
+    parts = module.split(".")
+    return module in ROOT_MODULES or (len(parts) > 1 and parts[1] in FOLDERS)
+
+
 def layer_of(module: str) -> int:
-    best = max(
-        (name for name in LAYERS if module == name or module.startswith(name + ".")), key=len
-    )
-    return LAYERS[best]
+    return EDGE if module in ROOT_MODULES else FOLDERS[module.split(".")[1]]
 
 
-def skip_type_checking(tree: ast.AST) -> list[ast.AST]:
-    """The nodes of `tree` outside `if TYPE_CHECKING:` blocks."""
-    kept: list[ast.AST] = []
-    todo = [tree]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            todo.extend(node.orelse)
-            continue
-        kept.append(node)
-        todo.extend(ast.iter_child_nodes(node))
-    return kept
-
-
-def imports_of(module: str) -> set[str]:
-    """The modules of server/ that `module` imports, anywhere in its file."""
-    path = MODULES[module]
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+def imports_in(tree: ast.AST, package: str) -> set[str]:
+    """The modules of server/ that the code `tree` (of a module in `package`) imports."""
     found: set[str] = set()
-    for node in skip_type_checking(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -108,7 +77,15 @@ def imports_of(module: str) -> set[str]:
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
                 found.add(sub if sub in MODULES else target)
-    return {name for name in found if name in MODULES and name != module}
+    return {name for name in found if name in MODULES}
+
+
+def imports_of(module: str) -> set[str]:
+    """The modules of server/ that `module` imports, anywhere in its file."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return imports_in(tree, package) - {module}
 
 
 GRAPH = {module: imports_of(module) for module in MODULES}
@@ -160,9 +137,20 @@ def test_the_graph_is_read() -> None:
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_every_module_has_a_layer(module: str) -> None:
-    assert any(module == name or module.startswith(name + ".") for name in LAYERS), (
-        f"{module} has no layer: add it to LAYERS in tests/test_imports.py"
+    assert has_layer(module), (
+        f"{module} is in no layer's folder: move it into one, or add its folder to FOLDERS"
     )
+
+
+@pytest.mark.parametrize("folder", sorted(FOLDERS))
+def test_every_layer_folder_says_what_it_holds(folder: str) -> None:
+    opening = ast.get_docstring(ast.parse((SERVER / folder / "__init__.py").read_text()))
+    assert opening, f"server/{folder}/__init__.py opens with no docstring"
+
+
+def test_a_module_outside_the_folders_has_no_layer() -> None:
+    assert not has_layer("server.loose")
+    assert layer_of("server.api.ws") == EDGE and layer_of("server.core.config") == SHARED
 
 
 def test_no_layer_imports_one_above_it() -> None:
@@ -182,6 +170,13 @@ def test_no_import_cycle_but_the_known_ones() -> None:
     assert new == [], "import cycles (lazy imports included)"
     gone = [sorted(known) for known in KNOWN_CYCLES if known not in found]
     assert gone == [], "a known cycle is gone: take it out of KNOWN_CYCLES"
+
+
+def test_a_type_only_import_counts() -> None:
+    source = (
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .events import EventStore\n"
+    )
+    assert imports_in(ast.parse(source), "server.store") == {"server.store.events"}
 
 
 def test_the_cycle_finder_finds_a_lazy_cycle() -> None:

@@ -1,4 +1,4 @@
-"""An invite the other phone can open (server/addresses.py): PUBLIC_URL when set; for a page
+"""An invite the other phone can open (server/core/addresses.py): PUBLIC_URL when set; for a page
 opened on a loopback address, this machine's LAN address on the page's port; else the page's
 own address. The QR code carries the same link as the invite's answer. The server says where
 to open it as it starts."""
@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 import segno
 
-from server import addresses, create_app
-from server.config import from_env, parse_url
+from server import create_app
+from server.core import addresses
+from server.core.config import from_env, parse_url
 
 LAN = "192.168.1.20"
 

@@ -18,8 +18,8 @@ from wsproto.events import (
     TextMessage,
 )
 
+from clients.testing import isolated_database, start_server, stop_server
 from server.api.keepalive import SLICES, Pinger
-from server.testing import isolated_database, start_server, stop_server
 
 
 class Counted:

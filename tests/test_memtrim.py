@@ -1,5 +1,5 @@
 """The heap's free pages go back to the system after a burst of closed sockets
-(`server/memtrim.py`)."""
+(`server/runtime/memtrim.py`)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from server import memtrim
-from server.memtrim import Trimmer
+from server.runtime import memtrim
+from server.runtime.memtrim import Trimmer
 
 FRAGMENTED = """
 import sys
-from server.memtrim import malloc_trim
+from server.runtime.memtrim import malloc_trim
 
 def rss():
     with open("/proc/self/statm") as f:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.middleware import DeclineWebSocketCompression
+from server.api.middleware import DeclineWebSocketCompression
 
 
 def seen_environ(environ: dict) -> dict:

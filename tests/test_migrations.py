@@ -19,10 +19,10 @@ import pytest
 from peewee import CharField, Database, IntegerField, PostgresqlDatabase
 from playhouse.migrate import SchemaMigrator, migrate
 
+from clients.testing import isolated_database
 from server import create_app
 from server.store import open_database, upgrade
 from server.store.migrations import BASELINE, MIGRATIONS, latest, version_of
-from server.testing import isolated_database
 
 FROZEN = json.loads((Path(__file__).parent / "data" / "schema_0e10e3f.json").read_text("utf-8"))
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,5 +1,5 @@
 """The round's results export (`/api/events/<id>/results.csv`) escapes cells a spreadsheet
-would run as a formula the same way as every other export (`server.sheet.csv_safe`): a plain
+would run as a formula the same way as every other export (`projections.sheet.csv_safe`): a plain
 negative number stays a number, anything else starting with = + - @ is quoted as text."""
 
 from __future__ import annotations

@@ -131,7 +131,7 @@ def test_r4_3_turn_overtime_flag_raised_once_per_turn() -> None:
 def test_r4_3_the_long_turn_flag_is_charged_to_nobody() -> None:
     """R4.3 (reading): the app cannot see who is thinking; the flag names the turn, not a
     seat, and the score sheet writes it with the clock, not as an infraction."""
-    from server.sheet import build_sheet
+    from server.projections.sheet import build_sheet
 
     t = Table().register().start_duel(first="A")
     t.tick(at=180 * SEC)

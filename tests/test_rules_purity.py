@@ -28,7 +28,7 @@ FORBIDDEN = {
     "sqlite3",
     "server.store",
     "server.api",
-    "server.hub",
+    "server.service.hub",
 }
 FILES = sorted(RULES.glob("*.py"))
 

@@ -12,7 +12,7 @@ from test_hub import REDIS_URL, redis_answers
 from websockets.asyncio.client import connect
 from ws_helpers import DECK, WAIT, Phone, http
 
-from server.testing import isolated_database, start_server, stop_server
+from clients.testing import isolated_database, start_server, stop_server
 from tests.staff_actions import Staff, create_organiser, seat_claim
 
 # Two real server processes sharing Redis.

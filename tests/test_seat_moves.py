@@ -17,7 +17,7 @@ import pytest
 from websockets.asyncio.client import connect
 from ws_helpers import Phone, new_table
 
-from server.testing import LiveServer, isolated_database, start_server, stop_server
+from clients.testing import LiveServer, isolated_database, start_server, stop_server
 
 AWAY_SECONDS = 2
 pytestmark = pytest.mark.slow  # its own server process

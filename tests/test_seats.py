@@ -13,7 +13,8 @@ from access_world import World, make_world
 from flask import Flask
 
 from server import services
-from server.api.access import GRANTS, seat_grant
+from server.api.access import seat_grant
+from server.api.grants import Grants
 from server.store.events import hash_token
 
 AWAY_MS = 60_000  # SEAT_AWAY_SECONDS' default
@@ -90,7 +91,7 @@ def test_a_lost_phone_gets_its_seat_back_and_the_old_token_dies_with_its_sockets
 ):
     old = world.tokens["seat"]
     closed: list[bool] = []
-    forget = GRANTS.add(seat_grant(hash_token(old)), lambda: closed.append(True))
+    forget = grants(app).add(seat_grant(hash_token(old)), lambda: closed.append(True))
     try:
         client = app.test_client()
         new = client.post(
@@ -118,7 +119,7 @@ def test_a_judge_releases_a_seat(app: Flask, world: World):
     for role in ("spectator", "seat", "other_seat", "other_judge"):
         assert world.request(role, "POST", url, json={}).status_code in (401, 403), role
     closed: list[bool] = []
-    forget = GRANTS.add(seat_grant(hash_token(old)), lambda: closed.append(True))
+    forget = grants(app).add(seat_grant(hash_token(old)), lambda: closed.append(True))
     try:
         assert world.request("judge", "POST", url).status_code == 200
     finally:
@@ -375,7 +376,7 @@ def test_event_seat_requests_are_capped_too(app: Flask, world: World):
         codes.append(answer.status_code)
     assert codes == [202, 202, 202, 429, 429, 429]
     with app.app_context():
-        from server.floor import alerts_of
+        from server.projections.floor import alerts_of
         from server.rules.view import view
 
         v = view(services().store.snapshot(world.code).state, privileged=True)
@@ -436,7 +437,7 @@ def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
     seat = state(app, code).seats["B"]
     assert (seat.name, seat.player_id) == ("Seto Kaiba", "0002")
     with app.app_context():
-        from server.floor import alerts_of
+        from server.projections.floor import alerts_of
         from server.rules.view import view
 
         v = view(services().store.snapshot(code).state, privileged=True)
@@ -512,7 +513,7 @@ def test_a_request_under_the_holders_own_name_alerts_the_floor(app: Flask, world
     )
     assert second.status_code == 202 and second.get_json()["why"] == "taken"
     with app.app_context():
-        from server.floor import alerts_of
+        from server.projections.floor import alerts_of
         from server.rules.view import view
 
         v = view(services().store.snapshot(world.code).state, privileged=True)
@@ -552,7 +553,7 @@ def test_a_one_phone_table_is_recovered_on_a_new_phone(app: Flask):
     old = {"A": first["token"], "B": second["token"]}
     closed: list[str] = []
     forgets = [
-        GRANTS.add(seat_grant(hash_token(tok)), lambda s=s: closed.append(s))
+        grants(app).add(seat_grant(hash_token(tok)), lambda s=s: closed.append(s))
         for s, tok in old.items()
     ]
     try:
@@ -583,3 +584,9 @@ def test_a_two_phone_table_has_no_recovery_code(app: Flask):
     code, a, b = casual(client)
     got = client.post(f"/api/tables/{code}/recover", json={"recovery": "AAAA-AAAA-AAAA"})
     assert got.status_code == 403 and got.get_json()["code"] == "bad_recovery"
+
+
+def grants(app: Flask) -> Grants:
+    """The app's open sockets by grant (`Services.grants`)."""
+    found: Grants = app.extensions["duel_table"].grants
+    return found

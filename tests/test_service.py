@@ -1,4 +1,4 @@
-"""The table service (server/service.py): every append and its publish in one place; and the
+"""The table service (server/service/tables.py): every append and its publish in one place; and the
 store's refusals carry a kind, never an HTTP status, which the edge maps in one place."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from server.api.http import STATUS_OF_KIND, status_of
-from server.errors import (
+from server.core.errors import (
     AppError,
     Busy,
     Conflict,
@@ -18,9 +18,9 @@ from server.errors import (
     NotFound,
     Unauthenticated,
 )
-from server.hub import LocalHub
 from server.rules import Actor, RuleError, get_ruleset
-from server.service import TableService
+from server.service.hub import LocalHub
+from server.service.tables import TableService
 from server.store import EventStore
 
 SERVER = Path(__file__).resolve().parent.parent / "server"
@@ -43,7 +43,8 @@ def test_only_the_service_and_the_hub_publish():
     outside = {
         str(path.relative_to(SERVER.parent)): lines
         for path in sorted(SERVER.rglob("*.py"))
-        if path.name not in ("hub.py", "service.py") and (lines := calls_of(path, "publish"))
+        if path.relative_to(SERVER).as_posix() not in ("service/hub.py", "service/tables.py")
+        and (lines := calls_of(path, "publish"))
     }
     assert outside == {}
 

@@ -3,7 +3,7 @@ tests/test_compat.py)."""
 
 from __future__ import annotations
 
-from server.api.ratelimit import TokenBucket
+from server.api.buckets import TokenBucket
 
 
 def test_a_bucket_spends_a_cost():

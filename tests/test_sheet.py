@@ -13,7 +13,7 @@ from flask import Flask
 from sheet_match import T0, StoreTable, play_match
 
 from server import services
-from server.sheet import build_sheet, change_text, csv_safe, public_log
+from server.projections.sheet import build_sheet, change_text, csv_safe, public_log
 from server.store.events import GENESIS, chain_hash
 from server.store.models import EventRow, TableRow
 
@@ -96,10 +96,11 @@ def test_the_sheet_has_rolls_rulings_penalties_and_the_clock(app, match):
     assert clock[0] == "clock started (40:00)"
     assert "extension +2:00" in clock
     assert "TIME called (duel 3, turn 2)" in clock
-    assert [t for t in clock if t.startswith("extra turn")] == [
-        "extra turn 1 of 3 (turn 3)",
-        "extra turn 2 of 3 (turn 4)",
-        "extra turn 3 of 3 (turn 5)",
+    # The stage's one wording (`time.stage.extra_turns`), with the turn it is (R5.1.3).
+    assert [t for t in clock if t.startswith("Extra Turn")] == [
+        "Extra Turn 1 of 3 (turn 3)",
+        "Extra Turn 2 of 3 (turn 4)",
+        "Extra Turn 3 of 3 (turn 5)",
     ]
     judge_rows = [r for d in m.duels for r in d.rows if r.by_judge]
     assert [(r.changes["A"], r.confirmed_by) for r in judge_rows] == [("=7200", "judge:Pegasus")]
@@ -388,7 +389,7 @@ def test_each_match_at_a_table_has_its_own_page(app, client, match):
 
 
 def test_the_match_result_is_written_winner_first(client, match):
-    from server.sheet import score_text
+    from server.projections.sheet import score_text
 
     html = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
     assert "Yugi 2-1 Kaiba" in html
@@ -433,7 +434,7 @@ def test_the_sheet_is_in_the_players_language(client, match, query, accept, lang
 
 
 def test_every_sheet_string_is_translated():
-    from server.i18n import load
+    from server.core.i18n import load
 
     texts = load().texts
     CATALOGUE = {

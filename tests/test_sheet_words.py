@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from server.i18n import Said, load, say
-from server.sheet import build_sheet, label
+from server.core.i18n import Said, load, say
+from server.projections.sheet import build_sheet, label
 from tests.rules_helpers import Table
 
 TYPED = {"it was 2000", "slow", "41"}

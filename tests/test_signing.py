@@ -122,7 +122,7 @@ def test_a_log_changed_under_the_cache_alerts_the_judges(app: Flask, client):
         [alarm] = [c for c in state.calls if c.code == "log_changed"]
         assert alarm.seat is None and alarm.status == "open" and alarm.reason == ""
         assert dict(alarm.params)["seq"] > 0 and len(dict(alarm.params)["expected"]) == 12
-        from server.floor import alerts_of
+        from server.projections.floor import alerts_of
         from server.rules import view
 
         alerts = alerts_of(view(state, privileged=True))

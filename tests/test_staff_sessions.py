@@ -13,7 +13,8 @@ from flask import Flask
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from server.api.access import GRANTS, session_grant
+from server.api.access import session_grant
+from server.api.grants import Grants
 from tests.staff_actions import Staff, create_organiser
 from tests.ws_helpers import Phone
 
@@ -102,11 +103,11 @@ def test_an_expired_session_closes_its_sockets(app: Flask, clock):
         t.create_account("judge9", "correct horse battery", "judge", clock())
         token, _ = t.login("judge9", "correct horse battery", clock())
     closed: list[bool] = []
-    forget = GRANTS.add(session_grant(token), lambda: closed.append(True))
+    forget = grants(app).add(session_grant(token), lambda: closed.append(True))
     try:
-        assert GRANTS.sweep() == 0 and closed == []
+        assert grants(app).sweep() == 0 and closed == []
         clock.advance(17 * 3600 * 1000)  # past the session's 16 hours
-        assert GRANTS.sweep() == 1 and closed == [True]
+        assert grants(app).sweep() == 1 and closed == [True]
     finally:
         forget()
 
@@ -120,8 +121,8 @@ def test_a_sweep_keeps_live_sessions(app: Flask, clock, ended: str):
         other, _ = t.login("judge8", "correct horse battery", clock())
     closed: list[str] = []
     forgets = [
-        GRANTS.add(session_grant(token), lambda: closed.append("one")),
-        GRANTS.add(session_grant(other), lambda: closed.append("other")),
+        grants(app).add(session_grant(token), lambda: closed.append("one")),
+        grants(app).add(session_grant(other), lambda: closed.append("other")),
     ]
     try:
         if ended == "logout":
@@ -131,9 +132,15 @@ def test_a_sweep_keeps_live_sessions(app: Flask, clock, ended: str):
             clock.advance(17 * 3600 * 1000)
             with app.app_context():
                 fresh, _ = t.login("judge8", "correct horse battery", clock())
-        GRANTS.sweep()
+        grants(app).sweep()
         assert "one" in closed
         assert ("other" in closed) == (ended == "expiry")
     finally:
         for forget in forgets:
             forget()
+
+
+def grants(app: Flask) -> Grants:
+    """The app's open sockets by grant (`Services.grants`)."""
+    found: Grants = app.extensions["duel_table"].grants
+    return found

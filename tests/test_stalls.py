@@ -1,4 +1,4 @@
-"""The worker's stall monitor (server/stalls.py): off by default at no cost, a late wake becomes
+"""The worker's stall monitor (runtime/stalls.py): off by default at no cost, a late wake becomes
 a stall record naming what overlapped it, and under gevent a busy greenlet is caught with its
 stack."""
 
@@ -13,8 +13,9 @@ import time
 import traceback
 from pathlib import Path
 
-from server import create_app, stalls
-from server.stalls import Monitor, thread_stack
+from server import create_app
+from server.runtime import stalls
+from server.runtime.stalls import Monitor, thread_stack
 
 
 def test_off_by_default_span_is_one_shared_no_op(tmp_path: Path):
@@ -61,7 +62,7 @@ def test_a_thread_stack_ends_in_the_running_function():
     stack = thread_stack(threading.get_ident())
     assert stack is not None
     # Sampled from this very thread, the innermost frame is the sampler's own.
-    assert stack[-1].startswith("server/stalls.py:") and stack[-1].endswith(" thread_stack")
+    assert stack[-1].startswith("server/runtime/stalls.py:") and stack[-1].endswith(" thread_stack")
     assert stack[-2].startswith("tests/test_stalls.py:")
     assert stack[-2].endswith(" test_a_thread_stack_ends_in_the_running_function")
 
@@ -70,7 +71,7 @@ SCRIPT = textwrap.dedent(
     """
     from gevent import monkey; monkey.patch_all()
     import sys, time
-    from server import stalls
+    from server.runtime import stalls
     stalls.start(sys.argv[1], {"TIMER_INTERVAL_MS": 250})
     time.sleep(1.3)  # the header is written after a second
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from server.errors import NotFound
+from server.core.errors import NotFound
 from server.rules import Actor, RuleError, get_ruleset, replay
 from server.rules.base import SYSTEM_ACTOR as SYSTEM
 from server.store import EventStore, db

@@ -9,7 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from server import create_app
-from server.config import from_env
+from server.core.config import from_env
 from tests.test_swiss_api import Org, register
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from server.hub import LocalHub
 from server.rules import Actor, get_ruleset
+from server.service.hub import LocalHub
+from server.service.timer import run_due
 from server.store import EventStore, db
-from server.timer import run_due
 
 T0 = 1_764_484_800_000
 MIN = 60_000

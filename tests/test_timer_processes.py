@@ -10,7 +10,7 @@ import pytest
 from websockets.asyncio.client import connect
 from ws_helpers import DECK, Phone, http
 
-from server.testing import start_server, stop_server
+from clients.testing import start_server, stop_server
 
 # Two real server processes on one database.
 pytestmark = pytest.mark.slow

@@ -357,7 +357,7 @@ def test_compression_is_declined(table: Table):
 
 @pytest.mark.slow
 def test_opening_sockets_counts_against_the_address_limit(tmp_path, database_url):
-    from server.testing import isolated_database, start_server, stop_server
+    from clients.testing import isolated_database, start_server, stop_server
 
     url = isolated_database(database_url, "rate_limited")
     env = {"HTTP_RATE_PER_MINUTE": "1", "HTTP_RATE_BURST": "3"}
@@ -384,12 +384,12 @@ def test_opening_sockets_counts_against_the_address_limit(tmp_path, database_url
 def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(store):
     """Each audience's text is `view(...)` plus "seq", though the shared part is encoded once
     per snapshot and the ledger once per change of it."""
-    from server.api.schemas import COMMAND_SCHEMAS
+    from server.api.arguments import load_args
     from server.api.ws import _ledger_rows, _state_text
     from server.rules import Actor, get_ruleset, view
 
     def send(seat, cmd, args, ref, at_ms):
-        loaded = COMMAND_SCHEMAS[cmd].load(args)
+        loaded = load_args(cmd, args)
         return store.append(code, cmd, loaded, actor[seat], ref, at_ms)
 
     code = store.create_table(get_ruleset(), 1_000)

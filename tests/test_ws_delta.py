@@ -11,7 +11,7 @@ from typing import Any
 from websockets.asyncio.client import connect
 from ws_helpers import DECK, Phone, new_table
 
-from server.wire import apply_update
+from clients.wire import apply_update
 
 ITEMS = ["handshake", "side_shown", "shuffled", "cut"]
 PER_DUEL = 30

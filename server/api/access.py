@@ -27,20 +27,21 @@ Policies:
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, current_app, g, request
 
-from server.context import services
-from server.errors import AppError
+from server.api.context import services
+from server.core.errors import AppError
 from server.rules import Actor
 from server.store.events import hash_token
 
+from .buckets import KeyedLimiter
+from .grants import Grant
 from .identity import COOKIE, current_staff, spectators_allowed, staff_actor
-from .ratelimit import KeyedLimiter, charge
+from .ratelimit import charge
 from .sheets import CODE, parse_codes
 
 log = logging.getLogger(__name__)
@@ -283,79 +284,7 @@ def decide() -> None:
 
 
 # -- open sockets and what let them in ---------------------------------------------------------
-
-# A grant: ("staff", session token hash) for a judge's or organiser's login, ("seat", code,
-# seat) for a seat's token. Ending the grant closes every socket it opened.
-Grant = tuple[str, ...]
-SWEEP_SECONDS = 2.0
-
-
-class Grants:
-    """The open sockets of each grant, in this process, and a sweeper that closes those whose
-    staff session has ended in any process (logged out elsewhere, or expired)."""
-
-    def __init__(self) -> None:
-        self._open: dict[Grant, dict[int, Callable[[], None]]] = {}
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        # Given the staff grants held here, answers those still valid (set by `init_app`).
-        self.check: Callable[[Iterable[Grant]], set[Grant]] | None = None
-
-    def add(self, grant: Grant, close: Callable[[], None]) -> Callable[[], None]:
-        """Remember an open socket's `close`; returns the function that forgets it."""
-        with self._lock:
-            self._open.setdefault(grant, {})[id(close)] = close
-            if self._thread is None and self.check is not None:
-                self._thread = threading.Thread(target=self._run, name="grants", daemon=True)
-                self._thread.start()
-
-        def forget() -> None:
-            with self._lock:
-                held = self._open.get(grant)
-                if held is not None:
-                    held.pop(id(close), None)
-                    if not held:
-                        del self._open[grant]
-
-        return forget
-
-    def revoke(self, grant: Grant) -> int:
-        """Close every socket `grant` opened here; how many."""
-        with self._lock:
-            closers = list(self._open.pop(grant, {}).values())
-        for close in closers:
-            try:
-                close()
-            except Exception:
-                log.exception("closing a revoked socket failed")
-        return len(closers)
-
-    def held(self) -> list[Grant]:
-        with self._lock:
-            return list(self._open)
-
-    def sweep(self) -> int:
-        """Close the sockets of staff sessions and seat tokens that ended (in any process);
-        how many."""
-        held = self.held()
-        if not held or self.check is None:
-            return 0
-        valid = self.check(held)
-        return sum(self.revoke(g) for g in held if g not in valid)
-
-    def _run(self) -> None:
-        while not self._stop.wait(SWEEP_SECONDS):
-            try:
-                self.sweep()
-            except Exception:
-                log.exception("sweeping staff sockets failed")
-
-    def stop(self) -> None:
-        self._stop.set()
-
-
-GRANTS = Grants()
+# Each app's `Grants` (`grants.py`) is `services().grants`, stopped with the app's services.
 
 
 def session_grant(token: str | None) -> Grant | None:
@@ -383,13 +312,13 @@ def request_grant(actor: Actor | None, token: str | None = None) -> Grant | None
 
 def end_seat(token_hash: str | None) -> int:
     """A seat's token stopped working (released, moved): close its sockets here."""
-    return GRANTS.revoke(seat_grant(token_hash)) if token_hash else 0
+    return services().grants.revoke(seat_grant(token_hash)) if token_hash else 0
 
 
 def end_session(token: str | None) -> int:
     """A staff session ended (logout): close its sockets in this process; how many."""
     grant = session_grant(token)
-    return GRANTS.revoke(grant) if grant else 0
+    return services().grants.revoke(grant) if grant else 0
 
 
 def _valid_sessions(app: Flask) -> Callable[[Iterable[Grant]], set[Grant]]:
@@ -425,4 +354,4 @@ def init_app(app: Flask) -> None:
     app.extensions["duel_table_misses"] = KeyedLimiter(
         per_minute / 60, app.config.get("HTTP_MISS_BURST", 30)
     )
-    GRANTS.check = _valid_sessions(app)
+    app.extensions["duel_table"].grants.check = _valid_sessions(app)

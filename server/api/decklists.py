@@ -17,8 +17,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
 
-from server.context import services
-from server.errors import AppError
+from server.api.context import services
+from server.core.errors import AppError
 from server.rules import Actor, RuleError
 from server.rules.decklist import BanList, check
 from server.store import banlists

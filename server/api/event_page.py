@@ -22,8 +22,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from server.context import services
-from server.jsontext import compact_encoder
+from server.api.context import services
+from server.core.jsontext import compact_encoder
 from server.store import hall
 from server.store.swiss import SwissService
 from server.store.tournament import Tournament

@@ -2,7 +2,7 @@
 
 One feed per event is shared by all of that event's floor sockets in this process. The feed
 listens to the hub for each of the event's tables and only marks a table dirty; every
-`FLOOR_INTERVAL_MS` (500 ms) it rebuilds the summaries of the dirty tables (`server.floor`)
+`FLOOR_INTERVAL_MS` (500 ms) it rebuilds the summaries of the dirty tables (`projections.floor`)
 from the store's cached state and hands the changed ones to each socket, which keeps only the
 latest summary per table until it sends. So however busy a table is, a judge's screen gets at
 most ~2 updates of it a second, and 500 busy tables cost one summary each per interval.
@@ -19,16 +19,16 @@ from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
 
-from server.context import Services, services
-from server.errors import error_body
-from server.floor import summarise
-from server.hub import Hub
+from server.api.context import Services, services
+from server.core.errors import error_body
+from server.projections.floor import summarise
 from server.rules.view import calls_view, shared_view
-from server.stalls import span
+from server.runtime.stalls import span
+from server.service.hub import Hub
 from server.store import EventStore
 from server.store.tournament import Staff, Tournament
 
-from .access import GRANTS, session_grant
+from .access import session_grant
 from .identity import COOKIE, current_staff, origin_allowed, tournament
 from .keepalive import CLOSE_POLICY
 from .session import GuardedServer, Session, websocket_route
@@ -350,7 +350,7 @@ def floor_socket(ws: GuardedServer, event_id: int) -> None:
         return
     session = FloorSession(ws, found, config, event_id, staff, role)
     grant = session_grant(request.cookies.get(COOKIE))  # a logout or expiry closes the socket
-    forget = GRANTS.add(grant, session.revoke) if grant else (lambda: None)
+    forget = found.grants.add(grant, session.revoke) if grant else (lambda: None)
     try:
         session.run()
     finally:

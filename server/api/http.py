@@ -16,9 +16,9 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
-from server.addresses import invite_base, is_loopback
-from server.context import services
-from server.errors import (
+from server.api.context import services
+from server.core.addresses import invite_base, is_loopback
+from server.core.errors import (
     AppError,
     Busy,
     Conflict,
@@ -160,7 +160,7 @@ def table_qr(code: str) -> Response:
 
 def invite_base_here() -> tuple[str, str]:
     """The base URL an invite from this request carries, and where it came from
-    (`server.addresses.invite_base`): PUBLIC_URL, the LAN address for a page opened on
+    (`server.core.addresses.invite_base`): PUBLIC_URL, the LAN address for a page opened on
     127.0.0.1, else the page's own."""
     conf = current_app.config
     return invite_base(request.host_url, conf["HOST"], conf["PUBLIC_URL"])

@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 
 from flask import current_app, g, request
 
-from server.context import services
-from server.errors import AppError
+from server.api.context import services
+from server.core.errors import AppError
 from server.rules import Actor
 from server.store.tournament import Staff, Tournament
 

@@ -22,8 +22,8 @@ import threading
 import time
 from typing import Any, Protocol
 
-from server.compat import send_ping_frame
-from server.stalls import span
+from server.core.compat import send_ping_frame
+from server.runtime.stalls import span
 
 log = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """The language of a page the server renders: the catalogues the web serves (web/i18n under
-WEB_DIR, read by `server.i18n`), and the reader's language from `?lang=` or Accept-Language by
+WEB_DIR, read by `server.core.i18n`), and the reader's language from `?lang=` or Accept-Language by
 the one picker rule."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from flask import current_app, has_request_context, request
 
-from server.i18n import Catalogues, for_web_dir
+from server.core.i18n import Catalogues, for_web_dir
 
 
 def catalogues() -> Catalogues:

@@ -16,7 +16,7 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Blueprint, Flask, Response, jsonify
 
-from server.compat import real_app
+from server.core.compat import real_app
 
 from .schemas import BODIES, QUERIES, ErrorSchema
 

@@ -1,67 +1,11 @@
-"""Token buckets: one per websocket, and a bounded map of them per client address; and the
-HTTP routes' charge on the app's per-address limiter."""
+"""The HTTP routes' charge on the app's per-address limiter (the buckets: `buckets.py`)."""
 
 from __future__ import annotations
 
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import Callable
-
 from flask import g, request
 
-from server.context import services
-from server.errors import AppError
-
-
-class TokenBucket:
-    """`rate` tokens a second, at most `burst` saved up; each message spends one."""
-
-    def __init__(
-        self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.clock = clock
-        self.stamp = clock()
-
-    def take(self, cost: float = 1) -> bool:
-        """Spend `cost` tokens if there are as many (none otherwise)."""
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= cost:
-            self.tokens -= cost
-            return True
-        return False
-
-
-class KeyedLimiter:
-    """A token bucket per key (a client address), the least recently seen dropped first."""
-
-    def __init__(
-        self,
-        rate: float,
-        burst: float,
-        max_keys: int = 100_000,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.rate, self.burst, self.max_keys, self.clock = rate, burst, max_keys, clock
-        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def take(self, key: str, cost: float = 1) -> bool:
-        """Spend `cost` of `key`'s tokens if it has as many."""
-        with self._lock:
-            bucket = self._buckets.get(key)
-            if bucket is None:
-                bucket = self._buckets[key] = TokenBucket(self.rate, self.burst, self.clock)
-                if len(self._buckets) > self.max_keys:
-                    self._buckets.popitem(last=False)
-            else:
-                self._buckets.move_to_end(key)
-            return bucket.take(cost)
+from server.api.context import services
+from server.core.errors import AppError
 
 
 def _take(cost: int, key: str | None = None) -> None:

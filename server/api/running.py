@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, Response, jsonify
 
-from server.context import services
+from server.api.context import services
 from server.store import hall
 
 from . import identity

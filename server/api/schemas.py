@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import Schema, fields, validate
 
-from server.names import clean, invisible
+from server.core.names import clean, invisible
 from server.rules import RULESETS
 from server.rules import swiss as core
 from server.rules.registration import MAX_TEXT
@@ -29,7 +29,7 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069
 
 def clean_text(value: str) -> str:
     """NFKC, without control, format and blank filler characters, blanks collapsed, trimmed
-    (`server.names.clean`): a name of only invisible characters is empty, and refused."""
+    (`server.core.names.clean`): a name of only invisible characters is empty, and refused."""
     return clean(_CONTROL.sub("", value))
 
 
@@ -142,7 +142,7 @@ _LINE_BREAKS = frozenset("\n\r\t")
 
 class ListText(fields.String):
     """A pasted text of lines (a deck list, a ban list, a pairings CSV): lines and tabs kept,
-    every other control, format and blank filler character (`server.names.invisible`: NUL,
+    every other control, format and blank filler character (`server.core.names.invisible`: NUL,
     the direction overrides and isolates, zero-width characters) dropped, capped."""
 
     def __init__(self, max_length: int, min_length: int = 0, **kwargs: Any) -> None:
@@ -323,301 +323,13 @@ QUERIES: dict[str, type[Schema]] = {
 }
 
 
-# -- command arguments ---------------------------------------------------------------------
-
-
-class Empty(Schema):
-    pass
-
-
-class ChangeSchema(Schema):
-    seat = Seat(required=True)
-    kind = Choice("damage", "gain", "cost", "halve", "set", required=True)
-    amount = Int(0, MAX_INT)
-
-
-class ChangesSchema(Schema):
-    changes = fields.List(
-        fields.Nested(ChangeSchema), required=True, validate=validate.Length(min=1, max=2)
-    )
-    note = Note()
-
-
-class ProposeSchema(Schema):
-    """The full form (`changes`) or the short one (`seat` + `delta`), never both."""
-
-    changes = fields.List(fields.Nested(ChangeSchema), validate=validate.Length(min=1, max=2))
-    seat = Seat()
-    delta = Int()
-    note = Note()
-
-    @validates_schema
-    def _one_form(self, data: dict[str, Any], **kwargs: Any) -> None:
-        short = "seat" in data or "delta" in data
-        if "changes" in data and short:
-            raise ValidationError("Give either changes or seat and delta.", "changes")
-        if "changes" not in data:
-            if not ("seat" in data and "delta" in data):
-                raise ValidationError("Give changes, or seat and delta.", "changes")
-            if data["delta"] == 0:
-                raise ValidationError("A change of 0 changes nothing.", "delta")
-
-    @post_load
-    def _expand(self, data: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        if "changes" in data:
-            return data
-        delta = data.pop("delta")
-        kind = "damage" if delta < 0 else "gain"
-        data["changes"] = [{"seat": data.pop("seat"), "kind": kind, "amount": abs(delta)}]
-        return data
-
-
-class EntrySchema(Schema):
-    entry = Int(1, MAX_INT, required=True)
-
-
-class RejectSchema(EntrySchema):
-    reason = Note()
-
-
-class ReproposeSchema(EntrySchema):
-    changes = fields.List(
-        fields.Nested(ChangeSchema), required=True, validate=validate.Length(min=1, max=2)
-    )
-    note = Note()
-
-
-class DeckDeclareSchema(Schema):
-    main = Int(0, MAX_INT, required=True)
-    extra = Int(0, MAX_INT, required=True)
-    side = Int(0, MAX_INT, required=True)
-
-
-class SeatArgSchema(Schema):
-    seat = Seat(required=True)
-
-
-class PregameCheckSchema(Schema):
-    items = fields.List(
-        Choice("handshake", "side_shown", "shuffled", "cut"), validate=validate.Length(max=4)
-    )
-
-
-class RpsPickSchema(Schema):
-    hand = Choice("rock", "paper", "scissors", required=True)
-
-
-class WinnerSchema(Schema):
-    winner = Seat(required=True)
-
-
-class OrderSchema(Schema):
-    order = Choice("first", "second", required=True)
-
-
-class TurnSchema(Schema):
-    turn = Int(0, MAX_INT, required=True)
-
-
-class DuelSchema(Schema):
-    duel = Int(1, MAX_INT, required=True)
-
-
-class DisputeResultSchema(DuelSchema):
-    reason = Note()
-
-
-class DeckCheckSchema(Schema):
-    ok = Bool(required=True)
-    note = Note()
-
-
-class DeckClearSchema(Schema):
-    """A judge clears a seat's failed deck check (R7.5)."""
-
-    seat = Seat(required=True)
-    note = Note()
-
-
-class InOutSchema(Schema):
-    in_ = Int(0, MAX_INT, data_key="in", attribute="in", load_default=0)
-    out = Int(0, MAX_INT, load_default=0)
-
-
-def CardMoves() -> fields.Dict:  # noqa: N802
-    """{card name: copies} of a side-deck exchange by card."""
-    return fields.Dict(
-        keys=Text(80, min_length=1), values=Int(1, 60), validate=validate.Length(max=40)
-    )
-
-
-class SideExchangeSchema(Schema):
-    """Counts (`main`, `extra`: {in, out}) or, with a registered list, cards by name."""
-
-    main = fields.Nested(InOutSchema)
-    extra = fields.Nested(InOutSchema)
-    main_in = CardMoves()
-    main_out = CardMoves()
-    extra_in = CardMoves()
-    extra_out = CardMoves()
-
-
-class DeckRegisterSchema(Schema):
-    text = ListText(8000, required=True)
-
-
-class BanlistSetSchema(Schema):
-    """A judge names a loaded list (empty: none); the server adds its entries."""
-
-    name = Text(80, load_default="")
-
-
-class ExtendSchema(Schema):
-    minutes = Int(-MAX_INT, MAX_INT)
-    seconds = Int(-MAX_INT, MAX_INT)
-    reason = Note()
-
-    @validates_schema
-    def _one_unit(self, data: dict[str, Any], **kwargs: Any) -> None:
-        if ("minutes" in data) == ("seconds" in data):
-            raise ValidationError("Give minutes or seconds.", "minutes")
-
-
-class CountSchema(Schema):
-    count = Int(1, 3)
-
-
-class CounterChangeSchema(Schema):
-    name = Text(NAME_MAX, min_length=1, required=True)
-    delta = Int(required=True)
-
-
-class CounterClearSchema(Schema):
-    name = Text(NAME_MAX, min_length=1)
-
-
-class DeltaSchema(Schema):
-    delta = Int(required=True)
-
-
-class ReasonSchema(Schema):
-    reason = Note()
-
-
-class CallSchema(Schema):
-    call = Int(1, MAX_INT, required=True)
-    note = Note()
-
-
-class SettleSchema(Schema):
-    """A judge settles a disputed LP entry in one step (R7.1): apply it, void it, or correct
-    it to an ``amount`` (or, for an entry no one amount fits, to its ``changes``)."""
-
-    entry = Int(1, MAX_INT, required=True)
-    action = Choice("apply", "void", "correct", required=True)
-    amount = Int(0, MAX_INT)
-    changes = fields.List(fields.Nested(ChangeSchema), validate=validate.Length(min=1, max=2))
-    note = Note()
-
-    @validates_schema
-    def _correction(self, data: dict[str, Any], **kwargs: Any) -> None:
-        given = ("amount" in data) + ("changes" in data)
-        if data.get("action") == "correct" and given != 1:
-            raise ValidationError("A correction gives an amount or the changes.", "amount")
-        if data.get("action") != "correct" and given:
-            raise ValidationError("Only a correction gives an amount.", "amount")
-
-
-class PenaltySchema(Schema):
-    seat = Seat(required=True)
-    level = Text(NAME_MAX, min_length=1, required=True)
-    infraction = Text(NAME_MAX, min_length=1, required=True)
-    note = Note()
-
-
-class ResultSetSchema(Schema):
-    """A duel's result (`duel`, `winner`) or the match's (`match_winner`)."""
-
-    duel = Int(1, MAX_INT)
-    winner = Seat(allow_none=True)
-    match_winner = Seat(allow_none=True)
-    double_loss = Bool()  # with match_winner none: both players lose
-    correct = Bool()  # a judge changes the result of a match that is over
-    note = Note()
-
-    @validates_schema
-    def _one_kind(self, data: dict[str, Any], **kwargs: Any) -> None:
-        duel_form = "duel" in data or "winner" in data
-        if duel_form == ("match_winner" in data):
-            raise ValidationError("Give duel and winner, or match_winner.", "winner")
-        if duel_form and "winner" not in data:
-            raise ValidationError("Missing data for required field.", "winner")
-
-
-class RoundEndSchema(Schema):
-    round = Int(1, 10_000, load_default=None)
-
-
-class RollVoidSchema(Schema):
-    roll = Int(1, MAX_INT, required=True)
-    note = Note()
-
-
-COMMAND_SCHEMAS: dict[str, Schema] = {
-    "lp.propose": ProposeSchema(),
-    "lp.confirm": EntrySchema(),
-    "lp.reject": RejectSchema(),
-    "lp.withdraw": EntrySchema(),
-    "dispute.withdraw": EntrySchema(),
-    "dispute.repropose": ReproposeSchema(),
-    "deck.declare": DeckDeclareSchema(),
-    "deck.confirm": SeatArgSchema(),
-    "deck.register": DeckRegisterSchema(),
-    "banlist.set": BanlistSetSchema(),
-    "pregame.check": PregameCheckSchema(),
-    "rps.pick": RpsPickSchema(),
-    "rps.report": WinnerSchema(),
-    "rps.confirm": Empty(),
-    "duel.choose": OrderSchema(),
-    "duel.draw": Empty(),
-    "turn.end": TurnSchema(),
-    "duel.concede": Empty(),
-    "result.confirm": DuelSchema(),
-    "result.dispute": DisputeResultSchema(),
-    "deck.check": DeckCheckSchema(),
-    "deck.clear": DeckClearSchema(),
-    "deck.fix": SeatArgSchema(),
-    "side.exchange": SideExchangeSchema(),
-    "between.ready": Empty(),
-    "match.confirm": Empty(),
-    "match.new": Empty(),
-    "clock.start": Empty(),
-    "clock.pause": Empty(),
-    "clock.resume": Empty(),
-    "clock.extend": ExtendSchema(),
-    "coin.toss": CountSchema(),
-    "die.roll": CountSchema(),
-    "counter.change": CounterChangeSchema(),
-    "counter.clear": CounterClearSchema(),
-    "token.change": DeltaSchema(),
-    "judge.call": ReasonSchema(),
-    "judge.ack": CallSchema(),
-    "judge.close": CallSchema(),
-    "dispute.settle": SettleSchema(),
-    "lp.correct": ChangesSchema(),
-    "penalty.record": PenaltySchema(),
-    "result.set": ResultSetSchema(),
-    "roll.void": RollVoidSchema(),
-    "round.end": RoundEndSchema(),
-}
-
-
 # -- the hot path ----------------------------------------------------------------------------
-# A command message and the arguments of the commands phones send most, in their plain form,
-# are checked here without marshmallow (a third of a command's CPU in the worker went to the
-# two `load`s). A fast loader only ever accepts: it returns exactly what the schema's `load`
-# would, or None for anything else, which then goes through the schema (and its errors) as
-# before, so nothing the schemas refuse gets in (tests/test_schemas.py checks both agree).
+# A command message in its plain form is checked here without marshmallow (a third of a
+# command's CPU in the worker went to marshmallow's `load`s). The fast loader only ever
+# accepts: it returns exactly what the schema's `load` would, or None for anything else, which
+# then goes through the schema (and its errors), so nothing the schema refuses gets in
+# (tests/test_schemas.py checks both agree). A command's arguments are loaded by its
+# declaration's compiled validator (`server/api/arguments.py`).
 
 # ASCII letters, digits and punctuation: what `clean_text` leaves as it is.
 _PLAIN = re.compile("[!-~]+")
@@ -625,10 +337,6 @@ _PLAIN = re.compile("[!-~]+")
 
 def _plain(value: Any, max_length: int) -> bool:
     return type(value) is str and len(value) <= max_length and _PLAIN.fullmatch(value) is not None
-
-
-def _int(value: Any, low: int, high: int) -> bool:
-    return type(value) is int and low <= value <= high
 
 
 def load_command_message(message: dict[str, Any]) -> dict[str, Any] | None:
@@ -643,49 +351,3 @@ def load_command_message(message: dict[str, Any]) -> dict[str, Any] | None:
     ):
         return None
     return {"type": "command", "id": message["id"], "cmd": message["cmd"], "args": dict(args)}
-
-
-def _propose(args: dict[str, Any]) -> dict[str, Any] | None:
-    seat, delta = args.get("seat"), args.get("delta")
-    if len(args) != 2 or seat not in SEATS or type(delta) is not int:
-        return None
-    if not -MAX_INT <= delta <= MAX_INT or delta == 0:
-        return None
-    kind = "damage" if delta < 0 else "gain"
-    return {"changes": [{"seat": seat, "kind": kind, "amount": abs(delta)}]}
-
-
-def _entry(args: dict[str, Any]) -> dict[str, Any] | None:
-    if len(args) != 1 or not _int(args.get("entry"), 1, MAX_INT):
-        return None
-    return {"entry": args["entry"]}
-
-
-def _count(args: dict[str, Any]) -> dict[str, Any] | None:
-    if not args:
-        return {}
-    if len(args) != 1 or not _int(args.get("count"), 1, 3):
-        return None
-    return {"count": args["count"]}
-
-
-def _empty(args: dict[str, Any]) -> dict[str, Any] | None:
-    return {} if not args else None
-
-
-FAST_COMMANDS: dict[str, Any] = {
-    "lp.propose": _propose,
-    "lp.confirm": _entry,
-    "lp.withdraw": _entry,
-    "coin.toss": _count,
-    "die.roll": _count,
-    **{cmd: _empty for cmd, schema in COMMAND_SCHEMAS.items() if type(schema) is Empty},
-}
-
-
-def load_args(cmd: str, args: dict[str, Any]) -> dict[str, Any]:
-    """`COMMAND_SCHEMAS[cmd].load(args)`, without marshmallow for the plain forms of the hot
-    commands; raises `ValidationError` as the schema does."""
-    fast = FAST_COMMANDS.get(cmd)
-    loaded = fast(args) if fast is not None else None
-    return loaded if loaded is not None else COMMAND_SCHEMAS[cmd].load(args)

@@ -7,11 +7,11 @@
   event until an organiser re-issues the cards (older claims are then `old_claim`), and seats
   nobody while the table's round has ended. The round comes from the pairing's player ID,
   which no public page shows: at a seat paired with an ID the claim seats the phone only when
-  the typed ID is the pairing's (`server.names.same_player_id`); a wrong ID waits for a judge
+  the typed ID is the pairing's (`server.core.names.same_player_id`); a wrong ID waits for a judge
   (`id_mismatch` on the floor) and spends the address's miss budget, as a wrong code does.
   A seat paired without an ID goes to the round's first phone with the claim. The seat takes
   the pairing's name and ID. A request for a held seat under the holder's own name and ID is
-  marked on the floor (`server.floor`: `twin`). The `/s/` link leads to the join screen only
+  marked on the floor (`projections.floor`: `twin`). The `/s/` link leads to the join screen only
   with a valid claim: it reveals no table code otherwise, and a client address sending wrong
   claims is held back (`HTTP_MISS_*`).
 - Joining an **event** seat with the right claim takes it at once (when free). Without it, or
@@ -42,9 +42,9 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
-from server.context import services
-from server.errors import AppError
-from server.names import same_player_id
+from server.api.context import services
+from server.core.errors import AppError
+from server.core.names import same_player_id
 from server.rules.table import seat_answer
 from server.store.events import hash_token, new_recovery_code, normal_recovery_code
 

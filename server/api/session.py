@@ -36,7 +36,7 @@ from simple_websocket import ConnectionClosed
 from wsproto.events import BytesMessage, Ping, Pong, TextMessage
 from wsproto.utilities import LocalProtocolError
 
-from server.compat import (
+from server.core.compat import (
     ReplacedReader,
     clear_pong,
     drop_queued,
@@ -51,12 +51,12 @@ from server.compat import (
     wake_reader,
     wrap_connection,
 )
-from server.errors import error_body
-from server.jsontext import phone_text
-from server.memtrim import TRIMMER
+from server.core.errors import error_body
+from server.core.jsontext import phone_text
+from server.runtime.memtrim import TRIMMER
 
+from .buckets import TokenBucket
 from .keepalive import CLOSE_POLICY, Pinger, send_ping
-from .ratelimit import TokenBucket
 
 log = logging.getLogger(__name__)
 encode = phone_text

@@ -1,7 +1,7 @@
 """The official score sheet on the web: the printable page, several tables' sheets for a round,
 and the exports (the hash-chained log as JSON, the LP ledger as CSV).
 
-Everything is computed from the table's event log by `server.sheet`; this module only reads the
+Everything is computed from the table's event log by `projections.sheet`; this module only reads the
 store, checks the chain and renders.
 """
 
@@ -24,13 +24,13 @@ from flask import (
     request,
 )
 
+from server.api.context import services
 from server.api.identity import current_staff
 from server.api.lang import request_t
 from server.api.ratelimit import rate_limit
-from server.context import services
-from server.errors import AppError
-from server.i18n import say
-from server.sheet import (
+from server.core.errors import AppError
+from server.core.i18n import say
+from server.projections.sheet import (
     Chain,
     Sheet,
     build_sheet,

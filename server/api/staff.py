@@ -18,13 +18,13 @@ import segno
 from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, request
 from markupsafe import escape
 
-from server.context import services
-from server.errors import AppError, DomainError, error_body
+from server.api.context import services
+from server.core.errors import AppError, DomainError, error_body
+from server.projections.sheet import csv_safe
 from server.rules import RULESETS, Actor, view
-from server.sheet import csv_safe
 from server.store.tournament import Staff, Tournament, parse_pairings
 
-from .access import GRANTS, end_session, may_see_pairing, viewer
+from .access import end_session, may_see_pairing, viewer
 from .decklists import set_event_banlist
 from .http import load_body
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
@@ -211,7 +211,7 @@ def remove_judge(event_id: int, username: str) -> Response:
     require_role(event_id, "organiser")
 
     for token_hash in tournament().remove_judge(event_id, username):
-        GRANTS.revoke(("staff", token_hash))
+        services_of(current_app).grants.revoke(("staff", token_hash))
     _refresh_floor(event_id)
     return jsonify({"username": username, "removed": True})
 
@@ -561,7 +561,7 @@ def _refresh_floor(event_id: int) -> None:
 def init_app(app: Flask) -> None:
     """Register the staff routes (the tables come from `server.store.migrations`)."""
     app.extensions["duel_table_tournament"] = Tournament(
-        services_of(app).store, app.config["PASSWORD_HASH_METHOD"]
+        services_of(app).store, app.config["PASSWORD_HASH_METHOD"], services_of(app).offload
     )
     app.extensions["duel_table_logins"] = LoginThrottle(app.config)
     app.register_blueprint(bp)

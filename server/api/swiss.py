@@ -14,10 +14,10 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify
 from markupsafe import escape
 
-from server.context import services
-from server.errors import AppError
+from server.api.context import services
+from server.core.errors import AppError
+from server.projections.sheet import csv_safe
 from server.rules import Actor
-from server.sheet import csv_safe
 from server.store.swiss import SwissService
 
 from . import event_page

@@ -18,20 +18,21 @@ from typing import Any
 from flask import Blueprint, Flask, current_app, request
 from marshmallow import ValidationError
 
-from server.context import Services, services
-from server.errors import DomainError, error_body
-from server.jsontext import phone_text, phone_text_with
-from server.rules import COMMANDS, Actor, RuleError, event_for
+from server.api.context import Services, services
+from server.core.errors import DomainError, error_body
+from server.core.jsontext import phone_text, phone_text_with
+from server.rules import Actor, RuleError, admit, event_for
 from server.rules.view import ledger_row, seat_view, shared_view
 from server.store import Appended
 
-from .access import GRANTS, budget_key, look_up, request_grant, socket_actor
+from .access import budget_key, look_up, request_grant, socket_actor
+from .arguments import LOADERS
+from .buckets import TokenBucket
 from .decklists import before_command
 from .http import jsonable
 from .identity import origin_allowed
 from .keepalive import CLOSE_POLICY
-from .ratelimit import TokenBucket
-from .schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS, load_args, load_command_message
+from .schemas import MESSAGE_SCHEMAS, load_command_message
 from .session import GuardedServer, Session, sessions, websocket_route
 
 log = logging.getLogger(__name__)
@@ -176,6 +177,7 @@ class Connection(Session):
         self.tables = found.tables
         self.clock = found.clock
         self.http_limiter = found.http_limiter
+        self.grants = found.grants
         self.actor = SPECTATOR
         self.welcomed = False
         self.subscribed = False
@@ -192,7 +194,7 @@ class Connection(Session):
         self.bucket, self.flood = TokenBucket(rate, burst), TokenBucket(rate, burst)
         self.seated: str | None = None
         self.watching = False
-        self._forget_grant: Any = None  # `access.GRANTS.add`'s undo, once authorised
+        self._forget_grant: Any = None  # `Grants.add`'s undo, once authorised
         self.seen_ms = 0  # when this seat's phone was last noted as around (`seen`)
         # The client address, while this socket counts against its anonymous ceilings (until
         # a hello proves a seat or a login), and whether it counts as the address's spectator.
@@ -406,7 +408,7 @@ class Connection(Session):
         if self._forget_grant is None:
             grant = request_grant(self.actor, token)  # a logout or a seat move closes this socket
             if grant is not None:
-                self._forget_grant = GRANTS.add(grant, self.revoke)
+                self._forget_grant = self.grants.add(grant, self.revoke)
         if not self.subscribed:
             # Subscribe before reading the state, so nothing committed in between is missed.
             self.hub.subscribe(self.code, self._on_publish)
@@ -468,19 +470,18 @@ class Connection(Session):
         if not self.subscribed:
             self._refuse(ref, "hello_first", "Send hello before any command.")
             return
-        roles, schema = COMMANDS.get(cmd), COMMAND_SCHEMAS.get(cmd)
-        if roles is None:
-            self._refuse(ref, "unknown_command", f"Unknown command {cmd!r}.")
+        try:
+            admit(cmd, self.actor)  # the one role check
+        except RuleError as exc:
+            self._refuse(ref, exc.code, exc.message)
             return
-        if self.actor.role not in roles:
-            self._refuse(ref, "forbidden", "You may not do that here.")
-            return
-        if schema is None:
-            log.error("command %s has no argument schema", cmd)
+        load = LOADERS.get(cmd)
+        if load is None:
+            log.error("command %s has roles but no arguments declared", cmd)
             self._refuse(ref, "unknown_command", f"Unknown command {cmd!r}.")
             return
         try:
-            loaded = load_args(cmd, args)
+            loaded = load(args)  # the one validation
         except ValidationError as exc:
             self._refuse(ref, "invalid", "Some arguments are not valid.", jsonable(exc.messages))
             return

@@ -14,7 +14,7 @@ from typing import Any
 
 from peewee import BigIntegerField, CharField, IntegerField
 
-from server.errors import DomainError, NotFound
+from server.core.errors import DomainError, NotFound
 from server.rules import RuleError
 from server.rules.decklist import BanList, fold
 

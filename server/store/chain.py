@@ -3,7 +3,7 @@ secret fields, and the check of a whole chain.
 
 One encoder: the canonical text is sorted-key compact JSON (non-ASCII kept as is) of
 `{"actor", "at_ms", "code", "data", "seq", "type"}`, spliced from `data` and `actor` encoded
-once (`server.jsontext`), which is the text `json.dumps(..., sort_keys=True,
+once (`server.core.jsontext`), which is the text `json.dumps(..., sort_keys=True,
 separators=(",", ":"), ensure_ascii=False)` gives. Every stored hash was made from that text:
 changing it would break every log already written.
 """
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from server.jsontext import compact_encoder, string_literal
+from server.core.jsontext import compact_encoder, string_literal
 
 GENESIS = "0" * 64
 

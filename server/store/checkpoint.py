@@ -28,9 +28,9 @@ from collections.abc import Callable
 
 from peewee import Database
 
-from server.stalls import span
+from server.runtime.stalls import span
 
-from .group import off_loop
+from .group import blocking_runner
 from .models import is_sqlite
 
 log = logging.getLogger(__name__)
@@ -66,8 +66,8 @@ class Checkpointer:
             self._conn.close()
 
     def start(self) -> None:
-        # A green thread under gevent, handing each checkpoint to a real thread (`off_loop`).
-        run = off_loop()
+        # A green thread under gevent, handing each checkpoint to a real thread (`blocking_runner`).
+        run = blocking_runner()
 
         def call() -> tuple[int, int, int]:
             return run(self.checkpoint)  # type: ignore[no-any-return]

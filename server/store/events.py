@@ -29,7 +29,7 @@ from typing import Any
 
 from peewee import DatabaseProxy, IntegrityError
 
-from server.errors import Busy, Conflict, DomainError, Forbidden, NotFound, TooMany
+from server.core.errors import Busy, Conflict, DomainError, Forbidden, NotFound, TooMany
 from server.rules import (
     EMPTY,
     Actor,

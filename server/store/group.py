@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from server.stalls import span
+from server.runtime.stalls import span
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ def patched() -> bool:
     return bool(monkey.is_module_patched("threading"))
 
 
-def off_loop() -> Callable[[Callable[[], Any]], Any]:
+def blocking_runner() -> Callable[[Callable[[], Any]], Any]:
     """Run a blocking call where it does not hold the event loop: gevent's thread pool when the
     process is patched, else in the calling thread."""
     if patched():
@@ -54,7 +54,8 @@ class GroupCommit(Generic[T]):
 
     `write` is called with a non-empty list, one call at a time, in the order the items came;
     `settle(items)` runs after it on the committer (for bookkeeping that must precede the
-    waiters), then every item's `done` event is set. `run` runs `write` (e.g. `off_loop()`)."""
+    waiters), then every item's `done` event is set. `run` runs `write` (by default
+    `blocking_runner()`)."""
 
     def __init__(
         self,
@@ -97,7 +98,7 @@ class GroupCommit(Generic[T]):
             self._write(items)
 
     def _loop(self) -> None:
-        run = self._run or off_loop()
+        run = self._run or blocking_runner()
         while True:
             with self._wake:
                 while not self._items and not self._closed:

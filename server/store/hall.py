@@ -9,7 +9,7 @@ from typing import Any
 
 from peewee import BigIntegerField, CharField, ForeignKeyField
 
-from server.errors import NotFound
+from server.core.errors import NotFound
 
 from .models import BaseModel, db
 from .tournament import Tournament, TournamentEvent

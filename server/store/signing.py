@@ -15,17 +15,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from server.stalls import span
-
-if TYPE_CHECKING:
-    # server.store.events imports this module (SIGN_AT): at run time this would be a cycle.
-    from .events import EventStore
+from server.runtime.stalls import span
 
 # A confirmed result (both seats), a decided match, and a match confirmed by a seat.
 SIGN_AT = frozenset({"duel.final", "match.decided", "match.confirmed"})
@@ -94,6 +90,12 @@ def key_path(config: dict[str, Any]) -> Path:
     return Path(named) if named else Path(config["DATA_DIR"]) / "signing-key.pem"
 
 
+class Audited(Protocol):
+    """What the auditor asks of the event store (`EventStore.audit_some`)."""
+
+    def audit_some(self, count: int, now_ms: int) -> int: ...
+
+
 class Auditor:
     """A thread that checks a slice of the cached tables' heads against the database every
     `interval` seconds (`EventStore.audit_some`): a log changed under the cache raises an
@@ -101,7 +103,7 @@ class Auditor:
 
     def __init__(
         self,
-        store: EventStore,
+        store: Audited,
         clock: Callable[[], int],
         interval: float = 5.0,
         per_round: int = 50,

@@ -25,7 +25,7 @@ from peewee import (
     fn,
 )
 
-from server.errors import Busy, Conflict, DomainError, NotFound
+from server.core.errors import Busy, Conflict, DomainError, NotFound
 from server.rules import Actor, get_ruleset, view
 from server.rules import swiss as core
 from server.rules.swiss import Match, Player, SwissError

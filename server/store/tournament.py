@@ -27,11 +27,11 @@ from peewee import (
 )
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from server.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenticated
-from server.names import clean
-from server.offload import off_loop
+from server.core.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenticated
+from server.core.names import clean
 from server.rules import Actor, RuleError, get_ruleset
 from server.rules.ruleset import player_id_required
+from server.runtime.offload import Offload
 
 from .events import EventStore, hash_token
 from .models import BaseModel, JSONField, TableRow, db
@@ -214,9 +214,13 @@ def parse_pairings(text: str) -> list[Pairing]:
 class Tournament:
     """Accounts, sessions, events, rounds and pairings, on the same database as the tables."""
 
-    def __init__(self, store: EventStore, password_method: str) -> None:
+    def __init__(
+        self, store: EventStore, password_method: str, offload: Offload | None = None
+    ) -> None:
         self.store = store
         self.password_method = password_method
+        # Where password hashes run (the app's pool under gevent; a script's own otherwise).
+        self.offload = offload or Offload()
         _dummy_hash(password_method)  # a bad method fails here, at start, not at a login
 
     # -- accounts and sessions ----------------------------------------------------------------
@@ -233,7 +237,9 @@ class Tournament:
             with db.connection_context(), db.atomic():
                 return Account.create(
                     username=username,
-                    password_hash=off_loop(generate_password_hash, password, self.password_method),
+                    password_hash=self.offload.run(
+                        generate_password_hash, password, self.password_method
+                    ),
                     kind=kind,
                     created_ms=now_ms,
                 )
@@ -246,12 +252,12 @@ class Tournament:
             account = Account.get_or_none(Account.username == username)
             # Hash even for an unknown name, so timing does not tell which names exist.
             stored = account.password_hash if account else _dummy_hash(self.password_method)
-            if not off_loop(check_password_hash, stored, password) or account is None:
+            if not self.offload.run(check_password_hash, stored, password) or account is None:
                 raise Unauthenticated("bad_login", "Wrong username or password.")
             if not stored.startswith(self.password_method + "$"):
                 # Hashed under another method: hashed again under today's, so every login
                 # costs what an unknown name's does (timing does not tell old accounts apart).
-                rehashed = off_loop(generate_password_hash, password, self.password_method)
+                rehashed = self.offload.run(generate_password_hash, password, self.password_method)
                 Account.update(password_hash=rehashed).where(Account.id == account.id).execute()
             token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
             with db.atomic():

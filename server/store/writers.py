@@ -134,7 +134,7 @@ class _Writer(ABC):
 
     def __init__(self, database: DatabaseProxy | Database) -> None:
         self.db = database
-        # None: the group committer's default (`group.off_loop`, a thread under gevent).
+        # None: the group committer's default (`group.blocking_runner`, a thread under gevent).
         self.run: Callable[[Callable[[], Any]], Any] | None = None
         self._conn: Any = None  # the committer's own connection
         self._reader: Any = None  # the duplicate check's, under the store's plan lock

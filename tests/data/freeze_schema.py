@@ -56,10 +56,10 @@ def capture_ddl(database_url: str, data_dir: str) -> tuple[list[str], Any]:
 
 
 def main() -> int:
+    from clients.testing import isolated_database
     from server.rules import Actor, get_ruleset
     from server.store import db
     from server.store.models import MODELS
-    from server.testing import isolated_database
 
     postgres, pg_app = capture_ddl(isolated_database(PG_URL, "freeze_schema"), "")
     pg_app.extensions["duel_table"].close()

@@ -1,6 +1,6 @@
 // Strings: one catalogue per language for every screen, `web/i18n/<code>.json`, the same keys
 // in each; the languages are listed once, in `web/i18n/languages.json`. The server reads the
-// same files (server/i18n.py) for the score sheet and the printed pages. English fills any gap.
+// same files (server/core/i18n.py) for the score sheet and the printed pages. English fills any gap.
 
 import { setTimeZone } from "./dom.js";
 
@@ -156,4 +156,12 @@ export function callReason(reason, about = {}) {
   m = about.seat == null && /^The stored log changed under the server at seq (\d+): expected (\w+), found (\w*)/.exec(text);
   if (m) return t("call.log_changed", { seq: m[1], expected: m[2], found: m[3] === "nothing" ? "" : m[3] });
   return text;
+}
+
+/** The time-over stage (R5) in words: the one wording of each stage code is the catalogue's
+ * `time.stage.<code>`; `n` is the extra turn, `of` how many extra turns (or the Extra Duel's
+ * turns). An unknown code is shown as it is. */
+export function stageText(stage, { n = 1, of = 3 } = {}) {
+  const key = `time.stage.${stage}`;
+  return has(key) ? t(key, { n, of }) : String(stage || "");
 }

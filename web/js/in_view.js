@@ -57,13 +57,19 @@ export function inViewKeeper(screen, slots) {
   }
 
   // The banner came up over the keypad the player is looking at: the page moves up by what the
-  // banner covers, as far as the LP board stays under the header (a half of the one-phone table
-  // keeps its banner in its own flow: nothing to do there).
+  // banner covers, as far as the LP board stays under the header. A half of the one-phone table
+  // has room for the board, the whole keypad and the banner at its foot: it shows its board at
+  // the top.
   function clearKeypad() {
     const keypad = slots.keypad.firstElementChild;
     const ask = slots.ask.firstElementChild;
     const board = slots.board.firstElementChild;
-    if (!keypad || !ask || !board || screen.closest(".duo-half")) return;
+    if (!keypad || !ask || !board) return;
+    if (screen.closest(".duo-half")) {
+      const half = screen.closest(".duo-half");
+      if (half.scrollTop > 0) bring(board, "start");
+      return;
+    }
     const k = keypad.getBoundingClientRect();
     const a = ask.getBoundingClientRect();
     if (k.bottom <= a.top || k.top >= globalThis.innerHeight) return;

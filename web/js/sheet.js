@@ -53,7 +53,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     const line = document.createElement("p");
     line.className = bad.length ? "receipts warn" : "receipts";
     line.dataset.testid = "receipts";
-    // The words come from the catalogue (web/i18n/<lang>.json, read by server/i18n.py), in the sheet's language.
+    // The words come from the catalogue (web/i18n/<lang>.json, read by server/core/i18n.py), in the sheet's language.
     line.textContent = bad.length
       ? (section.dataset.receiptsBad || "").replace("{seq}", String(bad[0].seq))
       : (section.dataset.receiptsOk || "").replace("{n}", String(kept.length));

@@ -38,8 +38,8 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
-from server import gctune
-from server.compat import thread_frames
+from server.core.compat import thread_frames
+from server.runtime import gctune
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ TICK_SECONDS = 10.0
 SPANS_KEPT = 8192  # a few seconds of group commits at 2,500 tables
 STACK_FRAMES = 14
 BUCKETS_MS = (5, 10, 20, 50, 100, 250)
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
 
 _NOOP: AbstractContextManager[None] = nullcontext()
 _monitor: Monitor | None = None
@@ -88,7 +88,7 @@ _start_thread, _get_ident, _os_sleep = _real_thread_functions()
 def thread_stack(ident: int, limit: int = STACK_FRAMES) -> list[str] | None:
     """The innermost `limit` frames running in OS thread `ident` now, outermost first.
 
-    Uses `sys._current_frames()` (`server/compat.py: thread_frames`); under gevent a thread's
+    Uses `sys._current_frames()` (`server/core/compat.py: thread_frames`); under gevent a thread's
     current frame is the frame of whichever greenlet runs on it, so for the loop's thread this
     is the code holding the loop."""
     frame: FrameType | None = thread_frames().get(ident)

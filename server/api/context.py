@@ -6,22 +6,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from flask import current_app
 
-from server.hub import Hub
-from server.service import TableService
+from server.api.buckets import KeyedLimiter
+from server.api.grants import Grants
+from server.api.keepalive import Pinger
+from server.runtime.offload import Offload
+from server.service.hub import Hub
+from server.service.tables import TableService
+from server.service.timer import Timer
 from server.store import EventStore
 from server.store.checkpoint import Checkpointer
 from server.store.signing import Auditor
-from server.timer import Timer
-
-if TYPE_CHECKING:
-    # Modules of server.api import this one: importing them here at run time would be a cycle.
-    from server.api.keepalive import Pinger
-    from server.api.ratelimit import KeyedLimiter
 
 
 def now_ms() -> int:
@@ -41,10 +39,14 @@ class Services:
     checkpointer: Checkpointer | None = None
     pinger: Pinger | None = None
     auditor: Auditor | None = None
+    # The open sockets of each staff login and seat token, and their sweeper (`api/grants.py`).
+    grants: Grants = field(default_factory=Grants)
+    # The OS threads that password hashes run on under gevent (`server/runtime/offload.py`).
+    offload: Offload = field(default_factory=Offload)
 
     @property
     def tables(self) -> TableService:
-        """The one write path of every table: append, then publish (server/service.py)."""
+        """The one write path of every table: append, then publish (server/service/tables.py)."""
         return TableService(self.store, self.hub)
 
     def close(self) -> None:
@@ -58,6 +60,8 @@ class Services:
             self.auditor.stop()
         if self.checkpointer is not None:
             self.checkpointer.stop()
+        self.grants.stop()
+        self.offload.close()
         self.store.close()
         self.hub.close()
 

@@ -60,7 +60,7 @@ def report(
 
 def run(args: argparse.Namespace) -> int:
     """Check the database the environment names (DATABASE_URL, DATA_DIR)."""
-    from server import config as settings
+    from server.core import config as settings
     from server.store import bind, db, open_database
 
     conf = {**settings.DEFAULTS, **settings.from_env()}

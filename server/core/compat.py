@@ -22,7 +22,7 @@ Each entry: the internal, why we use it, and the test that pins it.
   `test_a_ping_frame_is_sent_and_its_pong_is_seen`.
 - CPython's `sys._current_frames` (documented, underscored, "for internal and specialized
   purposes only"): `thread_frames`, the stall monitor's look at what the loop's thread runs
-  (`server/stalls.py`). Pinned by `test_thread_frames_holds_this_threads_frame`.
+  (`server/runtime/stalls.py`). Pinned by `test_thread_frames_holds_this_threads_frame`.
 - werkzeug's `LocalProxy._get_current_object` (documented, underscored): `real_app`, the app
   itself rather than its proxy. Pinned by `test_real_app_is_the_app`.
 

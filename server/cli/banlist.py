@@ -19,8 +19,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def load_banlist(args: argparse.Namespace) -> int:
     """Store the list in the database the environment names (DATABASE_URL, DATA_DIR)."""
-    from server import config as settings
-    from server.errors import DomainError
+    from server.core import config as settings
+    from server.core.errors import DomainError
     from server.store import banlists, bind, open_database
 
     conf = {**settings.DEFAULTS, **settings.from_env()}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def parse_bool(value: str) -> bool:
@@ -68,7 +68,7 @@ DEFAULTS: dict[str, Any] = {
     "ALLOWED_ORIGINS": [],
     # The address phones open (an invite's link and QR code), e.g. https://duel.example.org
     # behind a TLS proxy; empty: the page's own, or this machine's LAN address when the page
-    # was opened on 127.0.0.1 (server/addresses.py).
+    # was opened on 127.0.0.1 (server/core/addresses.py).
     "PUBLIC_URL": "",
     # The address gunicorn listens on (server/gunicorn_conf.py reads it too).
     "HOST": "0.0.0.0",
@@ -141,7 +141,7 @@ DEFAULTS: dict[str, Any] = {
     # The venue's time zone (IANA, e.g. Asia/Taipei): every page writes the event's times in it,
     # in its reader's language. Empty: each phone its own zone, the server's pages the server's.
     "TIME_ZONE": "",
-    # The bench's stall monitor (server/stalls.py) writes to this file; empty (production): off.
+    # The bench's stall monitor (runtime/stalls.py) writes to this file; empty (production): off.
     "STALL_REPORT": "",
 }
 

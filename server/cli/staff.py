@@ -18,8 +18,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def create_organiser(args: argparse.Namespace) -> int:
     """Create the account in the database the environment names (DATABASE_URL, DATA_DIR)."""
-    from server import config as settings
-    from server.errors import DomainError
+    from server.core import config as settings
+    from server.core.errors import DomainError
     from server.store import bind, open_database
     from server.store.tournament import Tournament
 

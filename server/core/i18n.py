@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from server.config import ROOT
+from server.core.config import ROOT
 
 DEFAULT_DIR = ROOT / "web" / "i18n"
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")

@@ -2,7 +2,7 @@
 
 A caller (a view, the table socket, the timer, a round started for all tables) asks the service;
 the service appends through the store (`server/store/events.py`) and tells the hub
-(`server/hub.py`) the table's new seq, so no caller can forget to publish or publish a seq
+(`server/service/hub.py`) the table's new seq, so no caller can forget to publish or publish a seq
 that was not written. Nothing outside this module (and the hub itself) calls `hub.publish`;
 `tests/test_service.py` checks that.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from server.hub import Hub
 from server.rules import Actor, RuleSet
 from server.rules.base import SYSTEM_ACTOR
+from server.service.hub import Hub
 from server.store import Appended, EventStore, Joined
 
 # Told the token hash of a phone that lost its seat (None: the seat was free), before publishing.

@@ -10,10 +10,10 @@ import logging
 import threading
 from collections.abc import Callable
 
-from server.hub import Hub
 from server.rules import RuleError
-from server.service import TableService
-from server.stalls import span
+from server.runtime.stalls import span
+from server.service.hub import Hub
+from server.service.tables import TableService
 from server.store import EventStore
 
 log = logging.getLogger(__name__)

@@ -4,14 +4,14 @@
 call: for a phone's state that was a third of the time of encoding it, and the store encodes a
 few small values per event. `compact_encoder` makes CPython's C encoder once and reuses it (the
 hash chain's canonical text); `phone_text` is orjson, for what goes to phones
-(docs/decisions.md). The internals they use live in `server/compat.py`."""
+(docs/decisions.md). The internals they use live in `server/core/compat.py`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from server.compat import c_json_encoder, phone_text, phone_text_with, string_literal
+from server.core.compat import c_json_encoder, phone_text, phone_text_with, string_literal
 
 __all__ = ["compact_encoder", "phone_text", "phone_text_with", "string_literal"]
 

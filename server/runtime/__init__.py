@@ -1,0 +1,2 @@
+"""The worker process itself: collector tuning, heap trimming, the stall monitor and the offload
+thread pool."""
