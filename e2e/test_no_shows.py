@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, expect
 
+from clients.testing import LiveServer, isolated_database, start_server, stop_server
 from e2e.test_event_day import ALARM_SPY, LAPTOP, login
-from server.testing import LiveServer, isolated_database, start_server, stop_server
 from tests.staff_actions import Staff, create_organiser, seat_claim
 from tests.ws_helpers import http
 
