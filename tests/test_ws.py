@@ -384,12 +384,12 @@ def test_opening_sockets_counts_against_the_address_limit(tmp_path, database_url
 def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(store):
     """Each audience's text is `view(...)` plus "seq", though the shared part is encoded once
     per snapshot and the ledger once per change of it."""
-    from server.api.schemas import COMMAND_SCHEMAS
+    from server.api.arguments import load_args
     from server.api.ws import _ledger_rows, _state_text
     from server.rules import Actor, get_ruleset, view
 
     def send(seat, cmd, args, ref, at_ms):
-        loaded = COMMAND_SCHEMAS[cmd].load(args)
+        loaded = load_args(cmd, args)
         return store.append(code, cmd, loaded, actor[seat], ref, at_ms)
 
     code = store.create_table(get_ruleset(), 1_000)

@@ -21,17 +21,18 @@ from marshmallow import ValidationError
 from server.api.context import Services, services
 from server.core.errors import DomainError, error_body
 from server.core.jsontext import phone_text, phone_text_with
-from server.rules import COMMANDS, Actor, RuleError, event_for
+from server.rules import Actor, RuleError, admit, event_for
 from server.rules.view import ledger_row, seat_view, shared_view
 from server.store import Appended
 
 from .access import budget_key, look_up, request_grant, socket_actor
+from .arguments import LOADERS
 from .buckets import TokenBucket
 from .decklists import before_command
 from .http import jsonable
 from .identity import origin_allowed
 from .keepalive import CLOSE_POLICY
-from .schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS, load_args, load_command_message
+from .schemas import MESSAGE_SCHEMAS, load_command_message
 from .session import GuardedServer, Session, sessions, websocket_route
 
 log = logging.getLogger(__name__)
@@ -469,19 +470,18 @@ class Connection(Session):
         if not self.subscribed:
             self._refuse(ref, "hello_first", "Send hello before any command.")
             return
-        roles, schema = COMMANDS.get(cmd), COMMAND_SCHEMAS.get(cmd)
-        if roles is None:
-            self._refuse(ref, "unknown_command", f"Unknown command {cmd!r}.")
+        try:
+            admit(cmd, self.actor)  # the one role check
+        except RuleError as exc:
+            self._refuse(ref, exc.code, exc.message)
             return
-        if self.actor.role not in roles:
-            self._refuse(ref, "forbidden", "You may not do that here.")
-            return
-        if schema is None:
-            log.error("command %s has no argument schema", cmd)
+        load = LOADERS.get(cmd)
+        if load is None:
+            log.error("command %s has roles but no arguments declared", cmd)
             self._refuse(ref, "unknown_command", f"Unknown command {cmd!r}.")
             return
         try:
-            loaded = load_args(cmd, args)
+            loaded = load(args)  # the one validation
         except ValidationError as exc:
             self._refuse(ref, "invalid", "Some arguments are not valid.", jsonable(exc.messages))
             return

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from .args import MAX_INT, NAME_MAX, Int, Note, Text, spec
 from .base import JUDGES, SEAT, Event, Tx, command, handler, require, whole
 from .state import DUEL, Roll, TableState, put
 
@@ -38,7 +39,15 @@ def _rate(tx: Tx, seat: str) -> None:
     )
 
 
-@command("coin.toss", SEAT)
+@command(
+    "coin.toss",
+    SEAT,
+    args=spec(count=Int(1, MAX_DICE)),
+    sample={"count": 1},
+    who="S",
+    form='`{"count": 1..3}`',
+    what="toss 1 to 3 coins (the server's random source)",
+)
 def toss(tx: Tx, args: Mapping[str, Any]) -> None:
     """Toss one or more coins."""
     seat = tx.seat
@@ -48,7 +57,15 @@ def toss(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("roll.made", roll=len(tx.state.rolls) + 1, kind="coin", results=results, by=seat)
 
 
-@command("die.roll", SEAT)
+@command(
+    "die.roll",
+    SEAT,
+    args=spec(count=Int(1, MAX_DICE)),
+    sample={"count": 2},
+    who="S",
+    form='`{"count": 1..3}`',
+    what="roll 1 to 3 six-sided dice (the server's random source)",
+)
 def roll(tx: Tx, args: Mapping[str, Any]) -> None:
     """Roll one or more six-sided dice."""
     seat = tx.seat
@@ -58,7 +75,15 @@ def roll(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("roll.made", roll=len(tx.state.rolls) + 1, kind="die", results=results, by=seat)
 
 
-@command("roll.void", JUDGES)
+@command(
+    "roll.void",
+    JUDGES,
+    args=spec(roll=Int(1, MAX_INT, required=True), note=Note()),
+    sample={"roll": 1, "note": ""},
+    who="J",
+    form='`{"roll": 5, "note": ""}`',
+    what="void a coin or die result",
+)
 def void(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge voids a result (only a judge can: a result is final for players)."""
     n = args.get("roll")
@@ -73,7 +98,15 @@ def _in_duel(tx: Tx) -> None:
     require(tx.state.phase == DUEL, "wrong_phase", "Counters are used during a duel.")
 
 
-@command("counter.change", SEAT)
+@command(
+    "counter.change",
+    SEAT,
+    args=spec(name=Text(NAME_MAX, 1, required=True), delta=Int(required=True)),
+    sample={"name": "Spell Counter", "delta": 1},
+    who="S (owner)",
+    form='`{"name": "Spell Counter: Breaker", "delta": 1}`',
+    what="change one of the seat's named counters by `delta` (0 to 999)",
+)
 def change_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     """Add to or take from one of the seat's named counters."""
     seat = tx.seat
@@ -89,7 +122,15 @@ def change_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("counter.changed", seat=seat, name=name, value=value)
 
 
-@command("counter.clear", SEAT)
+@command(
+    "counter.clear",
+    SEAT,
+    args=spec(name=Text(NAME_MAX, 1)),
+    sample={"name": "Spell Counter"},
+    who="S (owner)",
+    form='`{"name": "..."?}`',
+    what="one counter, or all of the seat's",
+)
 def clear_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     """Remove one named counter, or all of the seat's."""
     seat = tx.seat
@@ -101,7 +142,15 @@ def clear_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("counter.cleared", seat=seat, name=name)
 
 
-@command("token.change", SEAT)
+@command(
+    "token.change",
+    SEAT,
+    args=spec(delta=Int(required=True)),
+    sample={"delta": 1},
+    who="S (owner)",
+    form='`{"delta": 1}`',
+    what="monster tokens on the seat's field",
+)
 def change_tokens(tx: Tx, args: Mapping[str, Any]) -> None:
     """Add or remove monster tokens on the seat's field."""
     seat = tx.seat

@@ -7,7 +7,9 @@ from dataclasses import replace
 from typing import Any
 
 from . import match
+from .args import MAX_INT, NAME_MAX, Int, Note, Seat, Text, spec
 from .base import JUDGES, SEAT, SEATS, Event, Tx, command, handler, other, require
+from .duel_end import decide_match
 from .state import MATCH_OVER, Call, Penalty, TableState
 
 LEVELS = (
@@ -32,7 +34,15 @@ INFRACTIONS = (
 )
 
 
-@command("judge.call", SEAT)
+@command(
+    "judge.call",
+    SEAT,
+    args=spec(reason=Note()),
+    sample={"reason": "help"},
+    who="S",
+    form='`{"reason": ""}`',
+    what='the reason is for judges: the opponent, spectators and the public log get `""`',
+)
 def call(tx: Tx, args: Mapping[str, Any]) -> None:
     """A player calls a judge, with an optional reason (R7.1, R4.4)."""
     seat = tx.seat
@@ -48,7 +58,15 @@ def _find(tx: Tx, args: Mapping[str, Any]) -> Call:
     return found
 
 
-@command("judge.ack", JUDGES)
+@command(
+    "judge.ack",
+    JUDGES,
+    args=spec(call=Int(1, MAX_INT, required=True), note=Note()),
+    sample={"call": 1},
+    who="J",
+    form='`{"call": 2, "note": ""?}`',
+    what="a judge takes a call (R7.1)",
+)
 def ack(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge takes the call: the players see 'a judge is coming'."""
     c = _find(tx, args)
@@ -56,7 +74,15 @@ def ack(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("judge.acknowledged", call=c.call, judge=tx.actor.name)
 
 
-@command("judge.close", JUDGES)
+@command(
+    "judge.close",
+    JUDGES,
+    args=spec(call=Int(1, MAX_INT, required=True), note=Note()),
+    sample={"call": 1, "note": ""},
+    who="J",
+    form='`{"call": 2, "note": ""?}`',
+    what="a judge closes a call, with a `note`",
+)
 def close(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge closes the call, with a note of the ruling."""
     c = _find(tx, args)
@@ -64,7 +90,20 @@ def close(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("judge.closed", call=c.call, judge=tx.actor.name, note=str(args.get("note") or ""))
 
 
-@command("penalty.record", JUDGES)
+@command(
+    "penalty.record",
+    JUDGES,
+    args=spec(
+        seat=Seat(required=True),
+        level=Text(NAME_MAX, 1, required=True),
+        infraction=Text(NAME_MAX, 1, required=True),
+        note=Note(),
+    ),
+    sample={"seat": "A", "level": "warning", "infraction": "slow_play", "note": ""},
+    who="J",
+    form='`{"seat": "A", "level": "warning", "infraction": "slow_play", "note": ""}`',
+    what="record a penalty; a duel loss ends the duel, a match loss or disqualification the match",
+)
 def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
     """Record a penalty; a duel loss ends the duel, a match loss or disqualification the match."""
     seat, level, infraction = args.get("seat"), args.get("level"), args.get("infraction")
@@ -84,7 +123,7 @@ def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
     if level == "duel_loss":
         match.forfeit_duel(tx, str(seat))
     elif level != "caution" and level != "warning":
-        match.decide_match(tx, other(str(seat)), str(level), final=True)
+        decide_match(tx, other(str(seat)), str(level), final=True)
 
 
 def _entry_of(s: TableState, e: Event) -> int | None:
