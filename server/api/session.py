@@ -55,7 +55,7 @@ from server.core.errors import error_body
 from server.core.jsontext import phone_text
 from server.runtime.memtrim import TRIMMER
 
-from .buckets import TokenBucket
+from .buckets import OpenBudget, TokenBucket
 from .keepalive import CLOSE_POLICY, Pinger, send_ping
 
 log = logging.getLogger(__name__)
@@ -210,6 +210,8 @@ def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]],
         @wraps(view)
         def endpoint(*args: Any, **kwargs: Any) -> Response:
             config = current_app.config
+            if not sessions().opens.admit(request.remote_addr or "?"):
+                return busy()
             options = dict(config.get("SOCK_SERVER_OPTIONS", {}))
             ws = GuardedServer(request.environ, FrameBudget(config), **options)
             timeout, buffer = config["WS_WRITE_TIMEOUT_SECONDS"], config["WS_SEND_BUFFER_BYTES"]
@@ -237,6 +239,14 @@ def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]],
         return endpoint
 
     return decorator
+
+
+def busy() -> Response:
+    """The answer to an open past the budget, before any upgrade: 503, and a Retry-After of one
+    to three seconds, spread so refused phones do not all come back in the same second."""
+    response = Response(phone_text({"error": error_body("busy")}), 503, mimetype="application/json")
+    response.headers["Retry-After"] = str(1 + time.monotonic_ns() % 3)
+    return response
 
 
 # -- the session ------------------------------------------------------------------------------
@@ -418,6 +428,12 @@ class Sessions:
         self._spectators: dict[str, int] = {}
         self._seats: dict[tuple[str, str], deque[Session]] = {}
         self._buckets: OrderedDict[tuple[str, str], tuple[TokenBucket, TokenBucket]] = OrderedDict()
+        self.opens = OpenBudget(
+            config["WS_OPENS_PER_SECOND"],
+            config["WS_OPENS_BURST"],
+            config["WS_OPENS_PER_ADDRESS_PER_SECOND"],
+            config["WS_OPENS_PER_ADDRESS_BURST"],
+        )
 
     def _take(self, counts: dict[str, int], key: str, limit: int) -> bool:
         """Count one more for `key` in `counts`; False (not counted) when it has `limit`."""
