@@ -435,56 +435,44 @@ class Sessions:
             config["WS_OPENS_PER_ADDRESS_BURST"],
         )
 
-    def open(self, address: str) -> bool:
-        """Count a socket from `address`; False (not counted) when it has its share."""
+    def _take(self, counts: dict[str, int], key: str, limit: int) -> bool:
+        """Count one more for `key` in `counts`; False (not counted) when it has `limit`."""
         with self._lock:
-            n = self._addresses.get(address, 0)
-            if n >= self.per_address:
+            n = counts.get(key, 0)
+            if n >= limit:
                 return False
-            self._addresses[address] = n + 1
+            counts[key] = n + 1
             return True
 
-    def close(self, address: str) -> None:
+    def _give(self, counts: dict[str, int], key: str) -> None:
+        """Count one less for `key` in `counts`."""
         with self._lock:
-            n = self._addresses.get(address, 0) - 1
+            n = counts.get(key, 0) - 1
             if n > 0:
-                self._addresses[address] = n
+                counts[key] = n
             else:
-                self._addresses.pop(address, None)
+                counts.pop(key, None)
+
+    def open(self, address: str) -> bool:
+        """Count a socket from `address`; False (not counted) when it has its share."""
+        return self._take(self._addresses, address, self.per_address)
+
+    def close(self, address: str) -> None:
+        self._give(self._addresses, address)
 
     def spectate(self, address: str) -> bool:
         """Count a spectator from `address`; False when the address has its share."""
-        with self._lock:
-            n = self._watchers.get(address, 0)
-            if n >= self.spectators_per_address:
-                return False
-            self._watchers[address] = n + 1
-            return True
+        return self._take(self._watchers, address, self.spectators_per_address)
 
     def unspectate(self, address: str) -> None:
-        with self._lock:
-            n = self._watchers.get(address, 0) - 1
-            if n > 0:
-                self._watchers[address] = n
-            else:
-                self._watchers.pop(address, None)
+        self._give(self._watchers, address)
 
     def watch(self, code: str) -> bool:
         """Count a spectator of table `code`; False when the table has its share."""
-        with self._lock:
-            n = self._spectators.get(code, 0)
-            if n >= self.spectators_per_table:
-                return False
-            self._spectators[code] = n + 1
-            return True
+        return self._take(self._spectators, code, self.spectators_per_table)
 
     def unwatch(self, code: str) -> None:
-        with self._lock:
-            n = self._spectators.get(code, 0) - 1
-            if n > 0:
-                self._spectators[code] = n
-            else:
-                self._spectators.pop(code, None)
+        self._give(self._spectators, code)
 
     def sit(self, code: str, seat: str, conn: Session) -> None:
         """Add a seat's socket; the oldest of its sockets past the limit is closed."""
