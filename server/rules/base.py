@@ -142,17 +142,16 @@ HANDLERS: dict[str, Handler] = {}
 def command(
     name: str,
     roles: frozenset[str],
-    *,
     args: Args | None = None,
     sample: Mapping[str, Any] | None = None,
-    who: str = "",
-    form: str = "",
-    what: str = "",
+    *,
     pre: tuple[str, ...] = (),
 ) -> Callable[[Decider], Decider]:
-    """Declare command ``name`` (see `Declaration`) with its decide function."""
+    """Declare command ``name`` (see `Declaration`) with its decide function; its protocol
+    row comes from the `row` decorator just below."""
 
     def register(fn: Decider) -> Decider:
+        who, form, what = getattr(fn, "protocol_row", ("", "", ""))
         declared = Declaration(name, roles, fn, args, dict(sample or {}), who, form, what, pre)
         DECLARATIONS[name] = declared
         COMMANDS[name] = roles
@@ -160,6 +159,17 @@ def command(
         return fn
 
     return register
+
+
+def row(who: str, form: str, what: str) -> Callable[[Decider], Decider]:
+    """A command's row of docs/protocol.md's command table: who sends it, its arguments as
+    written there, what it does. Placed under `@command`, which reads it."""
+
+    def mark(fn: Decider) -> Decider:
+        fn.protocol_row = (who, form, what)  # type: ignore[attr-defined]
+        return fn
+
+    return mark
 
 
 def admit(cmd: str, actor: Actor) -> Declaration:

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from .args import MAX_INT, NAME_MAX, Int, Note, Text, spec
-from .base import JUDGES, SEAT, Event, Tx, command, handler, require, whole
+from .base import JUDGES, SEAT, Event, Tx, command, handler, require, row, whole
 from .state import DUEL, Roll, TableState, put
 
 MAX_DICE = 3
@@ -39,15 +39,8 @@ def _rate(tx: Tx, seat: str) -> None:
     )
 
 
-@command(
-    "coin.toss",
-    SEAT,
-    args=spec(count=Int(1, MAX_DICE)),
-    sample={"count": 1},
-    who="S",
-    form='`{"count": 1..3}`',
-    what="toss 1 to 3 coins (the server's random source)",
-)
+@command("coin.toss", SEAT, spec(count=Int(1, MAX_DICE)), {"count": 1})
+@row("S", '`{"count": 1..3}`', "toss 1 to 3 coins (the server's random source)")
 def toss(tx: Tx, args: Mapping[str, Any]) -> None:
     """Toss one or more coins."""
     seat = tx.seat
@@ -57,15 +50,8 @@ def toss(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("roll.made", roll=len(tx.state.rolls) + 1, kind="coin", results=results, by=seat)
 
 
-@command(
-    "die.roll",
-    SEAT,
-    args=spec(count=Int(1, MAX_DICE)),
-    sample={"count": 2},
-    who="S",
-    form='`{"count": 1..3}`',
-    what="roll 1 to 3 six-sided dice (the server's random source)",
-)
+@command("die.roll", SEAT, spec(count=Int(1, MAX_DICE)), {"count": 2})
+@row("S", '`{"count": 1..3}`', "roll 1 to 3 six-sided dice (the server's random source)")
 def roll(tx: Tx, args: Mapping[str, Any]) -> None:
     """Roll one or more six-sided dice."""
     seat = tx.seat
@@ -78,12 +64,10 @@ def roll(tx: Tx, args: Mapping[str, Any]) -> None:
 @command(
     "roll.void",
     JUDGES,
-    args=spec(roll=Int(1, MAX_INT, required=True), note=Note()),
-    sample={"roll": 1, "note": ""},
-    who="J",
-    form='`{"roll": 5, "note": ""}`',
-    what="void a coin or die result",
+    spec(roll=Int(1, MAX_INT, required=True), note=Note()),
+    {"roll": 1, "note": ""},
 )
+@row("J", '`{"roll": 5, "note": ""}`', "void a coin or die result")
 def void(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge voids a result (only a judge can: a result is final for players)."""
     n = args.get("roll")
@@ -101,11 +85,13 @@ def _in_duel(tx: Tx) -> None:
 @command(
     "counter.change",
     SEAT,
-    args=spec(name=Text(NAME_MAX, 1, required=True), delta=Int(required=True)),
-    sample={"name": "Spell Counter", "delta": 1},
-    who="S (owner)",
-    form='`{"name": "Spell Counter: Breaker", "delta": 1}`',
-    what="change one of the seat's named counters by `delta` (0 to 999)",
+    spec(name=Text(NAME_MAX, 1, required=True), delta=Int(required=True)),
+    {"name": "Spell Counter", "delta": 1},
+)
+@row(
+    "S (owner)",
+    '`{"name": "Spell Counter: Breaker", "delta": 1}`',
+    "change one of the seat's named counters by `delta` (0 to 999)",
 )
 def change_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     """Add to or take from one of the seat's named counters."""
@@ -122,15 +108,8 @@ def change_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("counter.changed", seat=seat, name=name, value=value)
 
 
-@command(
-    "counter.clear",
-    SEAT,
-    args=spec(name=Text(NAME_MAX, 1)),
-    sample={"name": "Spell Counter"},
-    who="S (owner)",
-    form='`{"name": "..."?}`',
-    what="one counter, or all of the seat's",
-)
+@command("counter.clear", SEAT, spec(name=Text(NAME_MAX, 1)), {"name": "Spell Counter"})
+@row("S (owner)", '`{"name": "..."?}`', "one counter, or all of the seat's")
 def clear_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     """Remove one named counter, or all of the seat's."""
     seat = tx.seat
@@ -142,15 +121,8 @@ def clear_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("counter.cleared", seat=seat, name=name)
 
 
-@command(
-    "token.change",
-    SEAT,
-    args=spec(delta=Int(required=True)),
-    sample={"delta": 1},
-    who="S (owner)",
-    form='`{"delta": 1}`',
-    what="monster tokens on the seat's field",
-)
+@command("token.change", SEAT, spec(delta=Int(required=True)), {"delta": 1})
+@row("S (owner)", '`{"delta": 1}`', "monster tokens on the seat's field")
 def change_tokens(tx: Tx, args: Mapping[str, Any]) -> None:
     """Add or remove monster tokens on the seat's field."""
     seat = tx.seat

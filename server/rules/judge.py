@@ -8,7 +8,7 @@ from typing import Any
 
 from . import match
 from .args import MAX_INT, NAME_MAX, Int, Note, Seat, Text, spec
-from .base import JUDGES, SEAT, SEATS, Event, Tx, command, handler, other, require
+from .base import JUDGES, SEAT, SEATS, Event, Tx, command, handler, other, require, row
 from .duel_end import decide_match
 from .state import MATCH_OVER, Call, Penalty, TableState
 
@@ -34,14 +34,11 @@ INFRACTIONS = (
 )
 
 
-@command(
-    "judge.call",
-    SEAT,
-    args=spec(reason=Note()),
-    sample={"reason": "help"},
-    who="S",
-    form='`{"reason": ""}`',
-    what='the reason is for judges: the opponent, spectators and the public log get `""`',
+@command("judge.call", SEAT, spec(reason=Note()), {"reason": "help"})
+@row(
+    "S",
+    '`{"reason": ""}`',
+    'the reason is for judges: the opponent, spectators and the public log get `""`',
 )
 def call(tx: Tx, args: Mapping[str, Any]) -> None:
     """A player calls a judge, with an optional reason (R7.1, R4.4)."""
@@ -58,15 +55,8 @@ def _find(tx: Tx, args: Mapping[str, Any]) -> Call:
     return found
 
 
-@command(
-    "judge.ack",
-    JUDGES,
-    args=spec(call=Int(1, MAX_INT, required=True), note=Note()),
-    sample={"call": 1},
-    who="J",
-    form='`{"call": 2, "note": ""?}`',
-    what="a judge takes a call (R7.1)",
-)
+@command("judge.ack", JUDGES, spec(call=Int(1, MAX_INT, required=True), note=Note()), {"call": 1})
+@row("J", '`{"call": 2, "note": ""?}`', "a judge takes a call (R7.1)")
 def ack(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge takes the call: the players see 'a judge is coming'."""
     c = _find(tx, args)
@@ -77,12 +67,10 @@ def ack(tx: Tx, args: Mapping[str, Any]) -> None:
 @command(
     "judge.close",
     JUDGES,
-    args=spec(call=Int(1, MAX_INT, required=True), note=Note()),
-    sample={"call": 1, "note": ""},
-    who="J",
-    form='`{"call": 2, "note": ""?}`',
-    what="a judge closes a call, with a `note`",
+    spec(call=Int(1, MAX_INT, required=True), note=Note()),
+    {"call": 1, "note": ""},
 )
+@row("J", '`{"call": 2, "note": ""?}`', "a judge closes a call, with a `note`")
 def close(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge closes the call, with a note of the ruling."""
     c = _find(tx, args)
@@ -93,16 +81,18 @@ def close(tx: Tx, args: Mapping[str, Any]) -> None:
 @command(
     "penalty.record",
     JUDGES,
-    args=spec(
+    spec(
         seat=Seat(required=True),
         level=Text(NAME_MAX, 1, required=True),
         infraction=Text(NAME_MAX, 1, required=True),
         note=Note(),
     ),
-    sample={"seat": "A", "level": "warning", "infraction": "slow_play", "note": ""},
-    who="J",
-    form='`{"seat": "A", "level": "warning", "infraction": "slow_play", "note": ""}`',
-    what="record a penalty; a duel loss ends the duel, a match loss or disqualification the match",
+    {"seat": "A", "level": "warning", "infraction": "slow_play", "note": ""},
+)
+@row(
+    "J",
+    '`{"seat": "A", "level": "warning", "infraction": "slow_play", "note": ""}`',
+    "record a penalty; a duel loss ends the duel, a match loss or disqualification the match",
 )
 def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
     """Record a penalty; a duel loss ends the duel, a match loss or disqualification the match."""

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from .args import Lines, Text, spec
-from .base import JUDGES, SEAT, SYSTEM, Event, RuleError, Tx, command, handler, require
+from .base import JUDGES, SEAT, SYSTEM, Event, RuleError, Tx, command, handler, require, row
 from .decklist import PARTS, BanList, DeckList, check, exchange, spelling
 from .state import BETWEEN, REGISTRATION, Counts, Deck, TableState, put
 from .twokey import alone
@@ -64,18 +64,16 @@ def counts_of(deck: DeckList) -> Counts:
 @command(
     "banlist.set",
     SYSTEM | JUDGES,
-    args=spec(name=Text(80, default="")),
-    sample={"name": ""},
-    who="J, X",
-    form=(
-        'J: `{"name": "2026-10"}` (the server adds the stored entries); X: `{"name", "entries": '
-        "[[card, status], ...]}`"
-    ),
-    what=(
-        "the ban list in force (R2.5), only before any deck list is registered "
-        '(`lists_registered`); `""`: none'
-    ),
+    spec(name=Text(80, default="")),
+    {"name": ""},
     pre=("banlist.entries",),
+)
+@row(
+    "J, X",
+    'J: `{"name": "2026-10"}` (the server adds the stored entries); X: `{"name", "entries": '
+    "[[card, status], ...]}`",
+    "the ban list in force (R2.5), only before any deck list is registered "
+    '(`lists_registered`); `""`: none',
 )
 def set_banlist(tx: Tx, args: Mapping[str, Any]) -> None:
     """Put a ban list in force at the table (an empty name: none), before any deck list is
@@ -130,17 +128,17 @@ def _banlist_set(s: TableState, e: Event) -> TableState:
 @command(
     "deck.register",
     SEAT,
-    args=spec(text=Lines(8000, required=True)),
-    sample={"text": "1 Kuriboh"},
-    who="S",
-    form='`{"text": "<pasted list, at most 8000 characters>"}`',
-    what=(
-        "register a deck list card by card (R1.6): checked against the table's ban list; any "
-        "problem refuses with `deck_illegal`, `details.problems` naming every problem with its "
-        "rule id (as the check endpoint); the list's counts become the declaration the opponent "
-        "confirms"
-    ),
+    spec(text=Lines(8000, required=True)),
+    {"text": "1 Kuriboh"},
     pre=("event.banlist",),
+)
+@row(
+    "S",
+    '`{"text": "<pasted list, at most 8000 characters>"}`',
+    "register a deck list card by card (R1.6): checked against the table's ban list; any "
+    "problem refuses with `deck_illegal`, `details.problems` naming every problem with its "
+    "rule id (as the check endpoint); the list's counts become the declaration the opponent "
+    "confirms",
 )
 def register(tx: Tx, args: Mapping[str, Any]) -> None:
     """Register the seat's deck list: every problem is named with its rule id, or the list

@@ -29,6 +29,7 @@ from .base import (
     command,
     handler,
     require,
+    row,
 )
 from .ruleset import RuleSet
 from .state import EMPTY, SeatAsk, SeatInfo, TableState, per_seat, put
@@ -87,13 +88,11 @@ def choose_seat(state: TableState, wanted: str | None = None) -> str:
     return wanted
 
 
-@command(
-    "seat.join",
-    SYSTEM,
-    sample={"seat": "A", "name": "x"},
-    who="X",
-    form='`{"seat": "A", "name": "...", "player_id": "", "device"?: "<id>"}`',
-    what="a phone takes a free seat (`POST /api/tables/<code>/join` writes it)",
+@command("seat.join", SYSTEM, None, {"seat": "A", "name": "x"})
+@row(
+    "X",
+    '`{"seat": "A", "name": "...", "player_id": "", "device"?: "<id>"}`',
+    "a phone takes a free seat (`POST /api/tables/<code>/join` writes it)",
 )
 def join(tx: Tx, args: Mapping[str, Any]) -> None:
     """A phone takes a free seat (the HTTP join issues its token)."""
@@ -157,14 +156,8 @@ def _refused(s: TableState, e: Event) -> TableState:
     return _answered(s, e)
 
 
-@command(
-    "seat.release",
-    SYSTEM,
-    sample={"seat": "A"},
-    who="X",
-    form='`{"seat": "A", "by": "<judge>"}`',
-    what="a judge frees a seat (the staff route writes it)",
-)
+@command("seat.release", SYSTEM, None, {"seat": "A"})
+@row("X", '`{"seat": "A", "by": "<judge>"}`', "a judge frees a seat (the staff route writes it)")
 def release(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge frees a seat: its phone's token stops working (the HTTP route revokes it)."""
     seat = args.get("seat")
@@ -173,13 +166,11 @@ def release(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("seat.released", seat=seat, by=str(args.get("by") or ""))
 
 
-@command(
-    "seat.move",
-    SYSTEM,
-    sample={"seat": "A", "name": "x"},
-    who="X",
-    form='`{"seat": "A", "name": "...", "player_id": "", "by": "..."}`',
-    what="a taken seat passes to a new phone (an approved seat request, a recovery code)",
+@command("seat.move", SYSTEM, None, {"seat": "A", "name": "x"})
+@row(
+    "X",
+    '`{"seat": "A", "name": "...", "player_id": "", "by": "..."}`',
+    "a taken seat passes to a new phone (an approved seat request, a recovery code)",
 )
 def move(tx: Tx, args: Mapping[str, Any]) -> None:
     """A taken seat passes to a new phone (approved by a judge, or at a casual table by the
@@ -195,13 +186,11 @@ def move(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("seat.moved", seat=seat, name=name, player_id=player_id, by=by)
 
 
-@command(
-    "seat.disown",
-    SYSTEM,
-    sample={"seat": "A"},
-    who="X",
-    form='`{"seat": "A"}`',
-    what="the seat's phone says it is not its player's any more (`POST .../seat/disown`)",
+@command("seat.disown", SYSTEM, None, {"seat": "A"})
+@row(
+    "X",
+    '`{"seat": "A"}`',
+    "the seat's phone says it is not its player's any more (`POST .../seat/disown`)",
 )
 def disown(tx: Tx, args: Mapping[str, Any]) -> None:
     """The phone holding a seat says it is not its player's any more (a borrowed phone): at a
