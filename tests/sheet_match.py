@@ -22,6 +22,16 @@ SYSTEM = SYSTEM_ACTOR
 CHECKLIST = ["handshake", "side_shown", "shuffled", "cut"]
 
 
+def bare_store(database: Any, randbelow: Any = None) -> EventStore:
+    """An event store on `database` (dice from `randbelow` when given)."""
+    return EventStore(database, randbelow=randbelow) if randbelow else EventStore(database)
+
+
+def tables_of(store: EventStore) -> Any:
+    """What writes `store`'s tables (here: the store itself)."""
+    return store
+
+
 def actor(who: str | Actor) -> Actor:
     if isinstance(who, Actor):
         return who
