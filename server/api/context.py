@@ -44,10 +44,11 @@ class Services:
     # The OS threads that password hashes run on under gevent (`server/runtime/offload.py`).
     offload: Offload = field(default_factory=Offload)
 
-    @property
-    def tables(self) -> TableService:
-        """The one write path of every table: append, then publish (server/service/tables.py)."""
-        return TableService(self.store, self.hub)
+    # The one write path of every table: decide, store, publish (server/service/tables.py).
+    tables: TableService = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tables = TableService(self.store, self.hub)
 
     def close(self) -> None:
         """Stop the timer, the checkpointer, the pinger, the group committer and the hub (tests

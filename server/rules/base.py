@@ -126,9 +126,23 @@ def handler(event_type: str) -> Callable[[Handler], Handler]:
     return register
 
 
+def plain(value: Any) -> Any:
+    """`value` as JSON gives it back: mappings with text keys (sorted), sequences as lists.
+    An event's data is made plain when it is emitted, so the state its handler builds is the
+    one a replay of the stored log builds: the store keeps that state, never applying the
+    event again."""
+    if isinstance(value, Mapping):
+        items = sorted((str(k), v) for k, v in value.items())
+        return {k: plain(v) for k, v in items}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
 class Tx:
     """A decision in progress: each emitted event is applied at once, so later checks in the
-    same command see its effect (an LP entry that reaches 0 then ends the duel)."""
+    same command see its effect (an LP entry that reaches 0 then ends the duel). `state` is
+    then the state after every event: the one the store keeps."""
 
     def __init__(self, state: Any, actor: Actor, now_ms: int, randbelow: RandBelow) -> None:
         self.state = state
@@ -139,7 +153,7 @@ class Tx:
 
     def emit(self, event_type: str, **data: Any) -> None:
         """Record an event and apply it to the working state."""
-        event = Event(event_type, data, self.now_ms, self.actor)
+        event = Event(event_type, plain(data), self.now_ms, self.actor)
         self.state = HANDLERS[event_type](self.state, event)
         self.events.append(event)
 
