@@ -11,7 +11,7 @@ from server.core.errors import NotFound
 from server.rules import Actor, RuleError, get_ruleset, replay
 from server.rules.base import SYSTEM_ACTOR as SYSTEM
 from server.store import EventStore, db
-from server.store.events import GENESIS, chain_hash, hash_token
+from server.store.events import GENESIS, _event_of, chain_hash, hash_token
 from server.store.models import CommandRow, EventRow, SeatRow, TableRow
 from tests.tables import tables_of
 
@@ -443,3 +443,25 @@ def test_a_link_hashed_before_the_chain_had_one_encoder_still_verifies():
     assert verify_chain("ABC234", [row], 2).problem == "log shorter than the table's seq"
     broken = SimpleNamespace(**{**vars(row), "hash": "0" * 64})
     assert verify_chain("ABC234", [broken], 1).problem == "hash does not match"
+
+
+def test_each_event_is_applied_once_by_the_rules_never_by_the_store(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+):
+    """The service appends the rules' decision (events and the state after them); the store
+    chains and keeps that state, applying nothing again, and it is the state a replay of the
+    stored log gives."""
+    code = new_table(store)
+    store.snapshot(code)  # cached: nothing to catch up from the database below
+
+    def applied(*_args: object) -> None:
+        raise AssertionError("the store applied an event")
+
+    monkeypatch.setattr("server.store.events.apply", applied)
+    done = tables_of(store).append(code, "deck.declare", DECK, seat("A"), "once", T0)
+    assert done.events and not done.duplicate
+    monkeypatch.undo()
+    held = store.fresh(code)
+    assert held.seq == done.seq
+    log = store.log(code)
+    assert held.state == replay(_event_of(e) for e in log)

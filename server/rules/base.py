@@ -131,12 +131,27 @@ def plain(value: Any) -> Any:
     An event's data is made plain when it is emitted, so the state its handler builds is the
     one a replay of the stored log builds: the store keeps that state, never applying the
     event again."""
-    if isinstance(value, Mapping):
-        items = sorted((str(k), v) for k, v in value.items())
-        return {k: plain(v) for k, v in items}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        keys = [k if type(k) is str else str(k) for k in value]
+        if keys != sorted(keys):
+            return {str(k): plain(v) for k, v in sorted(value.items(), key=_text_key)}
+        values = value.values()
+        return {
+            k: v if type(v) in _SCALARS else plain(v) for k, v in zip(keys, values, strict=True)
+        }
+    if kind is list or kind is tuple:
+        return [v if type(v) in _SCALARS else plain(v) for v in value]
     return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _text_key(item: tuple[Any, Any]) -> str:
+    return str(item[0])
 
 
 class Tx:
