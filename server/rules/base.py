@@ -193,20 +193,17 @@ def handler(event_type: str) -> Callable[[Handler], Handler]:
 
 
 def plain(value: Any) -> Any:
-    """`value` as JSON gives it back: mappings with text keys (sorted), sequences as lists.
-    An event's data is made plain when it is emitted, so the state its handler builds is the
-    one a replay of the stored log builds: the store keeps that state, never applying the
-    event again."""
+    """`value` as JSON gives it back: mappings with text keys (in their order), sequences as
+    lists. An event's data is made plain when it is emitted, so the state its handler builds
+    is the one a replay of the stored log builds: the store keeps that state, never applying
+    the event again."""
     kind = type(value)
     if kind in _SCALARS:
         return value
     if kind is dict or isinstance(value, Mapping):
-        keys = [k if type(k) is str else str(k) for k in value]
-        if keys != sorted(keys):
-            return {str(k): plain(v) for k, v in sorted(value.items(), key=_text_key)}
-        values = value.values()
         return {
-            k: v if type(v) in _SCALARS else plain(v) for k, v in zip(keys, values, strict=True)
+            k if type(k) is str else str(k): v if type(v) in _SCALARS else plain(v)
+            for k, v in value.items()
         }
     if kind is list or kind is tuple:
         return [v if type(v) in _SCALARS else plain(v) for v in value]
@@ -214,10 +211,6 @@ def plain(value: Any) -> Any:
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def _text_key(item: tuple[Any, Any]) -> str:
-    return str(item[0])
 
 
 class Tx:
