@@ -429,6 +429,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         wait0 = sum(procstat.runqueue_wait_seconds(pid) for pid in workers)
         sampler.sample()
         sampler.start()
+        profilers = start_profilers(case, workers, args, run_dir)
         time.sleep(max(0.0, start + case.seconds - time.monotonic()))
         t1 = time.monotonic()
         result.wall_end = time.time()
@@ -473,6 +474,12 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             result.add_storm(data.get("storm"))
         if got < clients:
             result.errors["client_process_lost"] += clients - got
+        for proc, svg in profilers:
+            try:
+                proc.wait(timeout=30)
+                print(f"  {case.label}: flame graph of the worker in {svg}", flush=True)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         if case.stalls:
             result.stalls = read_stalls(servers, result.wall_start, result.wall_end)
         lost = case.tables - ready
@@ -491,6 +498,25 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 pg.drop()
             except Exception as exc:
                 print(f"  (could not drop {pg.name}: {exc})", file=sys.stderr)
+
+
+def start_profilers(
+    case: Case, workers: list[int], args: argparse.Namespace, run_dir: Path
+) -> list[tuple[subprocess.Popen, Path]]:
+    """With --profile: py-spy (the project's test extra) sampling each worker of a server run
+    for the measured window, without stopping it, into an SVG flame graph."""
+    if not args.profile or case.mode != "server":
+        return []
+    spy = Path(sys.executable).with_name("py-spy")
+    out = args.profile if args.profile != "run" else run_dir
+    Path(out).mkdir(parents=True, exist_ok=True)
+    found = []
+    for pid in workers:
+        svg = Path(out) / f"{case_tag(case) or 'current-'}{case.db}-{case.tables}-{pid}.svg"
+        command = [str(spy), "record", "--nonblocking", "--rate", "100", "-p", str(pid)]
+        command += ["-d", str(max(1, int(case.seconds) - 1)), "-o", str(svg)]
+        found.append((subprocess.Popen(command, stdout=subprocess.DEVNULL), svg))
+    return found
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
@@ -757,6 +783,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="the hall reconnecting: this many seconds into the window (20 when given alone), "
         "every phone's socket dropped at once and back with `since` within --storm-spread "
         "seconds, while the load goes on (one table in 50 stays connected and pings)",
+    )
+    p.add_argument(
+        "--profile",
+        nargs="?",
+        const="run",
+        default=None,
+        help="a py-spy flame graph (SVG) of each server worker over the measured window, in "
+        "this folder (the run's folder when given alone)",
     )
     p.add_argument("--storm-spread", type=float, default=5.0, help="seconds (5)")
     p.add_argument(
