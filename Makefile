@@ -6,7 +6,7 @@ PORT ?= 8000
 STAMP := $(VENV)/.installed
 
 .PHONY: install lock chromium run test test-fast test-postgres e2e lint bench bench-pairing \
-	reliability bench-firstload bench-updates
+	reliability bench-firstload bench-updates profile
 
 install: $(STAMP)
 
@@ -74,6 +74,12 @@ bench: install
 	$(BIN)/python -m bench $(if $(LONG),--long) $(if $(BASELINE),--baseline-ref $(BASELINE)) \
 		$(BENCH_ARGS)
 	$(MAKE) --no-print-directory bench-pairing
+
+# Where the worker's time goes at 2,500 tables: py-spy flame graphs (SVG) of the worker over the
+# measured window, in bench-results/profiles/ (docs/performance.md).
+profile: install
+	$(BIN)/python -m bench --tables 2500 --seconds 60 --no-relay --profile bench-results/profiles \
+		$(BENCH_ARGS)
 
 # Swiss pairing time for 2,048 players at round 8 (target under 2 s); a few seconds.
 bench-pairing: install

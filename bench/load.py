@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import WebSocketException
+from websockets.exceptions import InvalidStatus, WebSocketException
 
 from clients.wire import PROTOCOL, apply_update
 from server.runtime import gctune
@@ -81,6 +81,13 @@ class Plan:
     claims: list[dict[str, str]] | None = None  # their cards' seat claims, by position
     floor: dict[str, Any] | None = None  # {"events": [...], "cookie": "..."} for the floor views
     placement: str = "cross"
+    # The storm: `storm_at` seconds into the measured window every socket of every table but
+    # the control tables (one in `storm_control`) is dropped at once, and each phone comes back
+    # after a delay spread over `storm_spread` seconds, with `since`, retrying as the phones'
+    # backoff does (web/js/conn.js). 0: no storm.
+    storm_at: float = 0.0
+    storm_spread: float = 5.0
+    storm_control: int = 50
 
 
 @dataclass
@@ -95,6 +102,43 @@ class Stats:
     clock_second_differs: int = 0
     clock_rtt: list[float] = field(default_factory=list)  # ms, best round trip per phone
     extra: dict[str, Any] = field(default_factory=dict)
+    storm: Storm = field(default_factory=lambda: Storm())
+
+
+@dataclass
+class Storm:
+    """What the storm did: per phone, the seconds from the drop to its welcome, the opens
+    refused on the way, and whether it came back at all or lost what it had acknowledged; the
+    control tables' ping round trips while the hall reconnected."""
+
+    welcomed_s: list[float] = field(default_factory=list)
+    refused_opens: int = 0
+    failed_opens: Counter = field(default_factory=Counter)
+    refused_for_good: int = 0
+    lost_acknowledged: int = 0
+    control_ping_ms: list[float] = field(default_factory=list)
+    phones: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "welcomed_s": self.welcomed_s,
+            "refused_opens": self.refused_opens,
+            "failed_opens": dict(self.failed_opens),
+            "refused_for_good": self.refused_for_good,
+            "lost_acknowledged": self.lost_acknowledged,
+            "control_ping_ms": self.control_ping_ms,
+            "phones": self.phones,
+        }
+
+
+STORM_GIVE_UP = 60.0  # seconds after the drop: a phone not welcomed by then is refused for good
+BACKOFF_MIN, BACKOFF_MAX = 0.5, 20.0  # web/js/conn.js: BACKOFF_MIN_MS, BACKOFF_MAX_MS
+
+
+def backoff_delay(attempt: int, rng: random.Random) -> float:
+    """The phones' reconnect delay (web/js/conn.js `backoffDelay`): half fixed, half random."""
+    cap = min(BACKOFF_MAX, BACKOFF_MIN * 2 ** min(attempt, 10))
+    return cap / 2 + rng.random() * cap / 2
 
 
 def raise_nofile() -> None:
@@ -162,6 +206,14 @@ class Table:
         self.closing = False
         self.broken = False
         self.measuring = False
+        self.tokens: dict[str, str] = {}
+        self.seen_seq: dict[str, int] = {"A": 0, "B": 0}  # the last seq each phone holds
+        self.acked_seq = 0  # the highest seq a reply acknowledged
+        self.back = asyncio.Event()  # set while both phones are connected
+        self.back.set()
+        self.drops = 0  # storms this table went through (a command across one is not timed)
+        self.pings: dict[int, float] = {}
+        self.ping_ids = itertools.count(1)
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -185,12 +237,14 @@ class Table:
         self.ws[seat] = ws
         self.readers.append(asyncio.create_task(self.read(seat, ws)))
 
-    async def hello(self, seat: str, token: str) -> None:
+    async def hello(self, seat: str, token: str, since: int | None = None) -> dict[str, Any]:
         self.welcome[seat] = asyncio.get_running_loop().create_future()
         # Protocol 2: updates as deltas, merged into the state held (`clients.wire`).
-        hello = {"type": "hello", "token": token, "v": PROTOCOL}
+        hello: dict[str, Any] = {"type": "hello", "token": token, "v": PROTOCOL}
+        if since is not None:
+            hello["since"] = since
         await self.ws[seat].send(json.dumps(hello))
-        await asyncio.wait_for(self.welcome[seat], 30)
+        return await asyncio.wait_for(self.welcome[seat], 30)
 
     async def close(self) -> None:
         self.closing = True
@@ -203,6 +257,7 @@ class Table:
             task.cancel()
 
     def _arrived(self, seat: str, seq: int, at: float) -> None:
+        self.seen_seq[seat] = max(self.seen_seq[seat], seq)
         self.arrivals[seat].append((seq, at))
         old, self.signal[seat] = self.signal[seat], asyncio.Event()
         old.set()
@@ -233,8 +288,14 @@ class Table:
                     future = self.welcome.get(seat)
                     if future is not None and not future.done():
                         future.set_result(message)
+                    if "seq" in message:
+                        self._arrived(seat, int(message["seq"]), at)
                 elif kind == "pong":
-                    self.clock[seat].pong(message, time.time() * 1000)
+                    sent = self.pings.pop(message.get("t"), None)
+                    if sent is not None:
+                        self.stats.storm.control_ping_ms.append((at - sent) * 1000)
+                    else:
+                        self.clock[seat].pong(message, time.time() * 1000)
                 elif kind == "error":
                     code = (message.get("error") or {}).get("code", "?")
                     if self.measuring:
@@ -246,10 +307,12 @@ class Table:
         except Exception as exc:  # a bug in the bench must show, not hang the run
             self.stats.errors[f"client_bug:{type(exc).__name__}"] += 1
         finally:
+            dropped = self.ws.get(seat) is not ws  # by the storm: its phone opens another
             if not self.closing:
-                self.broken = True
-                if self.measuring:
-                    self.stats.errors["socket_closed"] += 1
+                if not dropped:
+                    self.broken = True
+                    if self.measuring:
+                        self.stats.errors["socket_closed"] += 1
                 for future in self.futures.values():
                     if not future.done():
                         future.set_exception(ConnectionError("socket closed"))
@@ -264,7 +327,10 @@ class Table:
         self.arrivals[OTHER[seat]] = []
         message = {"type": "command", "id": cid, "cmd": cmd, "args": args}
         sent = time.perf_counter()
-        await self.ws[seat].send(json.dumps(message))
+        ws = self.ws.get(seat)
+        if ws is None:  # dropped by the storm, not back yet
+            raise ConnectionError("socket dropped")
+        await ws.send(json.dumps(message))
         reply, at = await asyncio.wait_for(future, COMMAND_TIMEOUT)
         return reply, sent, at
 
@@ -305,6 +371,7 @@ class Table:
             if status != 201:
                 raise SetupError(f"join:{status}")
             tokens[seat] = body["token"]
+        self.tokens = tokens
         for seat in SEATS:
             await self.open(seat)
             await self.hello(seat, tokens[seat])
@@ -361,6 +428,7 @@ class Table:
             if record:
                 stats.latencies.append((at - sent) * 1000)
             return
+        drops = self.drops
         try:
             reply, sent, replied = await self.send(seat, cmd, args)
         except TimeoutError:
@@ -369,14 +437,16 @@ class Table:
         if not reply.get("ok"):
             stats.errors[f"refused:{(reply.get('error') or {}).get('code')}"] += 1
             return
+        self.acked_seq = max(self.acked_seq, int(reply["seq"]))
         if self.floor is not None:
             self.floor.acknowledged(self.code, int(reply["seq"]))
         try:
             at = await self.wait_seq(other, int(reply["seq"]), sent + COMMAND_TIMEOUT)
         except TimeoutError:
-            stats.errors["update_timeout"] += 1
+            if drops == self.drops:  # across a storm's drop the update may come as a welcome
+                stats.errors["update_timeout"] += 1
             return
-        if record:
+        if record and drops == self.drops:  # not across a storm's drop
             stats.latencies.append((at - sent) * 1000)
             stats.replies.append((replied - sent) * 1000)
 
@@ -387,21 +457,87 @@ class Table:
         await asyncio.sleep(max(0.0, start + self.rng.uniform(0, 2 * mean) - time.monotonic()))
         k = 0
         while time.monotonic() < end and not self.broken:
+            await self.back.wait()
             seat, cmd, args = self.next_command(k)
             k += 1
             self.stats.sent += 1
+            drops = self.drops
             try:
                 await self.measure_one(seat, cmd, args, record=True)
             except (ConnectionError, WebSocketException):
-                return  # counted once by the reader
+                if self.drops == drops and self.back.is_set():
+                    return  # counted once by the reader
+                self.entry = None  # a proposal across the drop: start the cycle again
+                self.stats.extra["storm_in_flight"] = self.stats.extra.get("storm_in_flight", 0) + 1
             await asyncio.sleep(self.rng.expovariate(1 / mean))
+
+    # -- the storm -----------------------------------------------------------------------------
+
+    async def storm(self, at: float, spread: float) -> None:
+        """Drop both phones' sockets at `at` (monotonic), as a Wi-Fi blip does (no close
+        frame), then bring each back after a delay within `spread` seconds, with `since`."""
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        if self.broken:
+            return
+        self.back.clear()
+        self.drops += 1
+        dropped = time.perf_counter()
+        for seat in SEATS:
+            ws = self.ws.pop(seat, None)
+            if ws is not None:
+                ws.transport.abort()
+        await asyncio.gather(*(self.come_back(seat, dropped, spread) for seat in SEATS))
+        if all(seat in self.ws for seat in SEATS):
+            self.back.set()
+        else:
+            self.broken = True
+
+    async def come_back(self, seat: str, dropped: float, spread: float) -> None:
+        storm = self.stats.storm
+        storm.phones += 1
+        await asyncio.sleep(self.rng.uniform(0, spread))
+        attempt = 0
+        while time.perf_counter() - dropped < STORM_GIVE_UP:
+            try:
+                await self.open(seat)
+                welcome = await self.hello(seat, self.tokens[seat], self.seen_seq[seat])
+            except InvalidStatus as exc:
+                status = exc.response.status_code
+                if status == 503:
+                    storm.refused_opens += 1
+                else:
+                    storm.failed_opens[f"http_{status}"] += 1
+            except (OSError, TimeoutError, WebSocketException) as exc:
+                storm.failed_opens[type(exc).__name__] += 1
+                self.ws.pop(seat, None)
+            else:
+                storm.welcomed_s.append(time.perf_counter() - dropped)
+                if int(welcome.get("seq", -1)) < self.acked_seq:
+                    storm.lost_acknowledged += 1
+                return
+            await asyncio.sleep(backoff_delay(attempt, self.rng))
+            attempt += 1
+        storm.refused_for_good += 1
+
+    async def ping_through(self, start: float, end: float, every: float = 0.25) -> None:
+        """A control table's ping round trips from `start` to `end`: what a phone that was not
+        dropped sees of the server while the hall reconnects."""
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        while time.monotonic() < end and not self.broken:
+            t = -next(self.ping_ids)  # negative: not the clock sync's pings
+            self.pings[t] = time.perf_counter()
+            try:
+                await self.ws["A"].send(json.dumps({"type": "ping", "t": t}))
+            except WebSocketException:
+                return
+            await asyncio.sleep(every)
 
     async def sample_clock(self, start: float, end: float) -> None:
         """Every second: the time left each phone would display, and how far apart they are."""
         await asyncio.sleep(max(0.0, start - time.monotonic()))
         next_ping = time.monotonic()
         while time.monotonic() < end and not self.broken:
-            if time.monotonic() >= next_ping:
+            if time.monotonic() >= next_ping and self.back.is_set():
                 for seat in SEATS:
                     try:
                         await self.ws[seat].send(json.dumps(self.clock[seat].ping()))
@@ -507,6 +643,13 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
         for t in ready
         if t.number < plan.clock_tables and plan.mode == "server"
     ]
+    if plan.storm_at and plan.mode == "server":
+        at = start + plan.storm_at
+        for t in ready:
+            if t.number % plan.storm_control == 0:
+                jobs.append(loop.create_task(t.ping_through(at, at + 20.0)))
+            else:
+                jobs.append(loop.create_task(t.storm(at, plan.storm_spread)))
     jobs.append(loop.create_task(lag_monitor(stats, start, end)))
     if floor is not None:
         jobs.append(loop.create_task(floor.run(start, end)))
@@ -536,6 +679,7 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
         "clock_second_differs": stats.clock_second_differs,
         "clock_rtt": stats.clock_rtt,
         "extra": stats.extra,
+        "storm": stats.storm.as_dict() if plan.storm_at else None,
         "tables": len(ready),
     }
     report.put(("result", wid, result))

@@ -39,6 +39,7 @@ from .servers import (
     PostgresDatabase,
     Server,
     check_code,
+    cpu_split,
     start_gunicorn,
     wait_ready,
 )
@@ -63,6 +64,8 @@ TARGETS = {
     "p99_ratio": report.P99_RELAY_RATIO,
     "p99_ms_5000": 100.0,
 }
+
+STORM_TARGETS = {"welcomed_s": 20.0, "control_ping_p99_ms": 250.0}
 
 # Numbers each server run of this bench, so that no two share a data directory.
 RUN_NUMBERS = itertools.count(1)
@@ -121,6 +124,41 @@ class Result:
     starved_pct: float = 0.0  # server worker(s) runnable but waiting for a CPU, % of the window
     loadavg: str = ""
     note: str = ""
+    storm: dict[str, Any] | None = None  # the storm's figures, every client's together
+
+    def add_storm(self, part: dict[str, Any] | None) -> None:
+        if part is None:
+            return
+        if self.storm is None:
+            self.storm = {
+                k: (Counter() if k == "failed_opens" else type(v)()) for k, v in part.items()
+            }
+        for key, value in part.items():
+            if key == "failed_opens":
+                self.storm[key].update(value)
+            else:
+                self.storm[key] += value
+
+    def storm_summary(self) -> dict[str, Any] | None:
+        s = self.storm
+        if s is None:
+            return None
+        welcomed = s["welcomed_s"]
+        return {
+            "phones": s["phones"],
+            "welcomed": len(welcomed),
+            "welcomed_p50_s": percentile(welcomed, 50),
+            "welcomed_p99_s": percentile(welcomed, 99),
+            "welcomed_max_s": max(welcomed, default=math.nan),
+            "refused_opens": s["refused_opens"],
+            "failed_opens": dict(s["failed_opens"]),
+            "refused_for_good": s["refused_for_good"],
+            "lost_acknowledged": s["lost_acknowledged"],
+            "control_pings": len(s["control_ping_ms"]),
+            "control_ping_p99_ms": percentile(s["control_ping_ms"], 99),
+            "control_ping_max_ms": max(s["control_ping_ms"], default=math.nan),
+            "in_flight": self.extra.get("storm_in_flight", 0),
+        }
 
     def pct(self, q: float, values: list[float] | None = None) -> float:
         return percentile(self.latencies if values is None else values, q)
@@ -181,6 +219,7 @@ class Result:
             - self.client_cpu_pct,
             "loadavg": self.loadavg,
             "note": self.note,
+            "storm": self.storm_summary(),
             "window": [self.wall_start, self.wall_end],
             "stall_header": stalls.header if stalls else None,
             "stalls": stalls.stalls if stalls else None,
@@ -219,7 +258,11 @@ def start_servers(
 ) -> list[Server]:
     if case.mode == "relay":
         server = start_gunicorn(
-            "relay", "bench.relay:create_app()", run_dir, conf=args.gunicorn_conf
+            "relay",
+            "bench.relay:create_app()",
+            run_dir,
+            conf=args.gunicorn_conf,
+            cpus=args.server_cpus,
         )
         wait_ready(server, "/health")
         return [server]
@@ -247,6 +290,7 @@ def start_servers(
             conf=args.gunicorn_conf,
             root=case.root,
             drop=tuple(PRODUCTION) if args.long else (),
+            cpus=args.server_cpus,
         )
         servers.append(server)
         overridden = {k: server.env[k] for k in PRODUCTION if k in server.env}
@@ -334,11 +378,15 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 if floor and wid == 0
                 else None,
                 placement=case.placement,
+                storm_at=args.storm or 0.0,
+                storm_spread=args.storm_spread,
             )
             proc = ctx.Process(
                 target=worker_main, args=(plan, wid, report, go, go_time), daemon=True
             )
             proc.start()
+            if args.client_cpus and proc.pid is not None:
+                os.sched_setaffinity(proc.pid, args.client_cpus)
             procs.append(proc)
         ready = 0
         waited = 0
@@ -381,6 +429,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         wait0 = sum(procstat.runqueue_wait_seconds(pid) for pid in workers)
         sampler.sample()
         sampler.start()
+        profilers = start_profilers(case, workers, args, run_dir)
         time.sleep(max(0.0, start + case.seconds - time.monotonic()))
         t1 = time.monotonic()
         result.wall_end = time.time()
@@ -418,9 +467,19 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             result.clock_spread += data["clock_spread"]
             result.clock_second_differs += data["clock_second_differs"]
             result.clock_rtt += data["clock_rtt"]
+            in_flight = result.extra.get("storm_in_flight", 0)
             result.extra.update(data["extra"])
+            if "storm_in_flight" in data["extra"]:
+                result.extra["storm_in_flight"] = in_flight + data["extra"]["storm_in_flight"]
+            result.add_storm(data.get("storm"))
         if got < clients:
             result.errors["client_process_lost"] += clients - got
+        for proc, svg in profilers:
+            try:
+                proc.wait(timeout=30)
+                print(f"  {case.label}: flame graph of the worker in {svg}", flush=True)
+            except subprocess.TimeoutExpired:
+                proc.kill()
         if case.stalls:
             result.stalls = read_stalls(servers, result.wall_start, result.wall_end)
         lost = case.tables - ready
@@ -439,6 +498,25 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 pg.drop()
             except Exception as exc:
                 print(f"  (could not drop {pg.name}: {exc})", file=sys.stderr)
+
+
+def start_profilers(
+    case: Case, workers: list[int], args: argparse.Namespace, run_dir: Path
+) -> list[tuple[subprocess.Popen, Path]]:
+    """With --profile: py-spy (the project's test extra) sampling each worker of a server run
+    for the measured window, without stopping it, into an SVG flame graph."""
+    if not args.profile or case.mode != "server":
+        return []
+    spy = Path(sys.executable).with_name("py-spy")
+    out = args.profile if args.profile != "run" else run_dir
+    Path(out).mkdir(parents=True, exist_ok=True)
+    found = []
+    for pid in workers:
+        svg = Path(out) / f"{case_tag(case) or 'current-'}{case.db}-{case.tables}-{pid}.svg"
+        command = [str(spy), "record", "--nonblocking", "--rate", "100", "-p", str(pid)]
+        command += ["-d", str(max(1, int(case.seconds) - 1)), "-o", str(svg)]
+        found.append((subprocess.Popen(command, stdout=subprocess.DEVNULL), svg))
+    return found
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
@@ -560,6 +638,7 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
         f"(relay: message sent -> the other phone has it). {seconds_text(summaries)} measured, "
         f"a command every {args.interval:g} s per table on average."
     )
+    print(affinity_text(args))
     print(header())
     for s in summaries:
         print(row(s))
@@ -609,6 +688,8 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
                     f"(command acknowledged -> floor view has it) p99 "
                     f"{fmt(s['floor_staleness_p99_ms'], 1)} ms"
                 )
+        if s.get("storm"):
+            print(storm_line(s["storm"]))
         if s["clock_start_refused"]:
             print(f"  clock.start refused at some tables: {s['clock_start_refused']}")
         if s["note"]:
@@ -693,6 +774,30 @@ def build_parser() -> argparse.ArgumentParser:
         "table's socket path places them",
     )
     p.add_argument("--no-relay", action="store_true", help="skip the bare relay baseline")
+    p.add_argument(
+        "--storm",
+        type=float,
+        nargs="?",
+        const=20.0,
+        default=None,
+        help="the hall reconnecting: this many seconds into the window (20 when given alone), "
+        "every phone's socket dropped at once and back with `since` within --storm-spread "
+        "seconds, while the load goes on (one table in 50 stays connected and pings)",
+    )
+    p.add_argument(
+        "--profile",
+        nargs="?",
+        const="run",
+        default=None,
+        help="a py-spy flame graph (SVG) of each server worker over the measured window, in "
+        "this folder (the run's folder when given alone)",
+    )
+    p.add_argument("--storm-spread", type=float, default=5.0, help="seconds (5)")
+    p.add_argument(
+        "--no-pin",
+        action="store_true",
+        help="do not pin the server and its clients to different CPUs",
+    )
     p.add_argument("--relay-only", action="store_true", help="only the bare relay")
     p.add_argument(
         "--floor-views",
@@ -756,6 +861,8 @@ def resolve(args: argparse.Namespace) -> argparse.Namespace:
         args.stalls = True
     args.tables = args.tables or "500"
     args.floor_views = args.floor_views or 0
+    split = None if args.no_pin else cpu_split()
+    args.server_cpus, args.client_cpus = split or (None, None)
     if args.repeat < 1:
         raise SystemExit("--repeat must be at least 1")
     return args
@@ -847,6 +954,30 @@ def baseline_worktree(ref: str | None, run_dir: Path) -> Iterator[Path | None]:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "prune"], capture_output=True)
 
 
+def storm_line(st: dict[str, Any]) -> str:
+    return (
+        f"  storm: {st['welcomed']}/{st['phones']} phones welcomed again, p50 "
+        f"{fmt(st['welcomed_p50_s'], 2)} s, p99 {fmt(st['welcomed_p99_s'], 2)} s, max "
+        f"{fmt(st['welcomed_max_s'], 2)} s after the drop "
+        f"(target <= {STORM_TARGETS['welcomed_s']:g} s); "
+        f"{st['refused_opens']} opens refused with 503 on the way, other failures "
+        f"{st['failed_opens'] or 0}, refused for good {st['refused_for_good']} (target 0); "
+        f"another table's ping p99 {fmt(st['control_ping_p99_ms'], 1)} ms, max "
+        f"{fmt(st['control_ping_max_ms'], 1)} ms over {st['control_pings']} pings (target <= "
+        f"{STORM_TARGETS['control_ping_p99_ms']:g} ms); acknowledged commands lost "
+        f"{st['lost_acknowledged']} (target 0); commands across the drop {st['in_flight']}"
+    )
+
+
+def affinity_text(args: argparse.Namespace) -> str:
+    if not args.server_cpus:
+        why = "--no-pin" if args.no_pin else "one CPU"
+        return f"CPU affinity: none ({why}): the server and its clients share the CPUs"
+    server = ",".join(map(str, sorted(args.server_cpus)))
+    clients = ",".join(map(str, sorted(args.client_cpus)))
+    return f"CPU affinity: the server (master and worker) on CPU {server}, the clients on {clients}"
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if "--floor-bench" in argv:
@@ -860,6 +991,7 @@ def main(argv: list[str] | None = None) -> int:
     run_dir.mkdir(parents=True, exist_ok=True)
     if args.long:
         print(production_text(), flush=True)
+    print(affinity_text(args), flush=True)
     summaries: list[dict[str, Any]] = []
     with baseline_worktree(args.baseline_ref, run_dir) as baseline_root:
         cases = build_cases(args, baseline_root)

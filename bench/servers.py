@@ -76,6 +76,16 @@ def code_path(root: Path, environ: dict[str, str]) -> str:
     return os.pathsep.join([str(root), *(e for e in kept if Path(e).resolve() != root)])
 
 
+def cpu_split() -> tuple[set[int], set[int]] | None:
+    """(the server's CPUs, the clients' CPUs) when this process may run on two or more: the
+    server on the first, its load on the rest, so the clients' work never waits behind the
+    server's (or inflates its latency). None on one CPU."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return None
+    return {cpus[0]}, set(cpus[1:])
+
+
 def start_gunicorn(
     name: str,
     app_spec: str,
@@ -84,11 +94,12 @@ def start_gunicorn(
     conf: Path = GUNICORN_CONF,
     root: Path = ROOT,
     drop: tuple[str, ...] = (),
+    cpus: set[int] | None = None,
 ) -> Server:
     """One gunicorn master with one gevent worker on a free loopback port, running the code of
     checkout `root` (this one, or a baseline's worktree: its cwd and first PYTHONPATH entry,
     and its own gunicorn settings unless `conf` names others). `drop`: variables of this
-    process's environment the server must not inherit."""
+    process's environment the server must not inherit. `cpus`: the CPUs it may run on."""
     port = free_port()
     if conf == GUNICORN_CONF:
         conf = root / "server" / "gunicorn_conf.py"
@@ -133,6 +144,9 @@ def start_gunicorn(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    if cpus:
+        # Set on the master as it starts, before it forks its worker: the worker inherits it.
+        os.sched_setaffinity(proc.pid, cpus)
     return Server(name, port, proc, log_path, env, root)
 
 

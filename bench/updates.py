@@ -15,6 +15,7 @@ import sys
 import tempfile
 from typing import Any
 
+from server.api.encoding import ViewTexts
 from server.api.ws import Connection
 from server.rules import Actor, get_ruleset
 from server.store import EventStore, bind, db, open_database
@@ -115,12 +116,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+VIEWS = ViewTexts()  # what the stubs' writers encoded, as an app's services keep it
+
+
 def socket_stub(actor: Actor, version: int) -> Connection:
     """A writer not yet at a table: `play` names the table and welcomes it."""
     conn = Connection.__new__(Connection)
     conn.clock, conn.actor, conn.ws = lambda: 0, actor, Sent()  # type: ignore[assignment]
     conn.version, conn.last_seq, conn.welcomed = version, 0, False
     conn.sent_parts, conn.sent_rows = {}, []
+    conn.views = VIEWS  # one app's encoded texts, shared by its sockets
     return conn
 
 

@@ -167,6 +167,69 @@ def end_turn(pages: dict[str, Page]) -> None:
         expect(page.locator(f'[data-testid="turn-info"][data-turn="{turn + 1}"]')).to_have_count(1)
 
 
+def confirm_result(a: Page, b: Page, winner: str, duel: int) -> None:
+    """Both phones show who won and confirm the duel result."""
+    for page in (a, b):
+        expect_phase(page, "duel_result")
+        expect(page.get_by_test_id("duel-result")).to_contain_text(f"Duel {duel}")
+        expect(page.get_by_test_id("duel-result")).to_contain_text(winner)
+    for page in (a, b):
+        page.get_by_test_id("result-confirm").click()
+
+
+def between_duels(a: Page, b: Page) -> None:
+    """Deck checks (R7.5) and ready on both phones: one tap each."""
+    expect_phase(b, "between")
+    for page in (a, b):
+        expect_phase(page, "between")
+        page.get_by_test_id("deck-check-ok").click()
+        if page is a:
+            expect(page.get_by_test_id("deck-checked")).to_be_visible()
+            expect(page.get_by_test_id("ready-me")).to_be_visible()
+    expect_phase(a, "pregame")
+    expect_phase(b, "pregame")
+
+
+def loser_chooses(a: Page, b: Page, loser: Page, order: str = "first") -> None:
+    """R6.6: no rock-paper-scissors; the choice buttons are on the loser's phone only."""
+    winner = b if loser is a else a
+    checklist(a, b)
+    expect(loser.get_by_test_id("choose-first")).to_be_visible()
+    expect(loser.get_by_test_id("choose-second")).to_be_visible()
+    expect(winner.get_by_test_id("chooser")).to_be_visible()
+    expect(winner.get_by_test_id("choose-first")).to_have_count(0)
+    expect(winner.get_by_test_id("choose-second")).to_have_count(0)
+    for page in (a, b):
+        expect(page.get_by_test_id("rps")).to_have_count(0)
+    choose_and_draw(a, b, loser, order)
+    for page in (a, b):
+        expect(page.get_by_test_id("first-player")).to_have_count(0)
+
+
+def play_match(a: Page, b: Page, winner: str, names: dict[str, str]) -> None:
+    """A whole 2-0 match on two phones, from deck registration to the match's result, every
+    step in the page: decks, checklist, rock-paper-scissors (won by `winner`, the seat letter,
+    who goes first), LP entries proposed on one phone and confirmed on the other (R1.4: in
+    duel 1 one each way), each duel's result and the match's confirmed by both (R7.4); duel 2
+    chosen by duel 1's loser (R6.6). `names` are the seats' names as the pages show them."""
+    pages = {"A": a, "B": b}
+    win, lose = pages[winner], pages["B" if winner == "A" else "A"]
+    start_duel(a, b, winner=win, order="first")
+    for duel in (1, 2):
+        if duel == 2:
+            between_duels(a, b)
+            loser_chooses(a, b, loser=lose, order="first")
+        if duel == 1:
+            keypad(lose, 1200)  # the loser's hit first, confirmed by the winner's phone
+            confirm_entry(win)
+        keypad(win, 8000)
+        confirm_entry(lose)
+        confirm_result(a, b, names[winner], duel)
+    for page in (a, b):
+        expect_phase(page, "match_over")
+        expect(page.get_by_test_id("match-result")).to_contain_text(names[winner])
+
+
 def sit_at_event(
     page: Page, server: str, event: dict, code: str, seat: str, name: str, player_id: str = ""
 ) -> None:

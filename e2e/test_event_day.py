@@ -200,3 +200,65 @@ def test_a_call_rings_on_the_judges_page_and_a_dispute_is_one_alert(live_server,
     finally:
         for c in contexts:
             c.close()
+
+
+def test_the_organiser_reissues_the_table_cards_and_the_printed_ones_seat_nobody(
+    live_server, browser: Browser
+):
+    """A card lost or photographed: the organiser's page re-issues the cards after a dialog
+    that says what it does; cancelled, nothing changes; confirmed, the printed cards' seat
+    links seat nobody and the new cards' do."""
+    from tests.staff_actions import seat_claim
+
+    suffix = uuid.uuid4().hex[:6]
+    organiser = f"org{suffix}"
+    create_organiser(live_server, organiser)
+    staff = Staff(live_server).login(organiser)
+    ev = staff.create_event("Card Cup", 2)
+    staff.pair_by_hand(ev)
+    code, slug = ev["tables"][0]["code"], ev["slug"]
+    printed = f"/s/{slug}/1/A?c={seat_claim(live_server, slug, 1, 'A')}"
+    context = browser.new_context(base_url=live_server, **LAPTOP)
+    org = context.new_page()
+    refused: list[str] = []
+    org.on(
+        "response",
+        lambda r: (
+            refused.append(f"{r.url} {r.status}")
+            if "/api/" in r.url and r.request.method != "GET" and r.status >= 400
+            else None
+        ),
+    )
+
+    def seats(link: str) -> str:
+        """Where a card's seat link sends a phone."""
+        r = org.request.get(link, max_redirects=0)
+        assert r.status == 302, r.status
+        return r.headers["location"]
+
+    try:
+        assert seats(printed).startswith(f"/t/{code}?seat=A")
+        org.goto(f"/organiser/e/{ev['id']}")
+        login(org, organiser)
+        org.get_by_test_id("cards-reissue").click()
+        dialog = org.get_by_test_id("reissue-dialog")
+        expect(dialog).to_be_visible()
+        expect(dialog).to_contain_text("Re-issue the table cards?")
+        expect(dialog).to_contain_text("the cards printed so far will seat nobody")
+        org.get_by_test_id("reissue-cancel").click()
+        expect(dialog).to_have_count(0)
+        assert seats(printed).startswith(f"/t/{code}?seat=A")  # cancelled: nothing changed
+
+        org.get_by_test_id("cards-reissue").click()
+        org.get_by_test_id("reissue-confirm").click()
+        expect(dialog).to_have_count(0)
+        expect(org.get_by_test_id("org-msg")).to_contain_text("Table cards re-issued (issue 2)")
+        assert seats(printed) == "/?card=invalid"
+        new = f"/s/{slug}/1/A?c={seat_claim(live_server, slug, 1, 'A', issue=2)}"
+        assert seats(new).startswith(f"/t/{code}?seat=A")
+        # In zh-Hant, the same button and dialog in the catalogue's words.
+        org.locator(".staff-lang").select_option("zh-Hant")
+        expect(org.get_by_test_id("cards-reissue")).to_have_text("重新發行桌卡")
+        assert refused == []
+    finally:
+        context.close()

@@ -8,11 +8,12 @@ from __future__ import annotations
 from playwright.sync_api import Page, expect
 
 from e2e.steps import (
-    checklist,
-    choose_and_draw,
+    between_duels,
     confirm_entry,
+    confirm_result,
     expect_phase,
     keypad,
+    loser_chooses,
     lp,
     seat_both,
     start_duel,
@@ -23,45 +24,6 @@ def log(page: Page, code: str) -> list[dict]:
     """The table's event log, through the page's own HTTP API."""
     body = page.request.get(f"/api/tables/{code}/log").json()
     return body if isinstance(body, list) else body["events"]
-
-
-def confirm_result(a: Page, b: Page, winner: str, duel: int) -> None:
-    """Both phones show who won and confirm the duel result."""
-    for page in (a, b):
-        expect_phase(page, "duel_result")
-        expect(page.get_by_test_id("duel-result")).to_contain_text(f"Duel {duel}")
-        expect(page.get_by_test_id("duel-result")).to_contain_text(winner)
-    for page in (a, b):
-        page.get_by_test_id("result-confirm").click()
-
-
-def between_duels(a: Page, b: Page) -> None:
-    """Deck checks (R7.5) and ready on both phones: one tap each."""
-    expect_phase(b, "between")
-    for page in (a, b):
-        expect_phase(page, "between")
-        page.get_by_test_id("deck-check-ok").click()
-        if page is a:
-            expect(page.get_by_test_id("deck-checked")).to_be_visible()
-            expect(page.get_by_test_id("ready-me")).to_be_visible()
-    expect_phase(a, "pregame")
-    expect_phase(b, "pregame")
-
-
-def loser_chooses(a: Page, b: Page, loser: Page, order: str = "first") -> None:
-    """R6.6: no rock-paper-scissors; the choice buttons are on the loser's phone only."""
-    winner = b if loser is a else a
-    checklist(a, b)
-    expect(loser.get_by_test_id("choose-first")).to_be_visible()
-    expect(loser.get_by_test_id("choose-second")).to_be_visible()
-    expect(winner.get_by_test_id("chooser")).to_be_visible()
-    expect(winner.get_by_test_id("choose-first")).to_have_count(0)
-    expect(winner.get_by_test_id("choose-second")).to_have_count(0)
-    for page in (a, b):
-        expect(page.get_by_test_id("rps")).to_have_count(0)
-    choose_and_draw(a, b, loser, order)
-    for page in (a, b):
-        expect(page.get_by_test_id("first-player")).to_have_count(0)
 
 
 def test_best_of_three_goes_to_duel_three(new_phone):

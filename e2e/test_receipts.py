@@ -32,7 +32,7 @@ def test_the_sheet_page_checks_the_phones_receipts(live_server, new_phone):
 def test_both_phones_keep_the_signed_head_of_a_result_asked_for_with_their_seat(new_phone):
     # At a duel's confirmed result each phone fetches the signed heads with its seat's token
     # (charged to the seat: a hall's phones share one address) and keeps the result's head.
-    from e2e.test_match import confirm_result
+    from e2e.steps import confirm_result
 
     a, b = new_phone(), new_phone()
     asked: list[str | None] = []

@@ -91,7 +91,7 @@ def test_a_finished_match_prints_on_one_a4_page(live, page, finished_match, tmp_
     assert page.locator(".sheet-tools").is_hidden()  # the buttons do not print
     text = page.inner_text("body")
     assert "Hash chain verified" in text
-    assert "TIME called" in text and "extra turn 3 of 3" in text
+    assert "TIME called" in text and "Extra Turn 3 of 3" in text
     assert "Signatures" in text
 
     pdf = page.pdf(format="A4", print_background=True)

@@ -24,50 +24,15 @@ from hypothesis.errors import HypothesisDeprecationWarning
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
+from server.rules import DECLARATIONS
+
 from .http import retrying
 from .proc import Backend, ServerProcess, tracebacks_of
 
+# Valid arguments of every command, a client's or the server's own (a client sending one of
+# those must be refused): each declaration's sample (server/rules/, beside its decider).
 VALID_ARGS: dict[str, dict[str, Any]] = {
-    "lp.propose": {"changes": [{"seat": "B", "kind": "damage", "amount": 500}], "note": "x"},
-    "lp.confirm": {"entry": 1},
-    "lp.reject": {"entry": 1, "reason": ""},
-    "lp.withdraw": {"entry": 1},
-    "deck.declare": {"main": 40, "extra": 15, "side": 15},
-    "deck.confirm": {"seat": "A"},
-    "pregame.check": {"items": ["handshake", "side_shown", "shuffled", "cut"]},
-    "rps.pick": {"hand": "rock"},
-    "rps.report": {"winner": "A"},
-    "rps.confirm": {},
-    "duel.choose": {"order": "first"},
-    "duel.draw": {},
-    "turn.end": {"turn": 1},
-    "duel.concede": {},
-    "result.confirm": {"duel": 1},
-    "result.dispute": {"duel": 1, "reason": "no"},
-    "deck.check": {"ok": True, "note": ""},
-    "side.exchange": {"main": {"in": 1, "out": 1}, "extra": {"in": 0, "out": 0}},
-    "between.ready": {},
-    "match.confirm": {},
-    "match.new": {},
-    "clock.start": {},
-    "clock.pause": {},
-    "clock.resume": {},
-    "clock.extend": {"minutes": 2},
-    "coin.toss": {"count": 1},
-    "die.roll": {"count": 2},
-    "counter.change": {"name": "Spell Counter", "delta": 1},
-    "counter.clear": {"name": "Spell Counter"},
-    "token.change": {"delta": 1},
-    "judge.call": {"reason": "help"},
-    "judge.ack": {"call": 1},
-    "judge.close": {"call": 1, "note": ""},
-    "dispute.settle": {"entry": 1, "action": "apply", "note": ""},
-    "lp.correct": {"changes": [{"seat": "A", "kind": "set", "amount": 8000}], "note": ""},
-    "penalty.record": {"seat": "A", "level": "warning", "infraction": "slow_play", "note": ""},
-    "result.set": {"duel": 1, "winner": "A", "note": ""},
-    "roll.void": {"roll": 1, "note": ""},
-    "tick": {},
-    "seat.join": {"seat": "A", "name": "x"},
+    name: dict(declared.sample) for name, declared in DECLARATIONS.items()
 }
 
 huge_ints = st.one_of(

@@ -18,6 +18,7 @@ from server.rules import (
     Event,
     RuleError,
     TableState,
+    admit,
     apply,
     create_events,
     decide,
@@ -79,8 +80,11 @@ class Table:
     # --- commands ------------------------------------------------------------------------
 
     def decide(self, who: str | Actor, cmd: str, **args: Any) -> list[Event]:
-        """What the command would produce, without applying it."""
-        return decide(self.state, cmd, args, actor(who), self.now, self.randbelow)
+        """What the command would produce, without applying it: the sender's role checked as the
+        edge checks it (`admit`), then the rules decide."""
+        sender = actor(who)
+        admit(cmd, sender)
+        return decide(self.state, cmd, args, sender, self.now, self.randbelow)
 
     def do(self, who: str | Actor, cmd: str, **args: Any) -> list[Event]:
         """Run a command that must be accepted; apply and log its events."""

@@ -177,3 +177,41 @@ def test_a_baseline_server_sees_its_own_checkout_first_and_never_this_one(tmp_pa
     assert code_path(tmp_path, env) == f"{tmp_path}:{other}"
     assert code_path(ROOT, env) == f"{ROOT}:{other}"
     assert code_path(ROOT, {}) == str(ROOT)
+
+
+def test_the_storms_phones_back_off_as_the_app_does() -> None:
+    """bench/load.py's reconnect delay is web/js/conn.js's `backoffDelay`: the same bounds."""
+    import random
+    import re
+
+    from bench.load import BACKOFF_MAX, BACKOFF_MIN, backoff_delay
+
+    js = (Path(__file__).resolve().parent.parent / "web" / "js" / "conn.js").read_text()
+    assert f"BACKOFF_MIN_MS = {int(BACKOFF_MIN * 1000)};" in js
+    assert f"BACKOFF_MAX_MS = {int(BACKOFF_MAX * 1000)};" in js
+    assert re.search(r"cap / 2 \+ rnd\(\) \* \(cap / 2\)", js)
+    rng = random.Random(1)
+    assert all(0.25 <= backoff_delay(0, rng) <= 0.5 for _ in range(100))
+    assert all(10.0 <= backoff_delay(9, rng) <= 20.0 for _ in range(100))
+
+
+def test_the_storms_figures_of_every_client_add_up() -> None:
+    from bench.run import Case, Result
+
+    result = Result(Case("server", 4))
+    part = {
+        "welcomed_s": [1.0, 2.0],
+        "refused_opens": 3,
+        "failed_opens": {"TimeoutError": 1},
+        "refused_for_good": 0,
+        "lost_acknowledged": 0,
+        "control_ping_ms": [5.0],
+        "phones": 2,
+    }
+    result.add_storm(part)
+    result.add_storm({**part, "welcomed_s": [30.0], "failed_opens": {"TimeoutError": 2}})
+    summary = result.storm_summary()
+    assert summary is not None
+    assert summary["phones"] == 4 and summary["welcomed"] == 3
+    assert summary["welcomed_max_s"] == 30.0 and summary["refused_opens"] == 6
+    assert summary["failed_opens"] == {"TimeoutError": 3}

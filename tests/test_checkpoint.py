@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from server import create_app
-from server.api.schemas import COMMAND_SCHEMAS
+from server.api.arguments import load_args
 from server.rules import Actor, get_ruleset
 from server.store import db
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(
 def _toss_many(store: Any, count: int) -> str:
     code = store.create_table(get_ruleset("ocg-2008"), 1_000)
     store.join(code, "A", "Ann", "1", 1_000)
-    args = COMMAND_SCHEMAS["coin.toss"].load({"count": 1})
+    args = load_args("coin.toss", {"count": 1})
     seat_a = Actor(role="seat", seat="A")
     for n in range(count):
         # A second apart: a seat may toss only a few times a second.

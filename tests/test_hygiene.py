@@ -100,13 +100,33 @@ def free_text_fields(schema) -> list[tuple[list[str], object]]:
     return found
 
 
+def spec_text_fields(spec, path: list[str]) -> list[tuple[list[str], object]]:
+    """Every free-text field of a command's declared arguments (server/rules/args.py), nested
+    objects, list items and map keys included."""
+    found: list[tuple[list[str], object]] = []
+
+    def walk(f, where: list[str]) -> None:
+        if f.kind in ("text", "lines"):
+            found.append((where, f))
+        for part in (f.item, f.key):
+            if part is not None:
+                walk(part, where)
+        if f.spec is not None:
+            found.extend(spec_text_fields(f.spec, where))
+
+    for name, f in spec.fields.items():
+        walk(f, [*path, name])
+    return found
+
+
 def test_no_text_the_server_takes_keeps_nul_or_direction_overrides():
     # Every free-text field of every HTTP body and websocket command: a NUL or a right-to-left
     # override can disguise a note on the sheet or break what stores and prints it.
-    from server.api.schemas import BODIES, COMMAND_SCHEMAS
+    from server.api.arguments import compile_field
+    from server.api.schemas import BODIES
+    from server.rules import DECLARATIONS
 
     schemas = {f"body {k}": v for k, v in BODIES.items()}
-    schemas.update({f"command {k}": v for k, v in COMMAND_SCHEMAS.items()})
     kept = []
     checked = 0
     for label, schema in schemas.items():
@@ -116,5 +136,14 @@ def test_no_text_the_server_takes_keeps_nul_or_direction_overrides():
             value = field.deserialize(HOSTILE)
             if any(ch in value for ch in "\x00\u202e\u2066\u061c\u200b"):
                 kept.append(f"{label}: {'.'.join(path)} -> {value!r}")
+    # The commands' arguments, through the validator the socket runs (compiled from the spec).
+    for cmd, declared in DECLARATIONS.items():
+        if declared.args is None:
+            continue
+        for path, spec_field in spec_text_fields(declared.args, []):
+            checked += 1
+            value = compile_field(spec_field)(HOSTILE)
+            if any(ch in value for ch in "\x00\u202e\u2066\u061c\u200b"):
+                kept.append(f"command {cmd}: {'.'.join(path)} -> {value!r}")
     assert checked > 20
     assert kept == []

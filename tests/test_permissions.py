@@ -15,59 +15,15 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from server.rules import COMMANDS
+from server.rules import COMMANDS, DECLARATIONS
 from tests.staff_actions import Staff, create_organiser, seat_claim
 from tests.test_ws import http
 
 WAIT = 5
 
-# Schema-valid arguments for every command a client may send.
+# Schema-valid arguments for every command a client may send: each declaration's sample.
 ARGS: dict[str, dict[str, Any]] = {
-    "lp.propose": {"seat": "B", "delta": -100},
-    "lp.confirm": {"entry": 99},
-    "lp.reject": {"entry": 99, "reason": "no"},
-    "lp.withdraw": {"entry": 99},
-    "dispute.withdraw": {"entry": 99},
-    "dispute.repropose": {"entry": 99, "changes": [{"seat": "B", "kind": "damage", "amount": 1}]},
-    "deck.declare": {"main": 40, "extra": 15, "side": 15},
-    "deck.confirm": {"seat": "A"},
-    "deck.register": {"text": "1 Kuriboh"},
-    "banlist.set": {"name": ""},
-    "pregame.check": {"items": ["handshake"]},
-    "rps.pick": {"hand": "rock"},
-    "rps.report": {"winner": "A"},
-    "rps.confirm": {},
-    "duel.choose": {"order": "first"},
-    "duel.draw": {},
-    "turn.end": {"turn": 1},
-    "duel.concede": {},
-    "result.confirm": {"duel": 1},
-    "result.dispute": {"duel": 1, "reason": ""},
-    "deck.check": {"ok": True, "note": ""},
-    "deck.clear": {"seat": "A", "note": ""},
-    "deck.fix": {"seat": "A"},
-    "side.exchange": {"main": {"in": 0, "out": 0}},
-    "between.ready": {},
-    "match.confirm": {},
-    "match.new": {},
-    "clock.start": {},
-    "clock.pause": {},
-    "clock.resume": {},
-    "clock.extend": {"minutes": 1},
-    "coin.toss": {"count": 1},
-    "die.roll": {"count": 1},
-    "counter.change": {"name": "Spell Counter", "delta": 1},
-    "counter.clear": {},
-    "token.change": {"delta": 1},
-    "judge.call": {"reason": "test"},
-    "judge.ack": {"call": 99},
-    "judge.close": {"call": 99, "note": ""},
-    "dispute.settle": {"entry": 99, "action": "void", "note": ""},
-    "lp.correct": {"changes": [{"seat": "A", "kind": "gain", "amount": 0}], "note": ""},
-    "penalty.record": {"seat": "A", "level": "caution", "infraction": "other", "note": ""},
-    "result.set": {"duel": 5, "winner": "A"},
-    "roll.void": {"roll": 99},
-    "round.end": {"round": 1},
+    name: dict(declared.sample) for name, declared in DECLARATIONS.items() if declared.from_clients
 }
 CLIENT_COMMANDS = sorted(c for c, roles in COMMANDS.items() if roles - {"system"})
 ROLES = ("seat_a", "seat_b", "spectator", "judge", "other_judge", "organiser", "anonymous")

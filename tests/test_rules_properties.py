@@ -41,6 +41,7 @@ from server.rules import (
     Event,
     RuleError,
     TableState,
+    admit,
     apply,
     create_events,
     decide,
@@ -138,6 +139,7 @@ class TableMachine(RuleBasedStateMachine):
     def run(self, who: str, cmd: str, args: dict[str, Any]) -> None:
         snapshot = repr(self.state)
         try:
+            admit(cmd, actor(who))  # the edge's role check
             events = decide(self.state, cmd, args, actor(who), self.now, self.rng.randrange)
         except RuleError as err:
             assert isinstance(err.code, str) and err.code

@@ -1,4 +1,5 @@
-"""Input schemas: every client command has one; bounds, text cleaning and strictness."""
+"""Input schemas: every client command has one (its declaration's compiled validator); bounds,
+text cleaning and strictness."""
 
 from __future__ import annotations
 
@@ -9,20 +10,28 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
-from server.api.schemas import (
-    COMMAND_SCHEMAS,
-    FAST_COMMANDS,
-    MESSAGE_SCHEMAS,
-    clean_text,
-    load_args,
-    load_command_message,
-)
-from server.rules import COMMANDS
+from server.api.arguments import LOADERS, load_args
+from server.api.schemas import MESSAGE_SCHEMAS, clean_text, load_command_message
+from server.rules import COMMANDS, DECLARATIONS
+from tests.arg_schemas import REFERENCE
+
+# A marshmallow schema of each command's declared fields: what the compiled validator must do.
+COMMAND_SCHEMAS = REFERENCE
 
 
 def test_every_command_a_client_may_send_has_a_schema():
     client_commands = {cmd for cmd, roles in COMMANDS.items() if roles - {"system"}}
     assert client_commands == set(COMMAND_SCHEMAS)
+    assert client_commands == set(LOADERS)  # each one's validator, compiled from its declaration
+
+
+def test_every_declared_sample_is_valid():
+    """The sample each declaration gives (the permission tests and the fuzzer send it) loads."""
+    for name, declared in DECLARATIONS.items():
+        if declared.args is not None:
+            assert load_args(name, dict(declared.sample)) == COMMAND_SCHEMAS[name].load(
+                dict(declared.sample)
+            ), name
 
 
 def test_clean_text_drops_controls_and_direction_overrides():
@@ -59,7 +68,7 @@ def test_clean_text_drops_controls_and_direction_overrides():
 )
 def test_valid_arguments(cmd, args, loaded):
     assert COMMAND_SCHEMAS[cmd].load(args) == loaded
-    assert load_args(cmd, args) == loaded  # the hot path's loader, fast or not
+    assert load_args(cmd, args) == loaded  # the compiled validator, the one the socket uses
 
 
 @pytest.mark.parametrize(
@@ -121,8 +130,8 @@ def test_command_message_needs_an_id_and_refuses_extras():
     assert schema.load({"type": "command", "id": "1", "cmd": "duel.draw"})["args"] == {}
 
 
-# The fast loaders of the hot commands (server/api/schemas.py) must agree with the schemas on
-# everything: the same result for what they accept, the schema's error for anything else.
+# The compiled validators (server/api/arguments.py) must agree with marshmallow schemas of the
+# same fields on everything: the same result for what they accept, the same errors otherwise.
 _values = st.one_of(
     st.none(),
     st.booleans(),
@@ -144,13 +153,37 @@ def _outcome(load: Any, *args: Any) -> Any:
         return ("invalid", exc.messages)
 
 
+_HOT = ["lp.propose", "lp.confirm", "lp.withdraw", "coin.toss", "die.roll", "duel.draw"]
+_any_keys = st.sampled_from(
+    sorted({k for d in DECLARATIONS.values() if d.args for k in d.args.fields} | {"x"})
+)
+_nested = st.recursive(
+    _values,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(["seat", "kind", "amount", "in", "out", "x"]), inner),
+    ),
+    max_leaves=6,
+)
+
+
 @settings(max_examples=400, deadline=None)
-@given(cmd=st.sampled_from(sorted(FAST_COMMANDS)), args=st.dictionaries(_keys, _values, max_size=3))
+@given(cmd=st.sampled_from(_HOT), args=st.dictionaries(_keys, _values, max_size=3))
 def test_fast_argument_loaders_agree_with_the_schemas(cmd, args):
     expected = _outcome(COMMAND_SCHEMAS[cmd].load, args)
     assert _outcome(load_args, cmd, args) == expected
-    fast = FAST_COMMANDS[cmd](args)
-    assert fast is None or ("ok", fast) == expected
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    cmd=st.sampled_from(sorted(LOADERS)),
+    args=st.one_of(st.dictionaries(_any_keys, _nested, max_size=4), _nested),
+    on_sample=st.booleans(),
+)
+def test_every_validator_agrees_with_a_schema_of_its_fields(cmd, args, on_sample):
+    if on_sample and isinstance(args, dict):  # near a valid command: one field bent
+        args = {**DECLARATIONS[cmd].sample, **args}
+    assert _outcome(load_args, cmd, args) == _outcome(COMMAND_SCHEMAS[cmd].load, args)
 
 
 _ids = st.one_of(
@@ -181,9 +214,9 @@ def test_the_fast_command_message_loader_agrees_with_the_schema(message):
 
 
 def test_the_plain_forms_of_the_hot_commands_take_the_fast_path():
-    assert FAST_COMMANDS["lp.propose"]({"seat": "B", "delta": -10}) is not None
-    assert FAST_COMMANDS["lp.confirm"]({"entry": 7}) is not None
-    assert FAST_COMMANDS["coin.toss"]({"count": 1}) is not None
-    assert FAST_COMMANDS["duel.draw"]({}) is not None
+    assert load_args("lp.propose", {"seat": "B", "delta": -10}) is not None
+    assert load_args("lp.confirm", {"entry": 7}) is not None
+    assert load_args("coin.toss", {"count": 1}) is not None
+    assert load_args("duel.draw", {}) is not None
     message = {"type": "command", "id": "T1-5", "cmd": "lp.confirm", "args": {"entry": 7}}
     assert load_command_message(message) == MESSAGE_SCHEMAS["command"].load(message)

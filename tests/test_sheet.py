@@ -96,10 +96,11 @@ def test_the_sheet_has_rolls_rulings_penalties_and_the_clock(app, match):
     assert clock[0] == "clock started (40:00)"
     assert "extension +2:00" in clock
     assert "TIME called (duel 3, turn 2)" in clock
-    assert [t for t in clock if t.startswith("extra turn")] == [
-        "extra turn 1 of 3 (turn 3)",
-        "extra turn 2 of 3 (turn 4)",
-        "extra turn 3 of 3 (turn 5)",
+    # The stage's one wording (`time.stage.extra_turns`), with the turn it is (R5.1.3).
+    assert [t for t in clock if t.startswith("Extra Turn")] == [
+        "Extra Turn 1 of 3 (turn 3)",
+        "Extra Turn 2 of 3 (turn 4)",
+        "Extra Turn 3 of 3 (turn 5)",
     ]
     judge_rows = [r for d in m.duels for r in d.rows if r.by_judge]
     assert [(r.changes["A"], r.confirmed_by) for r in judge_rows] == [("=7200", "judge:Pegasus")]

@@ -384,12 +384,15 @@ def test_opening_sockets_counts_against_the_address_limit(tmp_path, database_url
 def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(store):
     """Each audience's text is `view(...)` plus "seq", though the shared part is encoded once
     per snapshot and the ledger once per change of it."""
-    from server.api.schemas import COMMAND_SCHEMAS
-    from server.api.ws import _ledger_rows, _state_text
+    from server.api.arguments import load_args
+    from server.api.encoding import ViewTexts
     from server.rules import Actor, get_ruleset, view
 
+    views = ViewTexts()
+    _ledger_rows, _state_text = views.ledger_rows, views.state_text
+
     def send(seat, cmd, args, ref, at_ms):
-        loaded = COMMAND_SCHEMAS[cmd].load(args)
+        loaded = load_args(cmd, args)
         return store.append(code, cmd, loaded, actor[seat], ref, at_ms)
 
     code = store.create_table(get_ruleset(), 1_000)
@@ -423,7 +426,7 @@ def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(st
 
 
 def test_encode_is_compact_json_with_non_ascii_kept():
-    from server.api.ws import encode
+    from server.api.encoding import encode
 
     message = {"a": [1, 2.5, None, True, -0.0], "名": '「ライフ」 "q" \\ \n é', "n": {"x": []}}
     assert encode(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
@@ -497,26 +500,28 @@ def test_the_edge_keeps_its_encoded_texts_beside_the_snapshots_not_in_them(store
     import dataclasses
     import gc
 
-    from server.api import ws
+    from server.api.encoding import ViewTexts
     from server.rules import get_ruleset
     from server.store import Snapshot
+
+    views = ViewTexts()  # an app's own (`Services.views`): no texts kept in module globals
 
     assert {f.name for f in dataclasses.fields(Snapshot)} == {
         "seq", "state", "last_hash", "recent", "table_id",
     }  # fmt: skip
     code = store.create_table(get_ruleset(), 1_000)
     snap = store.snapshot(code)
-    first = ws._state_text(snap, None, False, {})
-    shared = ws.encoded(snap)["parts"]  # the viewer-independent keys, encoded once
-    ws._state_text(snap, "A", False, {})  # another audience: its own keys only
-    assert ws.encoded(snap)["parts"] is shared
-    assert ws._state_text(snap, None, False, {}) == first
+    first = views.state_text(snap, None, False, {})
+    shared = views.encoded(snap)["parts"]  # the viewer-independent keys, encoded once
+    views.state_text(snap, "A", False, {})  # another audience: its own keys only
+    assert views.encoded(snap)["parts"] is shared
+    assert views.state_text(snap, None, False, {}) == first
     key = id(snap)
-    assert key in ws._ENCODED
+    assert views.kept(key)
     store._cache.clear()
     del snap
     gc.collect()
-    assert key not in ws._ENCODED
+    assert not views.kept(key)
 
 
 def test_r1_4_r7_1_a_rejected_entry_holds_the_later_one_over_the_socket(table: Table):
@@ -555,3 +560,29 @@ def test_r1_4_r7_1_a_rejected_entry_holds_the_later_one_over_the_socket(table: T
                 assert state["phase"] == "duel_result" and state["result"]["winner"] == "B"
 
     run(scenario())
+
+
+def test_every_declared_pre_step_is_one_the_edge_has():
+    """A declaration names its pre-steps (server/rules/); each is a function of
+    server/api/presteps.py, run before the rules decide."""
+    from server.api.presteps import PRESTEPS
+    from server.rules import DECLARATIONS
+
+    named = {name for d in DECLARATIONS.values() for name in d.pre}
+    assert named and named <= set(PRESTEPS)
+    assert set(PRESTEPS) <= named  # none left without its command
+    assert DECLARATIONS["banlist.set"].pre == ("banlist.entries",)
+
+
+def test_the_views_texts_are_the_apps_and_emptied_with_it(app):
+    """The encoded views belong to the app's services (no module globals), closed with them."""
+    from server.api.context import Services
+    from server.rules import get_ruleset
+
+    found: Services = app.extensions["duel_table"]
+    code = found.tables.create_table(get_ruleset(), 1)
+    snap = found.store.snapshot(code)
+    found.views.state_text(snap, None, False, {})
+    assert snap in found.views
+    found.views.close()
+    assert snap not in found.views

@@ -151,7 +151,9 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
     command, the deltas applied so far give exactly that viewer's whole state."""
     import sheet_match
 
-    from server.api.ws import Connection, _encode_parts
+    from server.api.encoding import ViewTexts
+    from server.api.encoding import encode_parts as _encode_parts
+    from server.api.ws import Connection
     from server.rules import Actor, view
 
     audiences = {
@@ -162,6 +164,7 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
     }
     sockets: dict[tuple[str, int], Connection] = {}
     held: dict[tuple[str, int], Any] = {}
+    views = ViewTexts()
     checked = {"seqs": 0, "ledger": 0, "delta_bytes": 0, "full_bytes": 0}
 
     def connection(code: str, actor: Actor, version: int) -> Connection:
@@ -169,6 +172,7 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
         conn.code, conn.store, conn.clock, conn.actor = code, store, lambda: 0, actor
         conn.ws, conn.version, conn.last_seq, conn.welcomed = Sent(), version, 0, False
         conn.sent_parts, conn.sent_rows = {}, []
+        conn.views = views  # one app's encoded texts, shared by its sockets
         conn.write("welcome", None)
         return conn
 
@@ -212,7 +216,7 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
 
 
 def test_a_view_s_texts_are_reused_only_for_values_equal_and_of_the_same_type():
-    from server.api.ws import _encode_parts
+    from server.api.encoding import encode_parts as _encode_parts
 
     before = _encode_parts({"lp": {"A": 8000}, "flag": 1, "list": [1, 2]}, {})
     after = _encode_parts({"lp": {"A": 8000}, "flag": True, "list": [1, 2, 3]}, before)

@@ -227,6 +227,8 @@ def play(
         now += 1500
         step: dict[str, Any] = {"who": who, "cmd": cmd, "args": args}
         try:
+            if hasattr(rules, "admit"):  # the edge's role check (the rules' own, before it)
+                rules.admit(cmd, _actor(rules, who))
             events = rules.decide(state, cmd, args, _actor(rules, who), now, rng.randrange)
         except rules.RuleError as err:
             step["refused"] = [err.code, err.message, err.details]

@@ -58,3 +58,35 @@ class KeyedLimiter:
             else:
                 self._buckets.move_to_end(key)
             return bucket.take(cost)
+
+
+class OpenBudget:
+    """How many websockets may open a second, checked before the upgrade: in all (what the
+    worker's loop can take on while it keeps serving the sockets it has) and per client address
+    (so one address cannot spend the whole budget). A hall's phones share the venue's address,
+    so the per-address budget is most of the total: a whole hall reconnecting after a Wi-Fi
+    blip comes back at the budget's rate, each refused phone retrying after its backoff
+    (docs/performance.md, "A whole hall reconnecting")."""
+
+    def __init__(
+        self,
+        rate: float,
+        burst: float,
+        per_address_rate: float,
+        per_address_burst: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._all = TokenBucket(rate, burst, clock)
+        self._lock = threading.Lock()
+        self._addresses = KeyedLimiter(per_address_rate, per_address_burst, clock=clock)
+
+    def admit(self, address: str) -> bool:
+        """Spend one open of the total and of `address`; False, with nothing spent, when either
+        has none left."""
+        with self._lock:
+            if not self._all.take():
+                return False
+            if self._addresses.take(address):
+                return True
+            self._all.tokens += 1  # the address had none: the total's token is not spent
+            return False

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from flask import current_app
 
 from server.api.buckets import KeyedLimiter
+from server.api.encoding import ViewTexts
 from server.api.grants import Grants
 from server.api.keepalive import Pinger
 from server.runtime.offload import Offload
@@ -43,6 +44,8 @@ class Services:
     grants: Grants = field(default_factory=Grants)
     # The OS threads that password hashes run on under gevent (`server/runtime/offload.py`).
     offload: Offload = field(default_factory=Offload)
+    # What the table socket encoded of the store's snapshots (`api/encoding.py`).
+    views: ViewTexts = field(default_factory=ViewTexts)
 
     @property
     def tables(self) -> TableService:
@@ -62,6 +65,7 @@ class Services:
             self.checkpointer.stop()
         self.grants.stop()
         self.offload.close()
+        self.views.close()
         self.store.close()
         self.hub.close()
 

@@ -1,4 +1,4 @@
-"""Deck lists and ban lists over HTTP, and what the table websocket adds to their commands.
+"""Deck lists and ban lists over HTTP, and the event's list put in force at its tables.
 
 - `POST /api/tables/<code>/decklist/check` (a seat's token as `Authorization: Bearer ...`):
   the problems of a pasted list against the table's ban list, for live feedback; writes nothing.
@@ -12,8 +12,6 @@ its first deck list is registered).
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, request
 
@@ -85,19 +83,6 @@ def set_event_banlist(codes: list[str], name: str, entries: list[list[str]], now
         except RuleError as exc:
             refused[code] = exc.code
     return applied, refused
-
-
-def before_command(
-    code: str, cmd: str, args: dict[str, Any], actor: Actor, now_ms: int
-) -> dict[str, Any]:
-    """What the websocket edge adds before the rules decide: a ban list named by a judge is
-    looked up; an event table gets its event's list before a deck list is registered."""
-    if cmd == "banlist.set":
-        name = str(args.get("name") or "")
-        return {"name": name, "entries": banlists.entries_of(name) if name else []}
-    if cmd == "deck.register":
-        ensure_event_banlist(code, now_ms)
-    return args
 
 
 # -- routes --------------------------------------------------------------------------------------

@@ -29,10 +29,10 @@ from server.store import EventStore
 from server.store.tournament import Staff, Tournament
 
 from .access import session_grant
+from .encoding import encode, encode_with, json_array
 from .identity import COOKIE, current_staff, origin_allowed, tournament
 from .keepalive import CLOSE_POLICY
 from .session import GuardedServer, Session, websocket_route
-from .ws import encode, encode_with, json_array
 
 log = logging.getLogger(__name__)
 

@@ -55,7 +55,7 @@ from server.core.errors import error_body
 from server.core.jsontext import phone_text
 from server.runtime.memtrim import TRIMMER
 
-from .buckets import TokenBucket
+from .buckets import OpenBudget, TokenBucket
 from .keepalive import CLOSE_POLICY, Pinger, send_ping
 
 log = logging.getLogger(__name__)
@@ -210,6 +210,8 @@ def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]],
         @wraps(view)
         def endpoint(*args: Any, **kwargs: Any) -> Response:
             config = current_app.config
+            if not sessions().opens.admit(request.remote_addr or "?"):
+                return busy()
             options = dict(config.get("SOCK_SERVER_OPTIONS", {}))
             ws = GuardedServer(request.environ, FrameBudget(config), **options)
             timeout, buffer = config["WS_WRITE_TIMEOUT_SECONDS"], config["WS_SEND_BUFFER_BYTES"]
@@ -237,6 +239,14 @@ def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]],
         return endpoint
 
     return decorator
+
+
+def busy() -> Response:
+    """The answer to an open past the budget, before any upgrade: 503, and a Retry-After of one
+    to three seconds, spread so refused phones do not all come back in the same second."""
+    response = Response(phone_text({"error": error_body("busy")}), 503, mimetype="application/json")
+    response.headers["Retry-After"] = str(1 + time.monotonic_ns() % 3)
+    return response
 
 
 # -- the session ------------------------------------------------------------------------------
@@ -418,57 +428,51 @@ class Sessions:
         self._spectators: dict[str, int] = {}
         self._seats: dict[tuple[str, str], deque[Session]] = {}
         self._buckets: OrderedDict[tuple[str, str], tuple[TokenBucket, TokenBucket]] = OrderedDict()
+        self.opens = OpenBudget(
+            config["WS_OPENS_PER_SECOND"],
+            config["WS_OPENS_BURST"],
+            config["WS_OPENS_PER_ADDRESS_PER_SECOND"],
+            config["WS_OPENS_PER_ADDRESS_BURST"],
+        )
+
+    def _take(self, counts: dict[str, int], key: str, limit: int) -> bool:
+        """Count one more for `key` in `counts`; False (not counted) when it has `limit`."""
+        with self._lock:
+            n = counts.get(key, 0)
+            if n >= limit:
+                return False
+            counts[key] = n + 1
+            return True
+
+    def _give(self, counts: dict[str, int], key: str) -> None:
+        """Count one less for `key` in `counts`."""
+        with self._lock:
+            n = counts.get(key, 0) - 1
+            if n > 0:
+                counts[key] = n
+            else:
+                counts.pop(key, None)
 
     def open(self, address: str) -> bool:
         """Count a socket from `address`; False (not counted) when it has its share."""
-        with self._lock:
-            n = self._addresses.get(address, 0)
-            if n >= self.per_address:
-                return False
-            self._addresses[address] = n + 1
-            return True
+        return self._take(self._addresses, address, self.per_address)
 
     def close(self, address: str) -> None:
-        with self._lock:
-            n = self._addresses.get(address, 0) - 1
-            if n > 0:
-                self._addresses[address] = n
-            else:
-                self._addresses.pop(address, None)
+        self._give(self._addresses, address)
 
     def spectate(self, address: str) -> bool:
         """Count a spectator from `address`; False when the address has its share."""
-        with self._lock:
-            n = self._watchers.get(address, 0)
-            if n >= self.spectators_per_address:
-                return False
-            self._watchers[address] = n + 1
-            return True
+        return self._take(self._watchers, address, self.spectators_per_address)
 
     def unspectate(self, address: str) -> None:
-        with self._lock:
-            n = self._watchers.get(address, 0) - 1
-            if n > 0:
-                self._watchers[address] = n
-            else:
-                self._watchers.pop(address, None)
+        self._give(self._watchers, address)
 
     def watch(self, code: str) -> bool:
         """Count a spectator of table `code`; False when the table has its share."""
-        with self._lock:
-            n = self._spectators.get(code, 0)
-            if n >= self.spectators_per_table:
-                return False
-            self._spectators[code] = n + 1
-            return True
+        return self._take(self._spectators, code, self.spectators_per_table)
 
     def unwatch(self, code: str) -> None:
-        with self._lock:
-            n = self._spectators.get(code, 0) - 1
-            if n > 0:
-                self._spectators[code] = n
-            else:
-                self._spectators.pop(code, None)
+        self._give(self._spectators, code)
 
     def sit(self, code: str, seat: str, conn: Session) -> None:
         """Add a seat's socket; the oldest of its sockets past the limit is closed."""

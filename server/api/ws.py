@@ -4,15 +4,17 @@ Each socket has one reader (the request's own thread or greenlet, handling messa
 and one writer (a thread draining an outbound queue), so replies and broadcasts never
 interleave their frames. The hub only says "table X is at seq N"; the writer reads what this
 viewer has not seen yet from the database and sends it as one `update`.
+
+This module is the socket's handler only: a command's arguments are loaded by its
+declaration's validator (`arguments.py`), its declared pre-steps run in `presteps.py`, and the
+views are encoded by the app's `ViewTexts` (`encoding.py`, `Services.views`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import threading
-import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, current_app, request
@@ -20,18 +22,18 @@ from marshmallow import ValidationError
 
 from server.api.context import Services, services
 from server.core.errors import DomainError, error_body
-from server.core.jsontext import phone_text, phone_text_with
-from server.rules import COMMANDS, Actor, RuleError, event_for
-from server.rules.view import ledger_row, seat_view, shared_view
+from server.rules import Actor, RuleError, admit, event_for
 from server.store import Appended
 
 from .access import budget_key, look_up, request_grant, socket_actor
+from .arguments import LOADERS
 from .buckets import TokenBucket
-from .decklists import before_command
+from .encoding import encode, encode_with, json_array, json_object
 from .http import jsonable
 from .identity import origin_allowed
 from .keepalive import CLOSE_POLICY
-from .schemas import COMMAND_SCHEMAS, MESSAGE_SCHEMAS, load_args, load_command_message
+from .presteps import before
+from .schemas import MESSAGE_SCHEMAS, load_command_message
 from .session import GuardedServer, Session, sessions, websocket_route
 
 log = logging.getLogger(__name__)
@@ -45,119 +47,6 @@ CLOSE_FORBIDDEN = 4003
 SPECTATOR = Actor(role="spectator")
 # While a phone asks for a seat, its phone's pings say it is around at most this often.
 SEEN_EVERY_MS = 10_000
-
-
-encode = phone_text
-encode.__doc__ = "A message as compact JSON text (non-ASCII kept as is)."
-
-
-def encode_with(message: dict[str, Any], **texts: str) -> str:
-    """`message` encoded with more fields, whose values (`texts`) are JSON text already."""
-    return phone_text_with(message, texts)
-
-
-def json_object(members: Iterable[str]) -> str:
-    """The JSON object of `members`, each one's text `"key":value`."""
-    return "{" + ",".join(members) + "}"
-
-
-def json_array(items: Iterable[str]) -> str:
-    """The JSON array of `items`, each one's text a JSON value."""
-    return "[" + ",".join(items) + "]"
-
-
-# What this edge encoded of the store's snapshots, kept beside them (the store keeps none):
-# per snapshot object, its texts by audience, dropped with the snapshot; per table, the
-# ledger's row texts, handed from one snapshot of the table to the next.
-_ENCODED: dict[int, dict[Any, Any]] = {}
-_LEDGERS: dict[int, tuple[Any, list[str]]] = {}
-LEDGERS_KEPT = 16384  # tables whose ledger texts are kept (the store caches 12,000 by default)
-_ledgers_lock = threading.Lock()
-
-
-def encoded(snap: Any) -> dict[Any, Any]:
-    """The texts encoded of `snap` so far, by audience: one dict per snapshot object, which
-    lives as long as the snapshot does."""
-    key = id(snap)
-    texts = _ENCODED.get(key)
-    if texts is None:
-        mine: dict[Any, Any] = {}
-        texts = _ENCODED.setdefault(key, mine)
-        if texts is mine:
-            weakref.finalize(snap, _ENCODED.pop, key, None)
-    return texts
-
-
-def _ledger_rows(snap: Any) -> list[str]:
-    """The ledger of `snap`, one encoded text per row: a row is encoded once, when it first
-    appears (or changes), and its text handed on to the table's later snapshots."""
-    ledger = snap.state.ledger
-    memo = _LEDGERS.get(snap.table_id)
-    if memo is not None and memo[0] is ledger:
-        return memo[1]
-    old_rows, old_texts = (memo[0], memo[1]) if memo is not None else ((), [])
-    texts = [
-        old_texts[i] if i < len(old_rows) and old_rows[i] is row else encode(ledger_row(row))
-        for i, row in enumerate(ledger)
-    ]
-    with _ledgers_lock:
-        _LEDGERS.pop(snap.table_id, None)  # kept last in order: the oldest go first
-        _LEDGERS[snap.table_id] = (ledger, texts)
-        while len(_LEDGERS) > LEDGERS_KEPT:
-            del _LEDGERS[next(iter(_LEDGERS))]
-    return texts
-
-
-def _state_text(snap: Any, seat: str | None, privileged: bool, before: dict[str, str]) -> str:
-    """`view(...)` of `snap` plus its "seq", encoded, from its parts (`_parts`: the
-    viewer-independent keys encoded once per snapshot) and the ledger's rows (encoded once
-    per change of them: most commands leave it as it was)."""
-    parts = _parts(snap, seat, privileged, before)
-    return json_object([*parts.values(), f'"ledger":{json_array(_ledger_rows(snap))}'])
-
-
-class Parts(dict[str, str]):
-    """A view's top-level keys -> their encoded `"key":value` texts, and (`view`) the values
-    they encode, so that the next snapshot's parts can reuse the texts of unchanged values."""
-
-    view: dict[str, Any]
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Whether a view's value is the one it was: equal, and of the same type (1 == True)."""
-    return a is b or (type(a) is type(b) and a == b)
-
-
-def _encode_parts(view: dict[str, Any], before: dict[str, str]) -> Parts:
-    """`view` as `Parts`: the text of a value equal to the one in `before` (the parts of an
-    earlier snapshot) is that one's; only the values that changed are encoded. A command
-    changes a few of the view's keys; encoding every one was a fifth of the update's CPU."""
-    old: dict[str, Any] = getattr(before, "view", None) or {}
-    parts = Parts()
-    for k, v in view.items():
-        text = before.get(k) if k in old and _same(old[k], v) else None
-        parts[k] = text if text is not None else f"{encode(k)}:{encode(v)}"
-    parts.view = view
-    return parts
-
-
-def _parts(snap: Any, seat: str | None, privileged: bool, before: dict[str, str]) -> Parts:
-    """The viewer's state of `snap` but the ledger, as top-level key -> encoded `"key":value`
-    text: the shared keys encoded once per snapshot, the viewer's once per audience, each
-    only if its value differs from the one in `before` (what this socket was last sent)."""
-    key = ("parts", seat, privileged)
-    texts = encoded(snap)
-    parts = texts.get(key)
-    if parts is None:
-        shared = texts.get("parts")
-        if shared is None:
-            view = {**shared_view(snap.state), "seq": snap.seq}
-            shared = texts["parts"] = _encode_parts(view, before)
-        own = _encode_parts(seat_view(snap.state, seat, privileged), before)
-        parts = Parts({**shared, **own})
-        parts.view = {**shared.view, **own.view}
-        texts[key] = parts
-    return parts
 
 
 class Connection(Session):
@@ -175,6 +64,7 @@ class Connection(Session):
         self.hub = found.hub
         self.tables = found.tables
         self.clock = found.clock
+        self.views = found.views  # the texts encoded of the snapshots, this app's
         self.http_limiter = found.http_limiter
         self.grants = found.grants
         self.actor = SPECTATOR
@@ -218,13 +108,16 @@ class Connection(Session):
         snapshot and audience (seat A, seat B, spectators, judges): every socket watching as
         the same viewer is sent the same text."""
         key = (self.actor.seat, self.privileged)
-        texts = encoded(snap)
+        views = self.views
+        texts = views.encoded(snap)
         text = texts.get(key)
         if text is None:
-            text = texts[key] = _state_text(snap, self.actor.seat, self.privileged, self.sent_parts)
+            text = texts[key] = views.state_text(
+                snap, self.actor.seat, self.privileged, self.sent_parts
+            )
         if self.version >= 2:
-            self.sent_parts = _parts(snap, self.actor.seat, self.privileged, self.sent_parts)
-            self.sent_rows = _ledger_rows(snap)
+            self.sent_parts = views.parts(snap, self.actor.seat, self.privileged, self.sent_parts)
+            self.sent_rows = views.ledger_rows(snap)
         self.ws.send(encode_with(message, state=text))
 
     def _send_with_delta(self, message: dict[str, Any], snap: Any) -> None:
@@ -232,11 +125,11 @@ class Connection(Session):
         message: "delta", the top-level keys whose value changed (the ledger aside), and
         "ledger", `{"from": i, "rows": [...]}` the rows from index i on (the ledger is cut to
         i + len(rows)), when the ledger changed."""
-        parts = _parts(snap, self.actor.seat, self.privileged, self.sent_parts)
+        parts = self.views.parts(snap, self.actor.seat, self.privileged, self.sent_parts)
         sent = self.sent_parts
         changed = [t for k, t in parts.items() if sent.get(k) is not t and sent.get(k) != t]
         texts = {"delta": json_object(changed)}
-        rows, old = _ledger_rows(snap), self.sent_rows
+        rows, old = self.views.ledger_rows(snap), self.sent_rows
         if rows is not old:
             start, end = 0, min(len(rows), len(old))
             while start < end and (rows[start] is old[start] or rows[start] == old[start]):
@@ -469,24 +362,23 @@ class Connection(Session):
         if not self.subscribed:
             self._refuse(ref, "hello_first", "Send hello before any command.")
             return
-        roles, schema = COMMANDS.get(cmd), COMMAND_SCHEMAS.get(cmd)
-        if roles is None:
-            self._refuse(ref, "unknown_command", f"Unknown command {cmd!r}.")
+        try:
+            declared = admit(cmd, self.actor)  # the one role check
+        except RuleError as exc:
+            self._refuse(ref, exc.code, exc.message)
             return
-        if self.actor.role not in roles:
-            self._refuse(ref, "forbidden", "You may not do that here.")
-            return
-        if schema is None:
-            log.error("command %s has no argument schema", cmd)
+        load = LOADERS.get(cmd)
+        if load is None:
+            log.error("command %s has roles but no arguments declared", cmd)
             self._refuse(ref, "unknown_command", f"Unknown command {cmd!r}.")
             return
         try:
-            loaded = load_args(cmd, args)
+            loaded = load(args)  # the one validation
         except ValidationError as exc:
             self._refuse(ref, "invalid", "Some arguments are not valid.", jsonable(exc.messages))
             return
         try:
-            loaded = before_command(self.code, cmd, loaded, self.actor, self.clock())
+            loaded = before(declared, self.code, loaded, self.actor, self.clock())
             self.tables.command(
                 self.code, cmd, loaded, self.actor, ref, self.clock(), answered=self._answer(ref)
             )

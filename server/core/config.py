@@ -104,6 +104,14 @@ DEFAULTS: dict[str, Any] = {
     # Updates queued for one socket's writer before the socket is closed as too slow.
     "WS_MAX_QUEUED": 256,
     "WS_HELLO_SECONDS": 10,
+    # Websocket opens a second, checked before the upgrade: in all, and per client address. A
+    # refused open gets 503 with Retry-After and the phone retries after its backoff. A hall
+    # behind one address reconnecting at once comes back at the per-address rate
+    # (docs/performance.md, "A whole hall reconnecting").
+    "WS_OPENS_PER_SECOND": 400,
+    "WS_OPENS_BURST": 200,
+    "WS_OPENS_PER_ADDRESS_PER_SECOND": 300,
+    "WS_OPENS_PER_ADDRESS_BURST": 150,
     # Per identity: a seat's sockets (the oldest closed), spectators of one table, and sockets
     # from one client address (a hall's phones often share one address: generous).
     "WS_MAX_PER_SEAT": 2,
@@ -178,6 +186,10 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "WS_MAX_PER_SEAT": parse_int,
     "WS_MAX_SPECTATORS_PER_TABLE": parse_int,
     "WS_MAX_PER_ADDRESS": parse_int,
+    "WS_OPENS_PER_SECOND": parse_int,
+    "WS_OPENS_BURST": parse_int,
+    "WS_OPENS_PER_ADDRESS_PER_SECOND": parse_int,
+    "WS_OPENS_PER_ADDRESS_BURST": parse_int,
     "WS_MAX_SPECTATORS_PER_ADDRESS": parse_int,
     "LOGIN_FREE_FAILURES_PER_ACCOUNT": parse_int,
     "LOGIN_FREE_FAILURES_PER_ADDRESS": parse_int,

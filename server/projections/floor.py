@@ -42,14 +42,10 @@ def phase_of(v: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": phase, "duel": v["duel_no"]}
     if phase == "duel":
         stage = t.get("stage")
-        if stage == "extra_turns":
-            out.update(kind="extra_turns", turn=t["extra_turn"], of=t["extra_turns"])
-        elif stage in ("sudden_death", "extra_duel_sudden_death"):
-            out["kind"] = "sudden_death"
-        elif stage == "finish_turn":
-            out["kind"] = "finish_turn"
-        elif v.get("extra_duel"):
-            out["kind"] = "extra_duel"
+        if stage:  # the time-over stage's code (R5): the judges' screens word it
+            extra_duel = stage.startswith("extra_duel")
+            of = t["extra_duel_turns"] if extra_duel else t["extra_turns"]
+            out.update(stage=stage, n=t["extra_turn"], of=of)
         if v.get("turn"):
             out["turn_no"] = v["turn"]["no"]
             out["turn_player"] = v["turn"]["player"]

@@ -16,6 +16,7 @@ from typing import Any
 
 from server.core.i18n import Said
 from server.rules import EMPTY, Event, TableState, apply
+from server.rules.time_over import STAGES
 from server.rules.view import LIST_EVENTS
 
 SEATS = ("A", "B")
@@ -36,13 +37,6 @@ REASONS = {
     "match_loss": "penalty: match loss",
     "disqualification": "penalty: disqualification",
     "disqualification_total": "penalty: disqualification",
-}
-STAGES = {
-    "finish_turn": "current turn is finished",
-    "extra_turns": "extra turn",
-    "sudden_death": "sudden death",
-    "extra_duel": "Extra Duel",
-    "extra_duel_sudden_death": "Extra Duel, sudden death",
 }
 FLAGS = {
     "turn_overtime": "turn over the thinking time",
@@ -700,15 +694,20 @@ class _Builder:
         self._clock(e, before, by, Said("sheet.row.time_called", where=where))
 
     def on_time_stage(self, e: Event, before: TableState, by: str) -> None:
+        # The stage's one wording is the catalogues' `time.stage.<code>` (R5, `time_over.py`).
         stage = str(e.data["stage"])
-        text: Said | str = Said(f"sheet.stage.{stage}") if stage in STAGES else stage
-        if stage == "extra_turns":
-            total = self.state.ruleset.extra_turns
-            turn = self.state.turn.no + 1 if self.state.turn else 0
-            n = e.data.get("extra_turn", 0)
-            text = Said("sheet.row.extra_turn", n=n, total=total)
-            if turn:
-                text = Said("sheet.row.extra_turn_of_turn", n=n, total=total, turn=turn)
+        rules = self.state.ruleset
+        of = e.data.get("of") or (
+            rules.extra_duel_turns if stage.startswith("extra_duel") else rules.extra_turns
+        )
+        text: Said | str = (
+            Said(f"time.stage.{stage}", n=e.data.get("extra_turn", 0), of=of)
+            if stage in STAGES
+            else stage
+        )
+        turn = self.state.turn.no + 1 if self.state.turn else 0
+        if stage == "extra_turns" and turn:
+            text = Said("sheet.row.stage_of_turn", stage=text, turn=turn)
         self._clock(e, before, by, text)
 
     def on_flag_raised(self, e: Event, before: TableState, by: str) -> None:

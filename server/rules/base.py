@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .args import Args
+
 SEATS: tuple[str, str] = ("A", "B")
 JUDGES: frozenset[str] = frozenset({"judge", "organiser"})
 SEAT: frozenset[str] = frozenset({"seat"})
@@ -100,20 +102,84 @@ class Event:
 Decider = Callable[["Tx", Mapping[str, Any]], None]
 Handler = Callable[[Any, Event], Any]
 
+
+@dataclass(frozen=True)
+class Declaration:
+    """Everything about one command, written once beside its decider: who may send it
+    (`roles`), its arguments (`args`, a field spec the edge compiles into the one validator;
+    None for a command only the server sends), a `sample` of valid arguments (the permission
+    tests and the fuzzer send it), its row of the protocol's command table (`who`, `form`,
+    `what`: docs/protocol.md is checked against it), and the edge's `pre`-steps, by name
+    (`server/api/presteps.py`), run before the rules decide."""
+
+    name: str
+    roles: frozenset[str]
+    decide: Decider
+    args: Args | None = None
+    sample: Mapping[str, Any] = field(default_factory=dict)
+    who: str = ""
+    form: str = ""
+    what: str = ""
+    pre: tuple[str, ...] = ()
+
+    def admits(self, actor: Actor) -> bool:
+        """Whether `actor`'s role may send this command (checked once, at the edge)."""
+        return actor.role in self.roles
+
+    @property
+    def from_clients(self) -> bool:
+        """Whether a client may send it (a role other than the server's own)."""
+        return bool(self.roles - SYSTEM) and self.args is not None
+
+
+DECLARATIONS: dict[str, Declaration] = {}
+# Views of the declarations, by command: the roles, and the decide functions.
 COMMANDS: dict[str, frozenset[str]] = {}
 DECIDERS: dict[str, Decider] = {}
 HANDLERS: dict[str, Handler] = {}
 
 
-def command(name: str, roles: frozenset[str]) -> Callable[[Decider], Decider]:
-    """Register the decide function of command ``name``, allowed to ``roles``."""
+def command(
+    name: str,
+    roles: frozenset[str],
+    args: Args | None = None,
+    sample: Mapping[str, Any] | None = None,
+    *,
+    pre: tuple[str, ...] = (),
+) -> Callable[[Decider], Decider]:
+    """Declare command ``name`` (see `Declaration`) with its decide function; its protocol
+    row comes from the `row` decorator just below."""
 
     def register(fn: Decider) -> Decider:
+        who, form, what = getattr(fn, "protocol_row", ("", "", ""))
+        declared = Declaration(name, roles, fn, args, dict(sample or {}), who, form, what, pre)
+        DECLARATIONS[name] = declared
         COMMANDS[name] = roles
         DECIDERS[name] = fn
         return fn
 
     return register
+
+
+def row(who: str, form: str, what: str) -> Callable[[Decider], Decider]:
+    """A command's row of docs/protocol.md's command table: who sends it, its arguments as
+    written there, what it does. Placed under `@command`, which reads it."""
+
+    def mark(fn: Decider) -> Decider:
+        fn.protocol_row = (who, form, what)  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def admit(cmd: str, actor: Actor) -> Declaration:
+    """The declaration of `cmd` if `actor` may send it, else the refusal the edge sends."""
+    declared = DECLARATIONS.get(cmd)
+    if declared is None:
+        raise RuleError("unknown_command", f"Unknown command {cmd!r}.")
+    if not declared.admits(actor):
+        raise RuleError("forbidden", "You may not do that at this table.", command=cmd)
+    return declared
 
 
 def handler(event_type: str) -> Callable[[Handler], Handler]:

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import match, twokey
-from .base import JUDGES, SYSTEM, Event, Tx, command, handler, require
+from . import match, time_over, twokey
+from .args import NONE, Int, Note, spec
+from .base import JUDGES, SYSTEM, Event, Tx, command, handler, require, row
 from .state import (
     BETWEEN,
     DUEL,
@@ -28,7 +29,8 @@ from .twokey import CLOCK, Offer, alone, said_yes
 MAX_EXTENSION_MS = 60 * 60_000
 
 
-@command("clock.start", frozenset({"seat", "judge", "organiser"}))
+@command("clock.start", frozenset({"seat", "judge", "organiser"}), NONE, {})
+@row("S, J", "`{}`", "casual: both seats; a judge or organiser: at once")
 def start(tx: Tx, args: Mapping[str, Any]) -> None:
     """Start the match clock: at once for a judge or organiser, when both seats agree at a
     casual table (R4.1)."""
@@ -49,21 +51,40 @@ def start(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("clock.started", duration_ms=s.clock.duration_ms or s.ruleset.match_ms)
 
 
-@command("clock.pause", JUDGES)
+@command("clock.pause", JUDGES, NONE, {})
+@row("J", "`{}`", "pause the match clock")
 def pause(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge stops the clock (a ruling, a deck check)."""
     require(tx.state.clock.status == "running", "clock_not_running", "The clock is not running.")
     tx.emit("clock.paused", remaining_ms=tx.state.clock.remaining(tx.now_ms))
 
 
-@command("clock.resume", JUDGES)
+@command("clock.resume", JUDGES, NONE, {})
+@row("J", "`{}`", "resume the paused match clock")
 def resume(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge restarts a paused clock."""
     require(tx.state.clock.status == "paused", "clock_not_paused", "The clock is not paused.")
     tx.emit("clock.resumed", remaining_ms=tx.state.clock.remaining(tx.now_ms))
 
 
-@command("clock.extend", JUDGES)
+def _one_unit(a: Mapping[str, Any]) -> tuple[str, str] | None:
+    """An extension in minutes or in seconds, one of them."""
+    if ("minutes" in a) == ("seconds" in a):
+        return "minutes", "Give minutes or seconds."
+    return None
+
+
+@command(
+    "clock.extend",
+    JUDGES,
+    spec(check=_one_unit, minutes=Int(), seconds=Int(), reason=Note()),
+    {"minutes": 2},
+)
+@row(
+    "J",
+    '`{"minutes": 2}` (or `"seconds"`)',
+    "add `minutes` or `seconds` to the match clock, with a `reason`",
+)
 def extend(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge gives extra time, in minutes or seconds."""
     s = tx.state
@@ -80,7 +101,14 @@ def extend(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("clock.extended", ms=ms, reason=str(args.get("reason") or ""))
 
 
-@command("round.end", frozenset({"organiser"}))
+@command(
+    "round.end", frozenset({"organiser"}), spec(round=Int(1, 10_000, default=None)), {"round": 1}
+)
+@row(
+    "organiser",
+    '`{"round": 1}`',
+    'the event\'s round ended: a `round_ended` flag the phones show (sent by "End round")',
+)
 def end_round(tx: Tx, args: Mapping[str, Any]) -> None:
     """The organiser ends the event's round: the table's phones are told (a flag)."""
     ended = any(f.kind == "round_ended" for f in tx.state.flags)
@@ -88,13 +116,14 @@ def end_round(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("flag.raised", kind="round_ended", seat=None, detail=str(args.get("round") or ""))
 
 
-@command("tick", SYSTEM)
+@command("tick", SYSTEM, None, {})
+@row("X", "`{}`", "the server's timer: writes what is due (time called, overtime flags)")
 def tick(tx: Tx, args: Mapping[str, Any]) -> None:
     """Write every time-driven event that is due at ``now``; nothing if none is."""
     s = tx.state
     now = tx.now_ms
     if s.clock.status == "running" and not s.time.called and s.clock.remaining(now) <= 0:
-        call_time(tx)
+        time_over.call_time(tx)
     s = tx.state
     if s.phase == DUEL and s.turn and not s.turn.flagged:
         if now - s.turn.started_ms >= s.ruleset.think_seconds * 1000:  # R4.3
@@ -121,20 +150,6 @@ def window_counts(s: TableState) -> bool:
     if s.phase == DUEL_RESULT:
         return not match.result_ends_match(s)
     return s.phase in (BETWEEN, PREGAME)
-
-
-def call_time(tx: Tx) -> None:
-    """Time is called, once (R5): the duel in progress finishes its turn (R5.1); with no duel
-    in progress the match is settled at once (R5.2, R5.3)."""
-    phase = tx.state.phase
-    tx.emit("time.called", during=phase)
-    if phase == DUEL:
-        if tx.state.extra_duel:
-            return  # the Extra Duel runs its own 4 turns, time is already over
-        tx.emit("time.stage", stage="finish_turn", extra_turn=0)  # R5.1.1
-    elif phase in ("registration", PREGAME, BETWEEN):
-        match.settle_at_time(tx)
-    # duel_result: settled when the result is confirmed; match_result: nothing to do
 
 
 def next_due_ms(s: TableState) -> int | None:

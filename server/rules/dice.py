@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from .base import JUDGES, SEAT, Event, Tx, command, handler, require, whole
+from .args import MAX_INT, NAME_MAX, Int, Note, Text, spec
+from .base import JUDGES, SEAT, Event, Tx, command, handler, require, row, whole
 from .state import DUEL, Roll, TableState, put
 
 MAX_DICE = 3
@@ -38,7 +39,8 @@ def _rate(tx: Tx, seat: str) -> None:
     )
 
 
-@command("coin.toss", SEAT)
+@command("coin.toss", SEAT, spec(count=Int(1, MAX_DICE)), {"count": 1})
+@row("S", '`{"count": 1..3}`', "toss 1 to 3 coins (the server's random source)")
 def toss(tx: Tx, args: Mapping[str, Any]) -> None:
     """Toss one or more coins."""
     seat = tx.seat
@@ -48,7 +50,8 @@ def toss(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("roll.made", roll=len(tx.state.rolls) + 1, kind="coin", results=results, by=seat)
 
 
-@command("die.roll", SEAT)
+@command("die.roll", SEAT, spec(count=Int(1, MAX_DICE)), {"count": 2})
+@row("S", '`{"count": 1..3}`', "roll 1 to 3 six-sided dice (the server's random source)")
 def roll(tx: Tx, args: Mapping[str, Any]) -> None:
     """Roll one or more six-sided dice."""
     seat = tx.seat
@@ -58,7 +61,13 @@ def roll(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("roll.made", roll=len(tx.state.rolls) + 1, kind="die", results=results, by=seat)
 
 
-@command("roll.void", JUDGES)
+@command(
+    "roll.void",
+    JUDGES,
+    spec(roll=Int(1, MAX_INT, required=True), note=Note()),
+    {"roll": 1, "note": ""},
+)
+@row("J", '`{"roll": 5, "note": ""}`', "void a coin or die result")
 def void(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge voids a result (only a judge can: a result is final for players)."""
     n = args.get("roll")
@@ -73,7 +82,17 @@ def _in_duel(tx: Tx) -> None:
     require(tx.state.phase == DUEL, "wrong_phase", "Counters are used during a duel.")
 
 
-@command("counter.change", SEAT)
+@command(
+    "counter.change",
+    SEAT,
+    spec(name=Text(NAME_MAX, 1, required=True), delta=Int(required=True)),
+    {"name": "Spell Counter", "delta": 1},
+)
+@row(
+    "S (owner)",
+    '`{"name": "Spell Counter: Breaker", "delta": 1}`',
+    "change one of the seat's named counters by `delta` (0 to 999)",
+)
 def change_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     """Add to or take from one of the seat's named counters."""
     seat = tx.seat
@@ -89,7 +108,8 @@ def change_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("counter.changed", seat=seat, name=name, value=value)
 
 
-@command("counter.clear", SEAT)
+@command("counter.clear", SEAT, spec(name=Text(NAME_MAX, 1)), {"name": "Spell Counter"})
+@row("S (owner)", '`{"name": "..."?}`', "one counter, or all of the seat's")
 def clear_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     """Remove one named counter, or all of the seat's."""
     seat = tx.seat
@@ -101,7 +121,8 @@ def clear_counter(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("counter.cleared", seat=seat, name=name)
 
 
-@command("token.change", SEAT)
+@command("token.change", SEAT, spec(delta=Int(required=True)), {"delta": 1})
+@row("S (owner)", '`{"delta": 1}`', "monster tokens on the seat's field")
 def change_tokens(tx: Tx, args: Mapping[str, Any]) -> None:
     """Add or remove monster tokens on the seat's field."""
     seat = tx.seat

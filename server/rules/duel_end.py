@@ -2,17 +2,17 @@
 
 Below the match flow, the LP ledger and the deck lists, which all end duels: the ledger when an
 entry brings LP to 0 or decides sudden death, the match on a concession, a time-over decision
-or a judge's result (`match.end_duel`, which then finalises a judge's decision)."""
+or a judge's result (`match.end_duel`, which then finalises a judge's decision); and the
+match's result (`decide_match`), which the time-over procedure (`time_over.py`) decides too."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from .base import Tx
-from .state import DUEL, TableState
+from .state import DUEL, EXTRA_DUEL_SUDDEN_DEATH, SUDDEN_DEATHS, TableState
 
-EXTRA_DUEL_SUDDEN_DEATH = "extra_duel_sudden_death"  # R5.2.2
-SUDDEN_DEATHS = ("sudden_death", EXTRA_DUEL_SUDDEN_DEATH)
+__all__ = ["EXTRA_DUEL_SUDDEN_DEATH", "SUDDEN_DEATHS", "close_duel", "decide_match"]
 
 
 def cancel_pending(tx: Tx, reason: str) -> None:
@@ -40,6 +40,11 @@ def close_duel(tx: Tx, winner: str | None, reason: str) -> None:
     cancel_pending(tx, "duel_over")
     close_casual_disputes(tx)
     tx.emit("duel.ended", duel=tx.state.duel_no, winner=winner, reason=reason)
+
+
+def decide_match(tx: Tx, winner: str | None, reason: str, final: bool = False) -> None:
+    """The match has a result; both seats confirm it unless a judge decided it."""
+    tx.emit("match.decided", winner=winner, reason=reason, final=final)
 
 
 def after_lp_change(tx: Tx, before: Mapping[str, int]) -> None:

@@ -7,7 +7,9 @@ from dataclasses import replace
 from typing import Any
 
 from . import match
-from .base import JUDGES, SEAT, SEATS, Event, Tx, command, handler, other, require
+from .args import MAX_INT, NAME_MAX, Int, Note, Seat, Text, spec
+from .base import JUDGES, SEAT, SEATS, Event, Tx, command, handler, other, require, row
+from .duel_end import decide_match
 from .state import MATCH_OVER, Call, Penalty, TableState
 
 LEVELS = (
@@ -32,7 +34,12 @@ INFRACTIONS = (
 )
 
 
-@command("judge.call", SEAT)
+@command("judge.call", SEAT, spec(reason=Note()), {"reason": "help"})
+@row(
+    "S",
+    '`{"reason": ""}`',
+    'the reason is for judges: the opponent, spectators and the public log get `""`',
+)
 def call(tx: Tx, args: Mapping[str, Any]) -> None:
     """A player calls a judge, with an optional reason (R7.1, R4.4)."""
     seat = tx.seat
@@ -48,7 +55,8 @@ def _find(tx: Tx, args: Mapping[str, Any]) -> Call:
     return found
 
 
-@command("judge.ack", JUDGES)
+@command("judge.ack", JUDGES, spec(call=Int(1, MAX_INT, required=True), note=Note()), {"call": 1})
+@row("J", '`{"call": 2, "note": ""?}`', "a judge takes a call (R7.1)")
 def ack(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge takes the call: the players see 'a judge is coming'."""
     c = _find(tx, args)
@@ -56,7 +64,13 @@ def ack(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("judge.acknowledged", call=c.call, judge=tx.actor.name)
 
 
-@command("judge.close", JUDGES)
+@command(
+    "judge.close",
+    JUDGES,
+    spec(call=Int(1, MAX_INT, required=True), note=Note()),
+    {"call": 1, "note": ""},
+)
+@row("J", '`{"call": 2, "note": ""?}`', "a judge closes a call, with a `note`")
 def close(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge closes the call, with a note of the ruling."""
     c = _find(tx, args)
@@ -64,7 +78,22 @@ def close(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("judge.closed", call=c.call, judge=tx.actor.name, note=str(args.get("note") or ""))
 
 
-@command("penalty.record", JUDGES)
+@command(
+    "penalty.record",
+    JUDGES,
+    spec(
+        seat=Seat(required=True),
+        level=Text(NAME_MAX, 1, required=True),
+        infraction=Text(NAME_MAX, 1, required=True),
+        note=Note(),
+    ),
+    {"seat": "A", "level": "warning", "infraction": "slow_play", "note": ""},
+)
+@row(
+    "J",
+    '`{"seat": "A", "level": "warning", "infraction": "slow_play", "note": ""}`',
+    "record a penalty; a duel loss ends the duel, a match loss or disqualification the match",
+)
 def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
     """Record a penalty; a duel loss ends the duel, a match loss or disqualification the match."""
     seat, level, infraction = args.get("seat"), args.get("level"), args.get("infraction")
@@ -84,7 +113,7 @@ def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
     if level == "duel_loss":
         match.forfeit_duel(tx, str(seat))
     elif level != "caution" and level != "warning":
-        match.decide_match(tx, other(str(seat)), str(level), final=True)
+        decide_match(tx, other(str(seat)), str(level), final=True)
 
 
 def _entry_of(s: TableState, e: Event) -> int | None:

@@ -17,7 +17,8 @@ from dataclasses import replace
 from typing import Any
 
 from . import twokey
-from .base import JUDGES, SEAT, SEATS, Event, RuleError, Tx, command, handler, other, require
+from .args import MAX_INT, Changes, Choice, Int, Note, Seat, spec
+from .base import JUDGES, SEAT, SEATS, Event, RuleError, Tx, command, handler, other, require, row
 from .duel_end import after_lp_change, casual
 from .state import DUEL, Change, Dispute, LedgerEntry, Proposal, TableState
 from .twokey import DISPUTE, LP, alone, said_yes
@@ -109,7 +110,44 @@ def lp_after(lp: Mapping[str, int], changes: Sequence[Change]) -> dict[str, int]
 # --- commands ----------------------------------------------------------------------------
 
 
-@command("lp.propose", SEAT)
+def _one_form(a: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The full form (`changes`) or the short one (`seat` + `delta`), never both."""
+    short = "seat" in a or "delta" in a
+    if "changes" in a and short:
+        return "changes", "Give either changes or seat and delta."
+    if "changes" not in a:
+        if not ("seat" in a and "delta" in a):
+            return "changes", "Give changes, or seat and delta."
+        if a["delta"] == 0:
+            return "delta", "A change of 0 changes nothing."
+    return None
+
+
+def _short_form(a: dict[str, Any]) -> dict[str, Any]:
+    """`{seat, delta}` as the one change it stands for."""
+    if "changes" in a:
+        return a
+    delta = a.pop("delta")
+    kind = "damage" if delta < 0 else "gain"
+    a["changes"] = [{"seat": a.pop("seat"), "kind": kind, "amount": abs(delta)}]
+    return a
+
+
+@command(
+    "lp.propose",
+    SEAT,
+    spec(
+        check=_one_form, shape=_short_form, changes=Changes(), seat=Seat(), delta=Int(), note=Note()
+    ),
+    {"changes": [{"seat": "B", "kind": "damage", "amount": 500}], "note": "x"},
+)
+@row(
+    "S",
+    '`{"changes": [{"seat": "A", "kind": "damage"\\|"gain"\\|"cost"\\|"halve"\\|"set", '
+    '"amount": 1000}], "note": ""}`',
+    "propose an LP entry (1-2 changes, at most one per seat; `amount` 0..1,000,000, ignored "
+    'for `halve`). Short form: `{"seat": "B", "delta": -1200}`',
+)
 def propose(tx: Tx, args: Mapping[str, Any]) -> None:
     """Propose an LP entry for either seat or both (simultaneous damage)."""
     seat = tx.seat
@@ -126,17 +164,36 @@ def propose(tx: Tx, args: Mapping[str, Any]) -> None:
     )
 
 
-@command("lp.confirm", SEAT)
+@command("lp.confirm", SEAT, spec(entry=Int(1, MAX_INT, required=True)), {"entry": 1})
+@row("S (the other seat)", '`{"entry": 3}`', "confirm a pending entry")
 def confirm(tx: Tx, args: Mapping[str, Any]) -> None:
     """The other seat's yes (R7.4); applies the entry and any confirmed ones behind it."""
+    _answer(tx, args, twokey.confirm, "lp.confirmed")
+
+
+def _answer(tx: Tx, args: Mapping[str, Any], step: Any, event: str) -> None:
+    """A seat's answer to a pending entry (`twokey`'s `step` checks it may give it): recorded,
+    then whatever can apply applies."""
     seat = tx.seat
     p = _find(tx.state, args.get("entry"))
-    twokey.confirm(LP, p, seat)
-    tx.emit("lp.confirmed", entry=p.entry, by=seat)
+    step(LP, p, seat)
+    tx.emit(event, entry=p.entry, by=seat)
     flush(tx)
 
 
-@command("lp.reject", SEAT)
+@command(
+    "lp.reject",
+    SEAT,
+    spec(entry=Int(1, MAX_INT, required=True), reason=Note()),
+    {"entry": 1, "reason": ""},
+)
+@row(
+    "S (the other seat)",
+    '`{"entry": 3, "reason": ""}`',
+    "reject: the entry becomes a dispute; a judge is called at an event table "
+    "(`ruleset.staff_start`), not at a casual one: its `judge.called` names the `entry` "
+    "(settling the dispute closes that call, never one only worded like it)",
+)
 def reject(tx: Tx, args: Mapping[str, Any]) -> None:
     """The other seat's no, with a reason: the entry becomes a dispute (R7.1). A judge is
     called at an event table; at a casual table the proposer settles it (see below)."""
@@ -164,7 +221,12 @@ def _own_dispute(tx: Tx, args: Mapping[str, Any]) -> Dispute:
     return d
 
 
-@command("dispute.withdraw", SEAT)
+@command("dispute.withdraw", SEAT, spec(entry=Int(1, MAX_INT, required=True)), {"entry": 1})
+@row(
+    "S (the proposer), casual table",
+    '`{"entry": 3}`',
+    "drop a rejected entry (dispute status `withdrawn`); `judge_settles` at an event table",
+)
 def withdraw_dispute(tx: Tx, args: Mapping[str, Any]) -> None:
     """At a casual table the proposer accepts the rejection: the entry is dropped (R7.1), and
     the confirmed entries queued behind it apply in order."""
@@ -173,7 +235,17 @@ def withdraw_dispute(tx: Tx, args: Mapping[str, Any]) -> None:
     flush(tx)
 
 
-@command("dispute.repropose", SEAT)
+@command(
+    "dispute.repropose",
+    SEAT,
+    spec(entry=Int(1, MAX_INT, required=True), changes=Changes(required=True), note=Note()),
+    {"entry": 1, "changes": [{"seat": "B", "kind": "damage", "amount": 1}]},
+)
+@row(
+    "S (the proposer), casual table",
+    '`{"entry": 3, "changes": [...], "note": ""}`',
+    "replace a rejected entry by a corrected one, a new pending entry (dispute status `corrected`)",
+)
 def repropose(tx: Tx, args: Mapping[str, Any]) -> None:
     """At a casual table the proposer replaces a rejected entry by a corrected one, which the
     other seat confirms like any entry (R7.1, R7.4). It takes the rejected entry's place in
@@ -195,17 +267,20 @@ def repropose(tx: Tx, args: Mapping[str, Any]) -> None:
     )
 
 
-@command("lp.withdraw", SEAT)
+@command("lp.withdraw", SEAT, spec(entry=Int(1, MAX_INT, required=True)), {"entry": 1})
+@row("S (the proposer)", '`{"entry": 3}`', "withdraw a pending entry")
 def withdraw(tx: Tx, args: Mapping[str, Any]) -> None:
     """The proposer takes a pending entry back."""
-    seat = tx.seat
-    p = _find(tx.state, args.get("entry"))
-    twokey.withdraw(LP, p, seat)
-    tx.emit("lp.withdrawn", entry=p.entry, by=seat)
-    flush(tx)
+    _answer(tx, args, twokey.withdraw, "lp.withdrawn")
 
 
-@command("lp.correct", JUDGES)
+@command(
+    "lp.correct",
+    JUDGES,
+    spec(changes=Changes(required=True), note=Note()),
+    {"changes": [{"seat": "A", "kind": "set", "amount": 8000}], "note": ""},
+)
+@row("J", '`{"changes": [...], "note": ""}`', "a judge's LP entry, applied at once")
 def correct(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge's entry, applied at once (a correction is a new entry, never an edit: R1.4)."""
     require(tx.state.phase == DUEL, "wrong_phase", "LP can be corrected only during a duel.")
@@ -245,7 +320,38 @@ def corrected(p: Proposal, args: Mapping[str, Any]) -> tuple[Change, ...]:
     return tuple(Change(c.seat, c.kind, int(amount)) for c in p.changes)
 
 
-@command("dispute.settle", JUDGES)
+def _one_correction(a: Mapping[str, Any]) -> tuple[str, str] | None:
+    """A correction gives an amount or the changes, exactly one; nothing else gives either."""
+    given = ("amount" in a) + ("changes" in a)
+    if a.get("action") == "correct" and given != 1:
+        return "amount", "A correction gives an amount or the changes."
+    if a.get("action") != "correct" and given:
+        return "amount", "Only a correction gives an amount."
+    return None
+
+
+@command(
+    "dispute.settle",
+    JUDGES,
+    spec(
+        check=_one_correction,
+        entry=Int(1, MAX_INT, required=True),
+        action=Choice("apply", "void", "correct", required=True),
+        amount=Int(0, MAX_INT),
+        changes=Changes(),
+        note=Note(),
+    ),
+    {"entry": 1, "action": "apply", "note": ""},
+)
+@row(
+    "J",
+    '`{"entry": 3, "action": "apply"\\|"void", "note": ""}` or `{"entry": 3, "action": '
+    '"correct", "amount": 2500, "note": ""}` (or `"changes": [...]` instead of `amount`)',
+    "one step (R7.1): apply the rejected entry, void it, or correct it (each of its changes at "
+    "`amount`, or the `changes` given; a halving has no amount); applied in its place as the "
+    "judge's entry, then the confirmed entries queued behind it apply in order; closes the "
+    "call the rejection made",
+)
 def settle(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge settles a rejected entry in one step (R7.1): applies it, voids it, or corrects
     it to an amount (applied in its place, as the judge's entry). Then the confirmed entries

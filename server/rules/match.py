@@ -1,4 +1,4 @@
-"""Best-of-three match flow (R2, R3, R6, R7) and the time-over procedure (R5).
+"""Best-of-three match flow (R2, R3, R6, R7); the time-over procedure (R5) is `time_over.py`.
 
 Phases: registration -> pregame -> duel -> duel_result -> between -> pregame -> ... ->
 match_result -> match_over. Every step that decides something is confirmed by both seats
@@ -10,7 +10,22 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from . import twokey
+from . import time_over, twokey
+from .args import (
+    MAX_INT,
+    NONE,
+    Args,
+    Bool,
+    Choice,
+    Int,
+    List,
+    Map,
+    Note,
+    Object,
+    Seat,
+    Text,
+    spec,
+)
 from .base import (
     JUDGES,
     SEAT,
@@ -22,9 +37,10 @@ from .base import (
     handler,
     other,
     require,
+    row,
     whole,
 )
-from .duel_end import EXTRA_DUEL_SUDDEN_DEATH, casual, close_duel
+from .duel_end import casual, close_duel, decide_match
 from .ledger import first_unsettled, open_disputes, unsettled
 from .registration import (
     after_exchange,
@@ -35,7 +51,7 @@ from .registration import (
     revert,
     wait_for_round,
 )
-from .ruleset import DRAW, EXTRA_DUEL, SUDDEN_DEATH
+from .ruleset import DRAW, EXTRA_DUEL
 from .state import (
     BETWEEN,
     CHECK_ITEMS,
@@ -106,7 +122,17 @@ def _phase(tx: Tx, *phases: str, message: str) -> None:
 # --- registration (R2.1-R2.3, R2.7, R2.8, R6.2) -------------------------------------------
 
 
-@command("deck.declare", SEAT)
+@command(
+    "deck.declare",
+    SEAT,
+    spec(
+        main=Int(0, MAX_INT, required=True),
+        extra=Int(0, MAX_INT, required=True),
+        side=Int(0, MAX_INT, required=True),
+    ),
+    {"main": 40, "extra": 15, "side": 15},
+)
+@row("S", '`{"main": 40, "extra": 15, "side": 15}`', "declare own counts (R2.1-R2.3)")
 def declare(tx: Tx, args: Mapping[str, Any]) -> None:
     """Declare the seat's deck counts for the match."""
     seat = tx.seat
@@ -115,7 +141,8 @@ def declare(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("deck.declared", seat=seat, counts=counts.to_dict())
 
 
-@command("deck.confirm", SEAT)
+@command("deck.confirm", SEAT, spec(seat=Seat(required=True)), {"seat": "A"})
+@row("S (the other seat)", '`{"seat": "A"}`', "confirm the opponent's declaration (R6.2)")
 def confirm_deck(tx: Tx, args: Mapping[str, Any]) -> None:
     """Confirm the opponent's declaration: their side deck was shown (R6.2)."""
     seat = tx.seat
@@ -134,7 +161,17 @@ def confirm_deck(tx: Tx, args: Mapping[str, Any]) -> None:
 # --- before each duel (R6.1-R6.7) ---------------------------------------------------------
 
 
-@command("pregame.check", SEAT)
+@command(
+    "pregame.check",
+    SEAT,
+    spec(items=List(Choice(*CHECK_ITEMS), max_len=4)),
+    {"items": ["handshake", "side_shown", "shuffled", "cut"]},
+)
+@row(
+    "S",
+    '`{"items": ["handshake", "side_shown", "shuffled", "cut"]}`',
+    "tick own checklist items (R6.1-R6.4)",
+)
 def check(tx: Tx, args: Mapping[str, Any]) -> None:
     """Tick checklist items: handshake, side deck shown, deck shuffled, opponent cut."""
     seat = tx.seat
@@ -161,7 +198,17 @@ def _need_rps(tx: Tx) -> None:
     )
 
 
-@command("rps.pick", SEAT)
+@command(
+    "rps.pick",
+    SEAT,
+    spec(hand=Choice("rock", "paper", "scissors", required=True)),
+    {"hand": "rock"},
+)
+@row(
+    "S",
+    '`{"hand": "rock"\\|"paper"\\|"scissors"}`',
+    "secret pick; both revealed together; a tie throws again",
+)
 def rps_pick(tx: Tx, args: Mapping[str, Any]) -> None:
     """A secret pick; both are revealed together; a tie is thrown again (R6.5)."""
     seat = tx.seat
@@ -179,7 +226,8 @@ def rps_pick(tx: Tx, args: Mapping[str, Any]) -> None:
             tx.emit("rps.decided", winner=winner, how="app")
 
 
-@command("rps.report", SEAT)
+@command("rps.report", SEAT, spec(winner=Seat(required=True)), {"winner": "A"})
+@row("S", '`{"winner": "A"}`', "enter a physical rock-paper-scissors result")
 def rps_report(tx: Tx, args: Mapping[str, Any]) -> None:
     """Enter the result of a physical rock-paper-scissors; the opponent confirms it."""
     seat = tx.seat
@@ -190,7 +238,8 @@ def rps_report(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("rps.reported", by=seat, winner=winner)
 
 
-@command("rps.confirm", SEAT)
+@command("rps.confirm", SEAT, NONE, {})
+@row("S (the other seat)", "`{}`", "confirm the reported result")
 def rps_confirm(tx: Tx, args: Mapping[str, Any]) -> None:
     """The other seat confirms a reported rock-paper-scissors result."""
     seat = tx.seat
@@ -201,7 +250,14 @@ def rps_confirm(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("rps.decided", winner=report.value, how="reported")
 
 
-@command("duel.choose", SEAT)
+@command(
+    "duel.choose", SEAT, spec(order=Choice("first", "second", required=True)), {"order": "first"}
+)
+@row(
+    "S (the chooser)",
+    '`{"order": "first"\\|"second"}`',
+    "choose to go first or second (R6.5, R6.6)",
+)
 def choose(tx: Tx, args: Mapping[str, Any]) -> None:
     """The chooser goes first or second (R6.5; from duel 2 the previous loser, R6.6)."""
     seat = tx.seat
@@ -216,7 +272,8 @@ def choose(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("duel.chosen", seat=seat, order=order, first=seat if order == "first" else other(seat))
 
 
-@command("duel.draw", SEAT)
+@command("duel.draw", SEAT, NONE, {})
+@row("S", "`{}`", '"drawn 5 cards": when both have, the duel starts (R6.6, R6.7)')
 def draw(tx: Tx, args: Mapping[str, Any]) -> None:
     """'I have drawn 5': when both seats have, the duel starts with the first player (R6.7)."""
     seat = tx.seat
@@ -240,7 +297,8 @@ def draw(tx: Tx, args: Mapping[str, Any]) -> None:
 # --- during the duel ----------------------------------------------------------------------
 
 
-@command("turn.end", SEAT)
+@command("turn.end", SEAT, spec(turn=Int(0, MAX_INT, required=True)), {"turn": 1})
+@row("S (turn player)", '`{"turn": 3}`', "end the turn (`turn` must be the current one)")
 def end_turn(tx: Tx, args: Mapping[str, Any]) -> None:
     """The turn player ends the turn; counts extra turns after time (R5.1)."""
     seat = tx.seat
@@ -257,7 +315,7 @@ def end_turn(tx: Tx, args: Mapping[str, Any]) -> None:
     )
     require_settled(tx)
     tx.emit("turn.ended", no=turn.no, player=seat)
-    after_turn(tx, turn)
+    time_over.after_turn(tx, turn)
     if tx.state.phase == DUEL:
         tx.emit("turn.started", no=turn.no + 1, player=other(seat))
 
@@ -279,39 +337,8 @@ def require_settled(tx: Tx) -> None:
     )
 
 
-def after_turn(tx: Tx, ended: Turn) -> None:
-    """The time-over procedure advances at the end of each turn (R5.1, R5.2)."""
-    t, rules = tx.state.time, tx.state.ruleset
-    if tx.state.extra_duel and t.stage == EXTRA_DUEL:
-        if ended.no >= rules.extra_duel_turns:  # R5.2.1
-            decide_on_lp(tx, extra_duel=True)
-        return
-    if t.stage == "finish_turn":  # R5.1.1-R5.1.3
-        if rules.extra_turns > 0:
-            tx.emit("time.stage", stage="extra_turns", extra_turn=1)
-        else:
-            decide_on_lp(tx)
-    elif t.stage == "extra_turns":
-        if t.extra_turn < rules.extra_turns:
-            tx.emit("time.stage", stage="extra_turns", extra_turn=t.extra_turn + 1)
-        else:  # R5.1.4
-            decide_on_lp(tx)
-
-
-def decide_on_lp(tx: Tx, extra_duel: bool = False) -> None:
-    """Higher LP wins; equal LP goes to sudden death or a draw, by the rule set (R5.1.4-5)."""
-    lp = tx.state.lp
-    if lp["A"] != lp["B"]:
-        end_duel(tx, "A" if lp["A"] > lp["B"] else "B", "time_lp")
-    elif extra_duel:  # R5.2.2
-        tx.emit("time.stage", stage=EXTRA_DUEL_SUDDEN_DEATH, extra_turn=0)
-    elif tx.state.ruleset.equal_lp_after_extra_turns == SUDDEN_DEATH:
-        tx.emit("time.stage", stage="sudden_death", extra_turn=tx.state.time.extra_turn)
-    else:
-        end_duel(tx, None, "time_draw")
-
-
-@command("duel.concede", SEAT)
+@command("duel.concede", SEAT, NONE, {})
+@row("S", "`{}`", "concede the current duel")
 def concede(tx: Tx, args: Mapping[str, Any]) -> None:
     """The seat concedes the current duel."""
     seat = tx.seat
@@ -329,7 +356,8 @@ def end_duel(tx: Tx, winner: str | None, reason: str, final: bool = False) -> No
 # --- results (R7.3, R7.4, R3.1, R3.3) -----------------------------------------------------
 
 
-@command("result.confirm", SEAT)
+@command("result.confirm", SEAT, spec(duel=Int(1, MAX_INT, required=True)), {"duel": 1})
+@row("S", '`{"duel": 1}`', "confirm the duel result (R7.3, R7.4)")
 def confirm_result(tx: Tx, args: Mapping[str, Any]) -> None:
     """Each seat confirms the duel result; with both it is final (R7.3)."""
     seat = tx.seat
@@ -355,7 +383,17 @@ def confirm_result(tx: Tx, args: Mapping[str, Any]) -> None:
         finalize_duel(tx)
 
 
-@command("result.dispute", SEAT)
+@command(
+    "result.dispute",
+    SEAT,
+    spec(duel=Int(1, MAX_INT, required=True), reason=Note()),
+    {"duel": 1, "reason": "no"},
+)
+@row(
+    "S",
+    '`{"duel": 1, "reason": ""}`',
+    "disagree: a judge call, whose `judge.called` names the `duel`",
+)
 def dispute_result(tx: Tx, args: Mapping[str, Any]) -> None:
     """Disagree with the result: a judge is called (R7.1)."""
     seat = tx.seat
@@ -376,7 +414,7 @@ def finalize_duel(tx: Tx) -> None:
     s = tx.state
     if extra:  # an Extra Duel decides the match; a drawn one is played again
         if res.winner is None:
-            tx.emit("time.stage", stage=EXTRA_DUEL, extra_turn=0)
+            time_over.replay_extra_duel(tx)
             tx.emit("window.opened", after_duel=res.duel)
         else:
             decide_match(tx, res.winner, "extra_duel")
@@ -385,42 +423,15 @@ def finalize_duel(tx: Tx) -> None:
     if leader:
         decide_match(tx, leader, "wins")  # R3.1
     elif s.time.called:
-        settle_at_time(tx)
+        time_over.settle_at_time(tx)
         if tx.state.phase == DUEL_RESULT:  # an Extra Duel follows: side decking first
             tx.emit("window.opened", after_duel=res.duel)
     elif sum(1 for d in s.duels if not d.extra) >= s.ruleset.max_duels:
-        settle_after_last_duel(tx)
+        time_over.settle_after_last_duel(tx)
         if tx.state.phase == DUEL_RESULT:
             tx.emit("window.opened", after_duel=res.duel)
     else:
         tx.emit("window.opened", after_duel=res.duel)  # R4.2, R6.8
-
-
-def settle_after_last_duel(tx: Tx) -> None:
-    """R3.1, R3.3 (reading): after the third duel the player with more wins takes the match;
-    level wins (a drawn duel among them) go to the Extra Duel of R5.2, or to a drawn match
-    where the rule set draws level wins."""
-    s = tx.state
-    if s.wins["A"] != s.wins["B"]:
-        decide_match(tx, "A" if s.wins["A"] > s.wins["B"] else "B", "most_wins")
-    elif s.ruleset.level_wins_at_time == EXTRA_DUEL:
-        tx.emit("time.stage", stage=EXTRA_DUEL, extra_turn=0)
-    else:
-        decide_match(tx, None, "level_wins")
-
-
-def settle_at_time(tx: Tx) -> None:
-    """Time with no duel in progress: the leader wins, level wins go to an Extra Duel
-    (R5.2, R5.3, R5.4) or a draw, by the rule set."""
-    s = tx.state
-    if s.wins["A"] != s.wins["B"] and s.ruleset.lead_wins_between_duels:
-        decide_match(tx, "A" if s.wins["A"] > s.wins["B"] else "B", "time_lead")
-    elif s.ruleset.level_wins_at_time == EXTRA_DUEL:
-        tx.emit("time.stage", stage=EXTRA_DUEL, extra_turn=0)
-        if s.phase == PREGAME:
-            tx.emit("pregame.opened", duel=s.duel_no, chooser=None)
-    elif s.ruleset.level_wins_at_time == DRAW:
-        decide_match(tx, None, "time_draw")
 
 
 def result_ends_match(s: TableState) -> bool:
@@ -446,12 +457,8 @@ def result_ends_match(s: TableState) -> bool:
     return False
 
 
-def decide_match(tx: Tx, winner: str | None, reason: str, final: bool = False) -> None:
-    """The match has a result; both seats confirm it unless a judge decided it."""
-    tx.emit("match.decided", winner=winner, reason=reason, final=final)
-
-
-@command("match.confirm", SEAT)
+@command("match.confirm", SEAT, NONE, {})
+@row("S", "`{}`", "confirm the match result")
 def confirm_match(tx: Tx, args: Mapping[str, Any]) -> None:
     """Each seat confirms the match result."""
     seat = tx.seat
@@ -460,7 +467,8 @@ def confirm_match(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("match.confirmed", seat=seat)
 
 
-@command("match.new", SEAT)
+@command("match.new", SEAT, NONE, {})
+@row("S", "`{}`", "both seats: start a new match at this table (R2.7)")
 def new_match(tx: Tx, args: Mapping[str, Any]) -> None:
     """Both seats agree to play a new match at this table; decks revert to registration (R2.7)."""
     seat = tx.seat
@@ -475,7 +483,13 @@ def new_match(tx: Tx, args: Mapping[str, Any]) -> None:
 # --- after each duel and between duels (R7.5, R6.8, R4.2) ---------------------------------
 
 
-@command("deck.check", SEAT)
+@command("deck.check", SEAT, spec(ok=Bool(required=True), note=Note()), {"ok": True, "note": ""})
+@row(
+    "S",
+    '`{"ok": true, "note": ""}`',
+    "after a duel: my deck holds its registered counts (R7.5); `ok: false` calls a judge (the "
+    "call's `deck` names the seat)",
+)
 def deck_check(tx: Tx, args: Mapping[str, Any]) -> None:
     """After a duel each player confirms the deck holds its registered counts (R7.5)."""
     seat = tx.seat
@@ -499,7 +513,15 @@ def _failed_deck(tx: Tx, args: Mapping[str, Any]) -> str:
     return str(seat)
 
 
-@command("deck.clear", JUDGES)
+@command(
+    "deck.clear", JUDGES, spec(seat=Seat(required=True), note=Note()), {"seat": "A", "note": ""}
+)
+@row(
+    "J",
+    '`{"seat": "B", "note": ""}`',
+    "clear a seat's failed deck check (R7.5); `not_failed` if none; closes the call the failed "
+    "check made (its `deck`)",
+)
 def deck_clear(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge clears a seat's failed deck check (R7.5 reading): the table may go on, and the
     call the failed check made is answered."""
@@ -509,7 +531,14 @@ def deck_clear(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.close_calls("deck_cleared", lambda c: c.deck == seat, note)
 
 
-@command("deck.fix", SEAT)
+@command("deck.fix", SEAT, spec(seat=Seat(required=True)), {"seat": "A"})
+@row(
+    "S (both)",
+    '`{"seat": "B"}`',
+    "a casual table's failed deck check: each seat says it is fixed; the second yes clears it "
+    "(R7.5, `twokey.DECK_FIX`); `judge_settles` at an event table, `not_failed` if the check "
+    "has not failed",
+)
 def deck_fix(tx: Tx, args: Mapping[str, Any]) -> None:
     """At a casual table (no judge) both seats say a failed deck check is fixed (R7.5, R7.4):
     the first says so, the other confirms, and the table goes on. At an event a judge clears
@@ -535,7 +564,34 @@ def _require_no_failed_check(tx: Tx) -> None:
     )
 
 
-@command("side.exchange", SEAT)
+# A side-deck exchange by count ({in, out}), or by card ({card name: copies}).
+IN_OUT = Args({"in": Int(0, MAX_INT, default=0), "out": Int(0, MAX_INT, default=0)})
+CARD_MOVES = Map(Text(80, 1), Int(1, 60), max_len=40)
+
+
+@command(
+    "side.exchange",
+    SEAT,
+    spec(
+        main=Object(IN_OUT),
+        extra=Object(IN_OUT),
+        main_in=CARD_MOVES,
+        main_out=CARD_MOVES,
+        extra_in=CARD_MOVES,
+        extra_out=CARD_MOVES,
+    ),
+    {"main": {"in": 1, "out": 1}, "extra": {"in": 0, "out": 0}},
+)
+@row(
+    "S",
+    '`{"main": {"in": 2, "out": 2}, "extra": {"in": 0, "out": 0}}`; with a registered list by '
+    'card: `{"main_in": {"Mirror Force": 2}, "main_out": {"Kuriboh": 2}, "extra_in": {}, '
+    '"extra_out": {}}`',
+    "record side decking (R6.8); counts must stay equal. By card, names match the registered "
+    "spelling (NFKC, case-folded) and only registered cards move (R2.6: `not_in_side`, "
+    "`not_in_deck`, `count_changed`); a list-registered seat must name cards (`by_card`); by "
+    "card without a list: `no_list`",
+)
 def side_exchange(tx: Tx, args: Mapping[str, Any]) -> None:
     """Record a side-deck exchange; each deck's count must stay the same (R6.8). With a
     registered list the cards are named (R2.6); otherwise only their numbers are given."""
@@ -591,7 +647,8 @@ def side_exchange(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("side.exchanged", seat=seat, **moves)
 
 
-@command("between.ready", SEAT)
+@command("between.ready", SEAT, NONE, {})
+@row("S", "`{}`", "ready for the next duel")
 def ready(tx: Tx, args: Mapping[str, Any]) -> None:
     """Ready for the next duel; when both are, its checklist begins."""
     seat = tx.seat
@@ -619,7 +676,37 @@ def ready(tx: Tx, args: Mapping[str, Any]) -> None:
 # --- judges' decisions --------------------------------------------------------------------
 
 
-@command("result.set", JUDGES)
+def _one_kind(a: Mapping[str, Any]) -> tuple[str, str] | None:
+    """A duel's result (`duel`, `winner`) or the match's (`match_winner`), not both."""
+    duel_form = "duel" in a or "winner" in a
+    if duel_form == ("match_winner" in a):
+        return "winner", "Give duel and winner, or match_winner."
+    if duel_form and "winner" not in a:
+        return "winner", "Missing data for required field."
+    return None
+
+
+@command(
+    "result.set",
+    JUDGES,
+    spec(
+        check=_one_kind,
+        duel=Int(1, MAX_INT),
+        winner=Seat(allow_none=True),
+        match_winner=Seat(allow_none=True),
+        double_loss=Bool(),
+        correct=Bool(),
+        note=Note(),
+    ),
+    {"duel": 1, "winner": "A", "note": ""},
+)
+@row(
+    "J",
+    '`{"duel": 2, "winner": "A"\\|null, "note": ""}` or `{"match_winner": "A"\\|null, '
+    '"double_loss"?: bool, "correct"?: bool}`',
+    "correct or settle a result (`double_loss`: both lose, reason `double_loss`; `correct`: "
+    "change a match already over)",
+)
 def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge decides the current duel's or the match's result."""
     s = tx.state
@@ -755,13 +842,6 @@ def _turn_started(s: TableState, e: Event) -> TableState:
 @handler("turn.ended")
 def _turn_ended(s: TableState, e: Event) -> TableState:
     return s
-
-
-@handler("time.stage")
-def _stage(s: TableState, e: Event) -> TableState:
-    t = replace(s.time, stage=e.data["stage"], extra_turn=e.data.get("extra_turn", 0))
-    extra = s.extra_duel or e.data["stage"] == EXTRA_DUEL
-    return s.evolve(time=t, extra_duel=extra)
 
 
 @handler("duel.ended")

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from .base import JUDGES, SEAT, SYSTEM, Event, RuleError, Tx, command, handler, require
+from .args import Lines, Text, spec
+from .base import JUDGES, SEAT, SYSTEM, Event, RuleError, Tx, command, handler, require, row
 from .decklist import PARTS, BanList, DeckList, check, exchange, spelling
 from .state import BETWEEN, REGISTRATION, Counts, Deck, TableState, put
 from .twokey import alone
@@ -60,7 +61,20 @@ def counts_of(deck: DeckList) -> Counts:
 # --- the ban list in force (R2.5) ---------------------------------------------------------
 
 
-@command("banlist.set", SYSTEM | JUDGES)
+@command(
+    "banlist.set",
+    SYSTEM | JUDGES,
+    spec(name=Text(80, default="")),
+    {"name": ""},
+    pre=("banlist.entries",),
+)
+@row(
+    "J, X",
+    'J: `{"name": "2026-10"}` (the server adds the stored entries); X: `{"name", "entries": '
+    "[[card, status], ...]}`",
+    "the ban list in force (R2.5), only before any deck list is registered "
+    '(`lists_registered`); `""`: none',
+)
 def set_banlist(tx: Tx, args: Mapping[str, Any]) -> None:
     """Put a ban list in force at the table (an empty name: none), before any deck list is
     registered. Seats never send entries: the server looks a list up by name and sends it."""
@@ -111,7 +125,21 @@ def _banlist_set(s: TableState, e: Event) -> TableState:
 # --- registering a deck list (R1.6, R2.1-R2.5) --------------------------------------------
 
 
-@command("deck.register", SEAT)
+@command(
+    "deck.register",
+    SEAT,
+    spec(text=Lines(8000, required=True)),
+    {"text": "1 Kuriboh"},
+    pre=("event.banlist",),
+)
+@row(
+    "S",
+    '`{"text": "<pasted list, at most 8000 characters>"}`',
+    "register a deck list card by card (R1.6): checked against the table's ban list; any "
+    "problem refuses with `deck_illegal`, `details.problems` naming every problem with its "
+    "rule id (as the check endpoint); the list's counts become the declaration the opponent "
+    "confirms",
+)
 def register(tx: Tx, args: Mapping[str, Any]) -> None:
     """Register the seat's deck list: every problem is named with its rule id, or the list
     becomes the match's deck (its counts are what the opponent confirms, R6.2)."""

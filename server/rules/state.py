@@ -249,13 +249,23 @@ class Clock:
         return self.started_ms + self.paused_total_ms + self.duration_ms
 
 
+# The stages of the time-over procedure (R5, `time_over.py`): the codes a view's `time.stage`
+# holds, each put into words by the catalogues (`time.stage.<code>`).
+FINISH_TURN = "finish_turn"  # R5.1.1
+EXTRA_TURNS = "extra_turns"  # R5.1.2-3
+SUDDEN_DEATH_STAGE = "sudden_death"  # R5.1.5
+EXTRA_DUEL_STAGE = "extra_duel"  # R5.2.1
+EXTRA_DUEL_SUDDEN_DEATH = "extra_duel_sudden_death"  # R5.2.2
+STAGES = (FINISH_TURN, EXTRA_TURNS, SUDDEN_DEATH_STAGE, EXTRA_DUEL_STAGE, EXTRA_DUEL_SUDDEN_DEATH)
+SUDDEN_DEATHS = (SUDDEN_DEATH_STAGE, EXTRA_DUEL_SUDDEN_DEATH)
+
+
 @dataclass(frozen=True)
 class TimeOver:
     called: bool = False
     called_ms: int | None = None
     during: str = ""  # the phase when time was called
-    # finish_turn | extra_turns | sudden_death | extra_duel | extra_duel_sudden_death; None
-    # once the duel it belongs to has ended
+    # one of STAGES; None once the duel it belongs to has ended
     stage: str | None = None
     extra_turn: int = 0
 

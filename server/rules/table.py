@@ -14,9 +14,9 @@ from . import (  # noqa: F401  (register commands and handlers)
     ledger,
     match,
     registration,
+    time_over,
 )
 from .base import (
-    COMMANDS,
     DECIDERS,
     HANDLERS,
     SEATS,
@@ -29,6 +29,7 @@ from .base import (
     command,
     handler,
     require,
+    row,
 )
 from .ruleset import RuleSet
 from .state import EMPTY, SeatAsk, SeatInfo, TableState, per_seat, put
@@ -53,8 +54,6 @@ def decide(
     decider = DECIDERS.get(cmd)
     if decider is None:
         raise RuleError("unknown_command", f"Unknown command {cmd!r}.")
-    if actor.role not in COMMANDS[cmd]:
-        raise RuleError("forbidden", "You may not do that at this table.", command=cmd)
     require(state.created, "no_such_table", "This table does not exist.")
     if actor.role == "seat":
         require(actor.seat in SEATS, "forbidden", "Only a player at this table can do that.")
@@ -89,7 +88,12 @@ def choose_seat(state: TableState, wanted: str | None = None) -> str:
     return wanted
 
 
-@command("seat.join", SYSTEM)
+@command("seat.join", SYSTEM, None, {"seat": "A", "name": "x"})
+@row(
+    "X",
+    '`{"seat": "A", "name": "...", "player_id": "", "device"?: "<id>"}`',
+    "a phone takes a free seat (`POST /api/tables/<code>/join` writes it)",
+)
 def join(tx: Tx, args: Mapping[str, Any]) -> None:
     """A phone takes a free seat (the HTTP join issues its token)."""
     seat = args.get("seat")
@@ -152,7 +156,8 @@ def _refused(s: TableState, e: Event) -> TableState:
     return _answered(s, e)
 
 
-@command("seat.release", SYSTEM)
+@command("seat.release", SYSTEM, None, {"seat": "A"})
+@row("X", '`{"seat": "A", "by": "<judge>"}`', "a judge frees a seat (the staff route writes it)")
 def release(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge frees a seat: its phone's token stops working (the HTTP route revokes it)."""
     seat = args.get("seat")
@@ -161,7 +166,12 @@ def release(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("seat.released", seat=seat, by=str(args.get("by") or ""))
 
 
-@command("seat.move", SYSTEM)
+@command("seat.move", SYSTEM, None, {"seat": "A", "name": "x"})
+@row(
+    "X",
+    '`{"seat": "A", "name": "...", "player_id": "", "by": "..."}`',
+    "a taken seat passes to a new phone (an approved seat request, a recovery code)",
+)
 def move(tx: Tx, args: Mapping[str, Any]) -> None:
     """A taken seat passes to a new phone (approved by a judge, or at a casual table by the
     other seat): the old token stops working."""
@@ -176,7 +186,12 @@ def move(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("seat.moved", seat=seat, name=name, player_id=player_id, by=by)
 
 
-@command("seat.disown", SYSTEM)
+@command("seat.disown", SYSTEM, None, {"seat": "A"})
+@row(
+    "X",
+    '`{"seat": "A"}`',
+    "the seat's phone says it is not its player's any more (`POST .../seat/disown`)",
+)
 def disown(tx: Tx, args: Mapping[str, Any]) -> None:
     """The phone holding a seat says it is not its player's any more (a borrowed phone): at a
     casual table the other seat may then give the seat to the player's new phone."""

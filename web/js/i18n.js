@@ -157,3 +157,11 @@ export function callReason(reason, about = {}) {
   if (m) return t("call.log_changed", { seq: m[1], expected: m[2], found: m[3] === "nothing" ? "" : m[3] });
   return text;
 }
+
+/** The time-over stage (R5) in words: the one wording of each stage code is the catalogue's
+ * `time.stage.<code>`; `n` is the extra turn, `of` how many extra turns (or the Extra Duel's
+ * turns). An unknown code is shown as it is. */
+export function stageText(stage, { n = 1, of = 3 } = {}) {
+  const key = `time.stage.${stage}`;
+  return has(key) ? t(key, { n, of }) : String(stage || "");
+}

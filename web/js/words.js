@@ -2,7 +2,7 @@
 // reader's language from the catalogue's `event.*` keys. The words people typed (a note, a
 // reason, a counter's name, a player's name) are given back apart, as written.
 
-import { callReason, has, t } from "./i18n.js";
+import { callReason, has, stageText, t } from "./i18n.js";
 
 const SEP = () => t("list.sep");
 const LEGACY_CLOSED = {
@@ -170,9 +170,7 @@ export function eventWords(env) {
       v.where = has(`sheet.during.${d.during}`) ? t(`sheet.during.${d.during}`) : String(d.during || "");
       break;
     case "time.stage":
-      if (d.stage === "extra_turns") key = "event.time.extra_turn";
-      else v.stage = has(`sheet.stage.${d.stage}`) ? t(`sheet.stage.${d.stage}`) : String(d.stage || "");
-      v.n = d.extra_turn;
+      v.stage = stageText(d.stage, { n: d.extra_turn || 1, of: d.of ?? 3 });
       break;
     case "flag.raised": {
       const m = /^turn (\d+)$/.exec(d.detail || "");

@@ -3,7 +3,7 @@
 
 import { backoffDelay, ClockOffset } from "../conn.js";
 import { formatDuration, h } from "../dom.js";
-import { callReason, errorText, t } from "../i18n.js";
+import { callReason, errorText, stageText, t } from "../i18n.js";
 import { age, topBar } from "../staff/common.js";
 import { createAlarm, notificationsAvailable } from "./alarm.js";
 import { disputeLine } from "./lines.js";
@@ -25,7 +25,9 @@ export function phaseText(p, now) {
   if (p.kind === "between") {
     return t("staff.phase.between", { time: age(now - (p.since_ms || now)) });
   }
-  return t(`staff.phase.${p.kind}`, { duel: p.duel, turn: p.turn, of: p.of });
+  // The time-over stage (R5) in its one wording, with the duel it belongs to.
+  if (p.stage) return t("staff.phase.stage", { duel: p.duel, stage: stageText(p.stage, { n: p.n || 1, of: p.of }) });
+  return t(`staff.phase.${p.kind}`, { duel: p.duel });
 }
 
 export function clockText(c, now) {

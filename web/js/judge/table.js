@@ -153,8 +153,9 @@ export function mountTable(root, eventId, code, navigate) {
     if (!state) return;
     const now = conn.serverNow();
     const p = { kind: state.phase, duel: state.duel_no };
-    if (state.time.stage === "extra_turns" && state.phase === "duel") {
-      Object.assign(p, { kind: "extra_turns", turn: state.time.extra_turn, of: state.time.extra_turns });
+    if (state.time.stage && state.phase === "duel") {
+      const extraDuel = state.time.stage.startsWith("extra_duel");
+      Object.assign(p, { stage: state.time.stage, n: state.time.extra_turn, of: extraDuel ? state.time.extra_duel_turns : state.time.extra_turns });
     } else if (state.phase === "between" && state.window) p.since_ms = state.window.started_ms;
     head.replaceChildren(
       h("h1", { text: info ? t("staff.table_no", { n: info.number }) : code }),

@@ -53,6 +53,32 @@ function confirmEndRound(number, tables) {
   });
 }
 
+/** "Re-issue table cards": a dialog saying what it does (the printed cards seat nobody after);
+ * resolves true to go ahead. */
+function confirmReissue() {
+  return new Promise((resolve) => {
+    const dialog = h("dialog", { class: "card staff-dialog", testid: "reissue-dialog", "aria-labelledby": "reissue-title" });
+    const done = (answer) => {
+      dialog.close();
+      dialog.remove();
+      resolve(answer);
+    };
+    dialog.append(
+      h("h2", { id: "reissue-title", text: t("run.cards_reissue_title") }),
+      h("p", { text: t("run.cards_reissue_text") }),
+      h("div", { class: "row" },
+        h("button", { class: "btn btn-danger", type: "button", testid: "reissue-confirm", text: t("run.cards_reissue_confirm"), onclick: () => done(true) }),
+        h("button", { class: "btn", type: "button", testid: "reissue-cancel", text: t("run.cancel"), onclick: () => done(false) })),
+    );
+    dialog.addEventListener("cancel", (e) => {
+      e.preventDefault();
+      done(false);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
+
 function navigate(path) {
   history.pushState(null, "", path);
   route();
@@ -162,6 +188,14 @@ async function showEvent(id) {
     h("p", { class: "row" },
       h("a", { class: "btn btn-small", href: `/api/events/${id}/results.csv`, download: "", testid: "export", text: t("staff.export") }),
       h("a", { class: "btn btn-small", href: `/organiser/events/${id}/cards`, target: "_blank", testid: "cards", text: t("staff.cards") }),
+      h("button", {
+        class: "btn btn-small btn-quiet", type: "button", testid: "cards-reissue", text: t("run.cards_reissue"),
+        onclick: async () => {
+          if (!(await confirmReissue())) return;
+          const r = await call("POST", `/api/events/${id}/cards/reissue`);
+          say(r, r.ok ? t("run.cards_reissued", { n: r.body.cards_issue }) : "");
+        },
+      }),
       h("a", { class: "btn btn-small", href: `/organiser/events/${id}/pairings`, target: "_blank", testid: "print-pairings", text: t("run.print_pairings") }),
       h("a", { class: "btn btn-small", href: `/e/${ev.slug}`, target: "_blank", testid: "players-page", text: t("run.players_page") }),
       h("a", { class: "btn btn-small", href: `/judge/e/${id}`, testid: "floor-link", text: t("staff.open_floor") })));

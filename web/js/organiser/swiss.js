@@ -13,6 +13,16 @@ function tiebreak(n) {
   return `${Number(s.slice(0, -6))} ${s.slice(-6, -3)} ${s.slice(-3)}`;
 }
 
+// What the organiser picked in a select of this section (a top cut's size, a judge's result),
+// kept across the section's redraws: a refresh between the pick and the tap never resets it.
+const chosen = new Map();
+
+function keep(select, key) {
+  if (chosen.has(key)) select.value = chosen.get(key);
+  select.addEventListener("change", () => chosen.set(key, select.value));
+  return select;
+}
+
 function field(label, input) {
   return h("label", { class: "field" }, h("span", { text: label }), input);
 }
@@ -52,6 +62,7 @@ function cycleCard(card, eventId, s, act, hooks) {
   } else if (c.action === "cut") {
     const size = h("select", { testid: "cycle-cut-size", "aria-label": t("swiss.cut_size") });
     for (const k of [4, 8, 16, 32]) size.append(h("option", { value: String(k), text: t("swiss.top_n", { n: k }), selected: k === (s.cut_size || 8) }));
+    keep(size, `${eventId}:cut`);
     parts.push(h("div", { class: "row" }, size, primary(t("swiss.start_cut"), "cycle-cut", () => act("POST", `${base}/swiss/cut`, { size: Number(size.value) }, true))));
   } else if (c.action === "cut_next") {
     parts.push(primary(t("swiss.next_cut"), "cycle-cut-next", () => act("POST", `${base}/swiss/cut/next`, undefined, true)));
@@ -67,6 +78,7 @@ function cycleCard(card, eventId, s, act, hooks) {
     parts.push(h("ul", { class: "staff-list", testid: "cycle-waiting" }, c.waiting.map((no) => {
       const pick = h("select", { testid: `cycle-result-pick-${no}`, "aria-label": t("run.cycle.result_for", { n: no }) });
       for (const r of s.stage === "cut" ? ["A", "B"] : RESULTS) pick.append(h("option", { value: r, text: t(`swiss.result.${r}`) }));
+      keep(pick, `${eventId}:${n}:${no}`);
       return h("li", { testid: `cycle-waiting-${no}` }, `${t("staff.table_no", { n: no })} `, pick,
         h("button", { class: "btn btn-small", type: "button", testid: `cycle-result-${no}`, text: t("run.cycle.enter"),
           onclick: () => act("POST", `${base}/tables/${no}/result`, { result: pick.value }, true) }));
@@ -94,11 +106,18 @@ export function swissSection(eventId, slug, say, hooks) {
     return r === null ? t("swiss.open") : t(`swiss.result.${r}`);
   }
 
+  // The organiser is typing or picking in a field of this section: the periodic refresh waits
+  // (a button last tapped does not hold it up).
+  const editing = () => {
+    const el = document.activeElement;
+    return Boolean(el) && [box, hooks && hooks.card].some((part) => part && part.contains(el)) && el.matches("input, textarea, select");
+  };
+
   // background: the periodic refresh, which never replaces a form the organiser is typing in
   // (checked again once the answer is in: typing may have begun while it was on its way)
   async function draw(background = false) {
     const res = await call("GET", base);
-    if (background && box.contains(document.activeElement)) return;
+    if (background && editing()) return;
     if (!res.ok) {
       box.replaceChildren(h("p", { text: refusal(res.body) }));
       return;
@@ -147,6 +166,7 @@ export function swissSection(eventId, slug, say, hooks) {
       if (current) buttons.append(h("button", { class: "btn", type: "button", testid: "swiss-repair", text: t("swiss.repair", { n: current.number }), disabled: s.cycle.step !== "start" || current.number !== s.cycle.round, onclick: () => act("POST", `${base}/repair`, {}, true) }));
       const size = h("select", { testid: "cut-size", "aria-label": t("swiss.cut_size") });
       for (const n of [4, 8, 16, 32]) size.append(h("option", { value: String(n), text: t("swiss.top_n", { n }), selected: n === (s.cut_size || 8) }));
+      keep(size, `${eventId}:cut`);
       buttons.append(size, h("button", {
         class: "btn", type: "button", testid: "cut-start", text: t("swiss.start_cut"),
         disabled: s.cycle.action !== "cut" && s.cycle.action !== "pair",
@@ -167,6 +187,7 @@ export function swissSection(eventId, slug, say, hooks) {
         h("tbody", {}, current.tables.map((tb) => {
           const pick = h("select", { testid: `result-pick-${tb.table}` });
           for (const r of current.stage === "cut" ? ["A", "B"] : RESULTS) pick.append(h("option", { value: r, text: t(`swiss.result.${r}`) }));
+          keep(pick, `${eventId}:${current.number}:${tb.table}`);
           return h("tr", { testid: `swiss-table-${tb.table}`, class: tb.result === null ? "open" : "" },
             h("td", {}, h("a", { href: `/t/${tb.code}?watch`, text: String(tb.table) })),
             h("td", { text: tb.a.name }), h("td", { text: tb.b.name }),
@@ -216,7 +237,7 @@ export function swissSection(eventId, slug, say, hooks) {
   draw();
   timer = setInterval(() => {
     if (!box.isConnected) clearInterval(timer);
-    else if (!box.contains(document.activeElement)) draw(true);
+    else if (!editing()) draw(true);
   }, 5000);
   return box;
 }

@@ -1,7 +1,7 @@
 // The banners under the header: time called, a duel or match over, the round ended.
 
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { stageText, t } from "../i18n.js";
 import { get } from "../state.js";
 import { matchText, resultText, seatName } from "./kit.js";
 
@@ -18,11 +18,10 @@ export function timeBanner(s, cls = "banner banner-time") {
   // The time banner belongs to a duel (or the Extra Duel still to come), not to its result.
   if (!(stage || called) || ["duel_result", "match_result", "match_over"].includes(s.phase)) return null;
   let text = t("time.called");
-  if (stage === "finish_turn") text = t("time.finish_turn");
-  else if (stage === "extra_turns")
-    text = t("time.extra_turn", { n: get(s, "time.extra_turn", 0) || 1, of: get(s, "time.extra_turns", 3) });
-  else if (stage === "sudden_death" || stage === "extra_duel_sudden_death") text = t("time.sudden_death");
-  else if (stage === "extra_duel") text = t("time.extra_duel", { n: get(s, "turn.no", 1), of: get(s, "time.extra_duel_turns", 4) });
+  if (stage === "extra_duel") {
+    const of = get(s, "time.extra_duel_turns", 4);
+    text = t("time.banner_turn", { stage: stageText(stage, { of }), n: get(s, "turn.no", 1), of });
+  } else if (stage) text = stageText(stage, { n: get(s, "time.extra_turn", 0) || 1, of: get(s, "time.extra_turns", 3) });
   return h("div", { class: cls, testid: "time-banner", role: "alert", dataset: { stage: stage || "called" }, text });
 }
 

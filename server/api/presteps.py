@@ -1,0 +1,48 @@
+"""What the edge does before the rules decide a command, when its declaration asks for it.
+
+A declaration (server/rules/, beside its decider) names its pre-steps (`pre=("banlist.entries",)`);
+each name is one function here, which may read the store or the event's data (which the pure
+rules cannot) and returns the arguments the rules then decide on. tests/test_ws.py checks that
+every name a declaration gives is one of these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from server.rules import Actor, Declaration
+from server.store import banlists
+
+from .decklists import ensure_event_banlist
+
+# (table code, loaded arguments, sender, server time) -> the arguments the rules decide on.
+PreStep = Callable[[str, dict[str, Any], Actor, int], dict[str, Any]]
+
+
+def banlist_entries(code: str, args: dict[str, Any], actor: Actor, now_ms: int) -> dict[str, Any]:
+    """A ban list named by a judge: the server adds its stored entries (seats and judges never
+    send entries)."""
+    name = str(args.get("name") or "")
+    return {"name": name, "entries": banlists.entries_of(name) if name else []}
+
+
+def event_banlist(code: str, args: dict[str, Any], actor: Actor, now_ms: int) -> dict[str, Any]:
+    """Before a deck list is registered at an event table, the event's list is put in force."""
+    ensure_event_banlist(code, now_ms)
+    return args
+
+
+PRESTEPS: dict[str, PreStep] = {
+    "banlist.entries": banlist_entries,
+    "event.banlist": event_banlist,
+}
+
+
+def before(
+    declared: Declaration, code: str, args: dict[str, Any], actor: Actor, now_ms: int
+) -> dict[str, Any]:
+    """Run the declared pre-steps of a command, in order; the arguments for the rules."""
+    for name in declared.pre:
+        args = PRESTEPS[name](code, args, actor, now_ms)
+    return args
