@@ -25,7 +25,7 @@ def build_event(app: Any, players: int) -> tuple[int, str]:
 
     tournament = app.extensions["duel_table_tournament"]
     swiss = app.extensions["duel_table_swiss"]
-    store = app.extensions["duel_table"].store
+    tables = app.extensions["duel_table"].tables
     name = f"bench-{uuid.uuid4().hex[:6]}"
     tournament.create_account(name, "correct horse battery", "organiser", 1)
     owner = tournament.login(name, "correct horse battery", 1)[1]
@@ -49,7 +49,7 @@ def build_event(app: Any, players: int) -> tuple[int, str]:
     judge = Actor("judge", name="bench")
     for i, table in enumerate(tournament.tables(ev.id)):
         winner = "A" if i % 3 else "B"
-        store.append(table["code"], "result.set", {"match_winner": winner}, judge, None, 3)
+        tables.append(table["code"], "result.set", {"match_winner": winner}, judge, None, 3)
     swiss.settings(ev.id, {"public": True}, "bench", 4)
     return int(ev.id), str(ev.slug)
 

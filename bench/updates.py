@@ -18,6 +18,8 @@ from typing import Any
 from server.api.encoding import ViewTexts
 from server.api.ws import Connection
 from server.rules import Actor, get_ruleset
+from server.service.hub import LocalHub
+from server.service.tables import TableService
 from server.store import EventStore, bind, db, open_database
 
 ITEMS = ["handshake", "side_shown", "shuffled", "cut"]
@@ -35,11 +37,12 @@ class Sent:
 
 
 def play(store: EventStore, per_duel: int, sockets: list[Connection]) -> str:
-    code = store.create_table(get_ruleset("ocg-2008"), 0)
+    tables = TableService(store, LocalHub())
+    code = tables.create_table(get_ruleset("ocg-2008"), 0)
     now = [0]
     seats = {s: Actor("seat", s, n) for s, n in (("A", "Yugi"), ("B", "Kaiba"))}
     for s, name in (("A", "Yugi"), ("B", "Kaiba")):
-        store.join(code, s, name, "", 0)
+        tables.join(code, s, name, "", 0)
     for conn in sockets:
         conn.code, conn.store = code, store
 
@@ -49,7 +52,7 @@ def play(store: EventStore, per_duel: int, sockets: list[Connection]) -> str:
             for conn in sockets:
                 conn.write("welcome", None)
                 conn.ws.sizes.clear()
-        events = store.append(code, cmd, args, seats[who], None, now[0]).events
+        events = tables.append(code, cmd, args, seats[who], None, now[0]).events
         seq = store.snapshot(code).seq
         for conn in sockets:
             conn.write("sync", seq)

@@ -87,11 +87,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     # The record proves itself: signed heads, and alarms for a log changed under the cache.
     store.signer = Signer.load_or_create(key_path(app.config))
-    store.on_alarm = found.tables.publish
     if app.config["TIMER_ENABLED"]:
         found.timer = Timer(store, hub, clock, app.config["TIMER_INTERVAL_MS"])
         found.timer.start()
-        found.auditor = Auditor(store, clock)
+        found.auditor = Auditor(found.tables, clock)
         found.auditor.start()
 
     if app.config["STALL_REPORT"]:

@@ -14,12 +14,20 @@ from typing import Any
 from server.rules import Actor, get_ruleset
 from server.rules.base import SYSTEM_ACTOR
 from server.store import EventStore
+from tests.tables import tables_of
 
 T0 = 1_764_484_800_000  # 2025-11-30 06:40 UTC
 STEP = 15_000  # each command comes 15 seconds after the last
 JUDGE = Actor("judge", name="Pegasus")
 SYSTEM = SYSTEM_ACTOR
 CHECKLIST = ["handshake", "side_shown", "shuffled", "cut"]
+
+
+def bare_store(database: Any, randbelow: Any = None) -> EventStore:
+    """An event store on `database`; its table service's dice from `randbelow` when given."""
+    store = EventStore(database)
+    tables_of(store, randbelow)
+    return store
 
 
 def actor(who: str | Actor) -> Actor:
@@ -42,18 +50,18 @@ class StoreTable:
 
     def __post_init__(self) -> None:
         ruleset = get_ruleset("ocg-2008", staff_start=self.staff_start)
-        self.code = self.store.create_table(ruleset, self.now)
+        self.code = tables_of(self.store).create_table(ruleset, self.now)
 
     def do(self, who: str | Actor, cmd: str, **args: Any) -> list[dict[str, Any]]:
         self.now += STEP
-        return self.store.append(self.code, cmd, args, actor(who), None, self.now).events
+        return tables_of(self.store).append(self.code, cmd, args, actor(who), None, self.now).events
 
     def state(self) -> Any:
         return self.store.snapshot(self.code).state
 
     def join(self) -> StoreTable:
-        self.store.join(self.code, "A", "Yugi", "0001", self.now)
-        self.store.join(self.code, "B", "Kaiba", "0002", self.now)
+        tables_of(self.store).join(self.code, "A", "Yugi", "0001", self.now)
+        tables_of(self.store).join(self.code, "B", "Kaiba", "0002", self.now)
         return self
 
     def register(self) -> StoreTable:

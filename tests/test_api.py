@@ -201,7 +201,7 @@ def test_an_unexpected_error_is_a_coded_500(app: Flask, client: FlaskClient, mon
     def boom(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(app.extensions["duel_table"].store, "create_table", boom)
+    monkeypatch.setattr(app.extensions["duel_table"].store, "add_table", boom)
     body = assert_error(client.post("/api/tables"), 500, "internal")
     assert "fire" not in body["message"]
 

@@ -14,6 +14,7 @@ from server import create_app
 from server.api.arguments import load_args
 from server.rules import Actor, get_ruleset
 from server.store import db
+from tests.tables import tables_of
 
 pytestmark = pytest.mark.skipif(
     bool(os.environ.get("TEST_DATABASE_URL")), reason="SQLite's write-ahead log only"
@@ -21,13 +22,13 @@ pytestmark = pytest.mark.skipif(
 
 
 def _toss_many(store: Any, count: int) -> str:
-    code = store.create_table(get_ruleset("ocg-2008"), 1_000)
-    store.join(code, "A", "Ann", "1", 1_000)
+    code = tables_of(store).create_table(get_ruleset("ocg-2008"), 1_000)
+    tables_of(store).join(code, "A", "Ann", "1", 1_000)
     args = load_args("coin.toss", {"count": 1})
     seat_a = Actor(role="seat", seat="A")
     for n in range(count):
         # A second apart: a seat may toss only a few times a second.
-        store.append(code, "coin.toss", args, seat_a, f"c{n}", 2_000 + 1_000 * n)
+        tables_of(store).append(code, "coin.toss", args, seat_a, f"c{n}", 2_000 + 1_000 * n)
     return code
 
 

@@ -9,6 +9,7 @@ from flask.testing import FlaskClient
 
 from server.rules import view
 from tests.rules_helpers import Table
+from tests.tables import tables_of
 
 PASSWORD = "correct horse battery"
 
@@ -90,7 +91,7 @@ def test_start_round_reports_the_tables_it_could_not_start(app, client) -> None:
     pairings = "1,Yugi,,Kaiba,\n2,Mai,,Joey,\n3,Rex,,Weevil,"
     assert org.post(f"/api/events/{ev['id']}/pairings", {"csv": pairings}).status_code == 200
     # A judge started table 1 early: the round cannot start it again, and says so.
-    store.append(table1, "clock.start", {}, Actor("judge", name="j"), "early", 1)
+    tables_of(store).append(table1, "clock.start", {}, Actor("judge", name="j"), "early", 1)
     r = org.post(f"/api/events/{ev['id']}/round/start")
     assert r.status_code == 200, r.json
     assert r.json["started"] == 2
@@ -114,7 +115,7 @@ def test_end_round_names_the_tables_still_playing_and_tells_them(app, client) ->
 
     judge = Actor("judge", name="j")
     args = {"seat": "A", "level": "disqualification", "infraction": "cheating", "note": ""}
-    store.append(codes[1], "penalty.record", args, judge, "dq", 2)
+    tables_of(store).append(codes[1], "penalty.record", args, judge, "dq", 2)
     assert store.snapshot(codes[1]).state.phase == "match_over"
     # The preview lists the tables whose match is not over (the confirmation dialog's list),
     # with the players' names (the pairing's until they sit).

@@ -23,6 +23,7 @@ from clients.testing import isolated_database
 from server import create_app
 from server.store import open_database, upgrade
 from server.store.migrations import BASELINE, MIGRATIONS, latest, version_of
+from tests.tables import tables_of
 
 FROZEN = json.loads((Path(__file__).parent / "data" / "schema_0e10e3f.json").read_text("utf-8"))
 ROOT = Path(__file__).resolve().parent.parent
@@ -128,9 +129,11 @@ def test_previous_release_database_upgrades_at_start_and_the_table_plays_on(
     assert before.seats["A"].name == "Yugi" and before.decks["B"].registered is not None
 
     now = FROZEN["rows"]["event"][-1]["at_ms"] + 60_000
-    store.append(code, "deck.confirm", {"seat": "B"}, a, "a2", now)
-    store.append(code, "deck.confirm", {"seat": "A"}, b, "b2", now + 1)
-    again = store.append(code, "deck.declare", {"main": 40, "extra": 15, "side": 15}, a, "a1", now)
+    tables_of(store).append(code, "deck.confirm", {"seat": "B"}, a, "a2", now)
+    tables_of(store).append(code, "deck.confirm", {"seat": "A"}, b, "b2", now + 1)
+    again = tables_of(store).append(
+        code, "deck.declare", {"main": 40, "extra": 15, "side": 15}, a, "a1", now
+    )
     assert again.duplicate  # the old release's command ids still count
     log = store.log(code)
     assert len(log) > len(FROZEN["rows"]["event"])

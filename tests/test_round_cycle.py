@@ -19,6 +19,7 @@ from flask.testing import FlaskClient
 from server.rules import Actor, view
 from server.rules.swiss import Match, Player, standings
 from tests.rules_helpers import Table
+from tests.tables import tables_of
 from tests.test_swiss_api import PASSWORD, Org, register
 
 JUDGE = Actor("judge", name="j")
@@ -208,7 +209,7 @@ def test_a_disqualified_player_is_not_paired_again(org: Org):
     t1, t2 = current_tables(org, ev)
     store = org.app.extensions["duel_table"].store
     dq = {"seat": "A", "level": "disqualification", "infraction": "cheating", "note": ""}
-    store.append(t1["code"], "penalty.record", dq, JUDGE, "dq", 2)
+    tables_of(store).append(t1["code"], "penalty.record", dq, JUDGE, "dq", 2)
     org.table_result(t2["code"], "A")
     cheat = t1["a"]["player"]
     s = org.summary(ev)

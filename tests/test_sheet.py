@@ -16,6 +16,7 @@ from server import services
 from server.projections.sheet import build_sheet, change_text, csv_safe, public_log
 from server.store.events import GENESIS, chain_hash
 from server.store.models import EventRow, TableRow
+from tests.tables import tables_of
 
 
 @pytest.fixture
@@ -214,8 +215,8 @@ def test_names_and_notes_are_escaped(app, client):
     with app.app_context():
         store = services().store
         t = StoreTable(store)
-        store.join(t.code, "A", '<b>Bad</b> & "co"', "<i>", t.now)
-        store.join(t.code, "B", "Kaiba", "", t.now)
+        tables_of(store).join(t.code, "A", '<b>Bad</b> & "co"', "<i>", t.now)
+        tables_of(store).join(t.code, "B", "Kaiba", "", t.now)
         t.register().start_duel(first="A")
         t.lp("A", ("B", "damage", 100), note="<script>alert(1)</script>")
     html = client.get(f"/t/{t.code}/sheet").get_data(as_text=True)
@@ -453,8 +454,8 @@ def test_every_sheet_string_is_translated():
 
 def test_entries_confirmed_on_one_shared_phone_are_marked(store):
     t = StoreTable(store)
-    store.join(t.code, "A", "Yugi", "", t.now, "phone-1")
-    store.join(t.code, "B", "Kaiba", "", t.now, "phone-1")
+    tables_of(store).join(t.code, "A", "Yugi", "", t.now, "phone-1")
+    tables_of(store).join(t.code, "B", "Kaiba", "", t.now, "phone-1")
     t.register().start_duel(first="A")
     t.lp("A", ("B", "damage", 1800))
     [m] = build_sheet(store.log(t.code)).matches
@@ -466,8 +467,8 @@ def test_entries_confirmed_on_one_shared_phone_are_marked(store):
 
 def test_entries_from_two_phones_are_not_marked(store):
     t = StoreTable(store)
-    store.join(t.code, "A", "Yugi", "", t.now, "phone-1")
-    store.join(t.code, "B", "Kaiba", "", t.now, "phone-2")
+    tables_of(store).join(t.code, "A", "Yugi", "", t.now, "phone-1")
+    tables_of(store).join(t.code, "B", "Kaiba", "", t.now, "phone-2")
     t.register().start_duel(first="A")
     t.lp("A", ("B", "damage", 1800))
     t2 = StoreTable(store).join().register().start_duel(first="A")
@@ -479,12 +480,12 @@ def test_entries_from_two_phones_are_not_marked(store):
 
 def test_a_seat_moved_to_another_phone_is_no_longer_shared(store):
     t = StoreTable(store)
-    store.join(t.code, "A", "Yugi", "", t.now, "phone-1")
-    store.join(t.code, "B", "Kaiba", "", t.now, "phone-1")
+    tables_of(store).join(t.code, "A", "Yugi", "", t.now, "phone-1")
+    tables_of(store).join(t.code, "B", "Kaiba", "", t.now, "phone-1")
     t.register().start_duel(first="A")
     t.lp("A", ("B", "damage", 1800))
-    ref, _token, _seq = store.request_seat(t.code, "B", "Kaiba", "", "takeover", t.now)
-    store.grant_request(t.code, ref, "seat A", t.now)
+    ref, _token, _seq = tables_of(store).request_seat(t.code, "B", "Kaiba", "", "takeover", t.now)
+    tables_of(store).grant_request(t.code, ref, "seat A", t.now)
     t.lp("A", ("B", "damage", 100))
     rows = build_sheet(store.log(t.code)).matches[0].duels[0].rows
     assert [r.shared_device for r in rows] == [True, False]

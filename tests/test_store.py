@@ -11,8 +11,9 @@ from server.core.errors import NotFound
 from server.rules import Actor, RuleError, get_ruleset, replay
 from server.rules.base import SYSTEM_ACTOR as SYSTEM
 from server.store import EventStore, db
-from server.store.events import GENESIS, chain_hash, hash_token
+from server.store.events import GENESIS, _event_of, chain_hash, hash_token
 from server.store.models import CommandRow, EventRow, SeatRow, TableRow
+from tests.tables import tables_of
 
 T0 = 1_764_484_800_000
 DECK = {"main": 40, "extra": 15, "side": 15}
@@ -23,14 +24,14 @@ def seat(s: str) -> Actor:
 
 
 def new_table(store: EventStore) -> str:
-    code = store.create_table(get_ruleset(), T0)
-    store.join(code, "A", "Yugi", "", T0)
-    store.join(code, "B", "Kaiba", "", T0)
+    code = tables_of(store).create_table(get_ruleset(), T0)
+    tables_of(store).join(code, "A", "Yugi", "", T0)
+    tables_of(store).join(code, "B", "Kaiba", "", T0)
     return code
 
 
 def test_create_table_writes_the_first_event(store: EventStore):
-    code = store.create_table(get_ruleset(match_minutes=30), T0)
+    code = tables_of(store).create_table(get_ruleset(match_minutes=30), T0)
     assert len(code) == 6 and set(code) <= set("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
     [first] = store.events_since(code, 0)
     assert first["seq"] == 1 and first["type"] == "table.created"
@@ -40,8 +41,9 @@ def test_create_table_writes_the_first_event(store: EventStore):
 
 
 def test_join_stores_only_the_token_hash(store: EventStore):
-    code = store.create_table(get_ruleset(), T0)
-    joined, events = store.join(code, None, "Yugi", "P-1", T0)
+    code = tables_of(store).create_table(get_ruleset(), T0)
+    joined = tables_of(store).join(code, None, "Yugi", "P-1", T0)
+    events = store.events_since(code, 1)
     assert joined.seat == "A" and joined.seq == 2 and events[0]["type"] == "seat.joined"
     with db.connection_context():
         row = SeatRow.select().join(TableRow).where(TableRow.code == code).get()
@@ -51,28 +53,28 @@ def test_join_stores_only_the_token_hash(store: EventStore):
 
 
 def test_join_refuses_a_taken_seat_and_a_full_table(store: EventStore):
-    code = store.create_table(get_ruleset(), T0)
-    store.join(code, "B", "Kaiba", "", T0)
+    code = tables_of(store).create_table(get_ruleset(), T0)
+    tables_of(store).join(code, "B", "Kaiba", "", T0)
     with pytest.raises(RuleError) as taken:
-        store.join(code, "B", "Joey", "", T0)
+        tables_of(store).join(code, "B", "Joey", "", T0)
     assert taken.value.code == "seat_taken"
-    assert store.join(code, None, "Yugi", "", T0)[0].seat == "A"
+    assert tables_of(store).join(code, None, "Yugi", "", T0).seat == "A"
     with pytest.raises(RuleError) as full:
-        store.join(code, None, "Joey", "", T0)
+        tables_of(store).join(code, None, "Joey", "", T0)
     assert full.value.code == "table_full"
     assert store.snapshot(code).seq == 3
 
 
 def test_unknown_table(store: EventStore):
     with pytest.raises(NotFound) as err:  # the edge answers 404 (server/api/http.py: status_of)
-        store.append("ZZZZZZ", "deck.declare", DECK, seat("A"), "c1", T0)
+        tables_of(store).append("ZZZZZZ", "deck.declare", DECK, seat("A"), "c1", T0)
     assert err.value.code == "no_such_table"
     assert not store.exists("ZZZZZZ")
 
 
 def test_append_writes_events_and_moves_the_sequence(store: EventStore):
     code = new_table(store)
-    result = store.append(code, "deck.declare", DECK, seat("A"), "c1", T0 + 5)
+    result = tables_of(store).append(code, "deck.declare", DECK, seat("A"), "c1", T0 + 5)
     assert result.seq == 4 and not result.duplicate
     assert [e["type"] for e in result.events] == ["deck.declared"]
     assert result.events[0]["actor"] == {"role": "seat", "seat": "A", "name": "Player A"}
@@ -82,8 +84,8 @@ def test_append_writes_events_and_moves_the_sequence(store: EventStore):
 
 def test_a_repeated_command_id_is_applied_once(store: EventStore):
     code = new_table(store)
-    first = store.append(code, "deck.declare", DECK, seat("A"), "same", T0)
-    again = store.append(code, "deck.declare", DECK, seat("A"), "same", T0 + 100)
+    first = tables_of(store).append(code, "deck.declare", DECK, seat("A"), "same", T0)
+    again = tables_of(store).append(code, "deck.declare", DECK, seat("A"), "same", T0 + 100)
     assert again.duplicate and again.seq == first.seq and again.events == []
     assert store.snapshot(code).seq == first.seq
     with db.connection_context():
@@ -94,18 +96,18 @@ def test_a_repeated_command_id_is_applied_once(store: EventStore):
 def test_a_refused_command_changes_nothing_and_may_be_sent_again(store: EventStore):
     code = new_table(store)
     with pytest.raises(RuleError) as err:
-        store.append(code, "deck.declare", {**DECK, "main": 39}, seat("A"), "c1", T0)
+        tables_of(store).append(code, "deck.declare", {**DECK, "main": 39}, seat("A"), "c1", T0)
     assert err.value.code == "deck_size"
     assert store.snapshot(code).seq == 3
-    ok = store.append(code, "deck.declare", DECK, seat("A"), "c1", T0)
+    ok = tables_of(store).append(code, "deck.declare", DECK, seat("A"), "c1", T0)
     assert ok.seq == 4 and not ok.duplicate
 
 
 def test_the_cached_state_equals_a_replay_of_the_log(store: EventStore):
     code = new_table(store)
-    store.append(code, "deck.declare", DECK, seat("A"), "a", T0)
-    store.append(code, "deck.declare", DECK, seat("B"), "b", T0)
-    store.append(code, "deck.confirm", {"seat": "B"}, seat("A"), "c", T0)
+    tables_of(store).append(code, "deck.declare", DECK, seat("A"), "a", T0)
+    tables_of(store).append(code, "deck.declare", DECK, seat("B"), "b", T0)
+    tables_of(store).append(code, "deck.confirm", {"seat": "B"}, seat("A"), "c", T0)
     from server.rules import Event
 
     events = [Event.from_dict(e) for e in store.events_since(code, 0)]
@@ -118,11 +120,11 @@ def test_two_stores_like_two_processes_see_each_others_writes(store: EventStore)
     code = new_table(store)
     other = EventStore(db)
     store.snapshot(code)
-    other.append(code, "deck.declare", DECK, seat("A"), "x1", T0)
-    result = store.append(code, "deck.declare", DECK, seat("B"), "x2", T0)
+    tables_of(other).append(code, "deck.declare", DECK, seat("A"), "x1", T0)
+    result = tables_of(store).append(code, "deck.declare", DECK, seat("B"), "x2", T0)
     assert result.seq == 5
     assert store.snapshot(code).state == other.snapshot(code).state
-    assert other.append(code, "deck.declare", DECK, seat("B"), "x2", T0).duplicate
+    assert tables_of(other).append(code, "deck.declare", DECK, seat("B"), "x2", T0).duplicate
 
 
 def test_concurrent_commands_get_contiguous_sequence_numbers(store: EventStore):
@@ -136,7 +138,9 @@ def test_concurrent_commands_get_contiguous_sequence_numbers(store: EventStore):
         try:
             for i in range(10):
                 who = seat("A" if (n + i) % 2 else "B")
-                result = stores[n % 2].append(code, "deck.declare", DECK, who, f"{n}-{i}", T0)
+                result = tables_of(stores[n % 2]).append(
+                    code, "deck.declare", DECK, who, f"{n}-{i}", T0
+                )
                 with lock:
                     seqs.append(result.seq)
         except BaseException as exc:  # pragma: no cover - reported below
@@ -158,7 +162,7 @@ def test_concurrent_retries_of_one_command_apply_it_once(store: EventStore):
     results = []
 
     def send() -> None:
-        results.append(store.append(code, "deck.declare", DECK, seat("A"), "retry", T0))
+        results.append(tables_of(store).append(code, "deck.declare", DECK, seat("A"), "retry", T0))
 
     threads = [threading.Thread(target=send) for _ in range(8)]
     for t in threads:
@@ -172,7 +176,7 @@ def test_concurrent_retries_of_one_command_apply_it_once(store: EventStore):
 
 def test_the_hash_chain_links_every_event(store: EventStore):
     code = new_table(store)
-    store.append(code, "deck.declare", DECK, seat("A"), "a", T0)
+    tables_of(store).append(code, "deck.declare", DECK, seat("A"), "a", T0)
     log = store.log(code)
     assert log[0]["prev_hash"] == GENESIS
     for before, after in zip(log, log[1:], strict=False):
@@ -195,7 +199,7 @@ def test_the_hash_chain_links_every_event(store: EventStore):
 )
 def test_verify_names_the_first_tampered_event(store: EventStore, column, value, problem):
     code = new_table(store)
-    store.append(code, "deck.declare", DECK, seat("A"), "a", T0)
+    tables_of(store).append(code, "deck.declare", DECK, seat("A"), "a", T0)
     with db.connection_context():
         table_id = TableRow.get(TableRow.code == code).id
         EventRow.update({column: value}).where(
@@ -207,7 +211,7 @@ def test_verify_names_the_first_tampered_event(store: EventStore, column, value,
 
 def test_verify_notices_a_deleted_event(store: EventStore):
     code = new_table(store)
-    store.append(code, "deck.declare", DECK, seat("A"), "a", T0)
+    tables_of(store).append(code, "deck.declare", DECK, seat("A"), "a", T0)
     with db.connection_context():
         table_id = TableRow.get(TableRow.code == code).id
         EventRow.delete().where((EventRow.table == table_id) & (EventRow.seq == 2)).execute()
@@ -218,16 +222,20 @@ def test_verify_notices_a_deleted_event(store: EventStore):
 def test_due_lists_tables_whose_timer_passed(store: EventStore):
     code = new_table(store)
     for who in "AB":
-        store.append(code, "deck.declare", DECK, seat(who), f"d{who}", T0)
-    store.append(code, "deck.confirm", {"seat": "B"}, seat("A"), "cA", T0)
-    store.append(code, "deck.confirm", {"seat": "A"}, seat("B"), "cB", T0)
-    store.append(code, "clock.start", {}, Actor("judge", name="J"), "start", T0)
+        tables_of(store).append(code, "deck.declare", DECK, seat(who), f"d{who}", T0)
+    tables_of(store).append(code, "deck.confirm", {"seat": "B"}, seat("A"), "cA", T0)
+    tables_of(store).append(code, "deck.confirm", {"seat": "A"}, seat("B"), "cB", T0)
+    tables_of(store).append(code, "clock.start", {}, Actor("judge", name="J"), "start", T0)
     assert code not in [c for c, _ in store.due(T0 + 1000)]
     due = dict(store.due(T0 + 41 * 60_000))
     assert code in due
-    tick = store.append(code, "tick", {}, Actor("system"), f"tick:{due[code]}", T0 + 41 * 60_000)
+    tick = tables_of(store).append(
+        code, "tick", {}, Actor("system"), f"tick:{due[code]}", T0 + 41 * 60_000
+    )
     assert tick.events and tick.events[0]["type"]
-    again = store.append(code, "tick", {}, Actor("system"), f"tick:{due[code]}", T0 + 41 * 60_000)
+    again = tables_of(store).append(
+        code, "tick", {}, Actor("system"), f"tick:{due[code]}", T0 + 41 * 60_000
+    )
     assert again.duplicate
 
 
@@ -249,7 +257,7 @@ def test_commands_waiting_for_a_commit_share_the_next_one(store: EventStore):
     results: dict[str, int] = {}
     first = threading.Thread(
         target=lambda: results.update(
-            first=store.append(codes[0], "deck.declare", DECK, seat("A"), "g0", T0).seq
+            first=tables_of(store).append(codes[0], "deck.declare", DECK, seat("A"), "g0", T0).seq
         )
     )
     first.start()
@@ -258,7 +266,11 @@ def test_commands_waiting_for_a_commit_share_the_next_one(store: EventStore):
     threads = [
         threading.Thread(
             target=lambda c=c, s=s: results.update(
-                {f"{c}{s}": store.append(c, "deck.declare", DECK, seat(s), f"g{c}{s}", T0).seq}
+                {
+                    f"{c}{s}": tables_of(store)
+                    .append(c, "deck.declare", DECK, seat(s), f"g{c}{s}", T0)
+                    .seq
+                }
             )
         )
         for c, s in ((codes[1], "A"), (codes[1], "B"), (codes[2], "A"))
@@ -285,8 +297,10 @@ def test_a_command_decided_on_a_state_another_process_moved_past_is_decided_agai
     code = new_table(store)
     other = EventStore(db)  # another process: its own cache
     store.snapshot(code)  # cached at seq 3
-    other.append(code, "deck.declare", DECK, seat("A"), "elsewhere", T0)  # seq 4, not in cache
-    result = store.append(code, "deck.declare", DECK, seat("B"), "here", T0)
+    tables_of(other).append(
+        code, "deck.declare", DECK, seat("A"), "elsewhere", T0
+    )  # seq 4, not in cache
+    result = tables_of(store).append(code, "deck.declare", DECK, seat("B"), "here", T0)
     assert result.seq == 5 and not result.duplicate
     assert [e["type"] for e in store.events_since(code, 3)] == ["deck.declared"] * 2
     assert store.verify(code).ok
@@ -307,9 +321,9 @@ def test_a_failed_group_write_is_retried_one_by_one_and_loses_nothing(store: Eve
 
     store.writer.write_together = hiccup  # type: ignore[method-assign]
     store.writer.write_all = one  # type: ignore[method-assign]
-    assert store.append(code, "deck.declare", DECK, seat("A"), "once", T0).seq == 4
+    assert tables_of(store).append(code, "deck.declare", DECK, seat("A"), "once", T0).seq == 4
     assert calls == [("group", 1), ("one", 1)]
-    assert store.append(code, "deck.declare", DECK, seat("A"), "once", T0).duplicate
+    assert tables_of(store).append(code, "deck.declare", DECK, seat("A"), "once", T0).duplicate
     assert store.verify(code).ok and store.snapshot(code).seq == 4
 
 
@@ -323,10 +337,10 @@ def test_a_command_that_cannot_be_stored_is_refused_and_the_table_is_unchanged(
 
     store.writer.write_together = store.writer.write_all = broken  # type: ignore[method-assign]
     with pytest.raises(OSError):
-        store.append(code, "deck.declare", DECK, seat("A"), "lost", T0)
+        tables_of(store).append(code, "deck.declare", DECK, seat("A"), "lost", T0)
     del store.writer.write_together, store.writer.write_all
     assert store.snapshot(code).seq == 3
-    assert store.append(code, "deck.declare", DECK, seat("A"), "lost", T0).seq == 4
+    assert tables_of(store).append(code, "deck.declare", DECK, seat("A"), "lost", T0).seq == 4
 
 
 def test_the_hashed_text_is_sorted_compact_json_of_the_event():
@@ -386,8 +400,8 @@ def test_the_writer_is_chosen_once_and_its_connections_are_set_up_as_the_pools(
     expected = SqliteWriter if is_sqlite(db) else PostgresWriter
     assert type(store.writer) is expected
     code = new_table(store)
-    store.append(code, "deck.declare", DECK, seat("A"), "w1", T0)
-    assert store.append(code, "deck.declare", DECK, seat("A"), "w1", T0).duplicate
+    tables_of(store).append(code, "deck.declare", DECK, seat("A"), "w1", T0)
+    assert tables_of(store).append(code, "deck.declare", DECK, seat("A"), "w1", T0).duplicate
     if expected is SqliteWriter:
         own = store.writer.connect()
         try:
@@ -429,3 +443,25 @@ def test_a_link_hashed_before_the_chain_had_one_encoder_still_verifies():
     assert verify_chain("ABC234", [row], 2).problem == "log shorter than the table's seq"
     broken = SimpleNamespace(**{**vars(row), "hash": "0" * 64})
     assert verify_chain("ABC234", [broken], 1).problem == "hash does not match"
+
+
+def test_each_event_is_applied_once_by_the_rules_never_by_the_store(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+):
+    """The service appends the rules' decision (events and the state after them); the store
+    chains and keeps that state, applying nothing again, and it is the state a replay of the
+    stored log gives."""
+    code = new_table(store)
+    store.snapshot(code)  # cached: nothing to catch up from the database below
+
+    def applied(*_args: object) -> None:
+        raise AssertionError("the store applied an event")
+
+    monkeypatch.setattr("server.store.events.apply", applied)
+    done = tables_of(store).append(code, "deck.declare", DECK, seat("A"), "once", T0)
+    assert done.events and not done.duplicate
+    monkeypatch.undo()
+    held = store.fresh(code)
+    assert held.seq == done.seq
+    log = store.log(code)
+    assert held.state == replay(_event_of(e) for e in log)

@@ -12,6 +12,7 @@ from flask.testing import FlaskClient
 
 from server.rules import Actor
 from tests.conftest import FixedClock
+from tests.tables import tables_of
 
 PASSWORD = "correct horse battery"
 
@@ -45,7 +46,7 @@ class Org:
     def table_result(self, code: str, winner: str | None) -> None:
         """The match at a live table decided by a judge there (as a confirmed result would)."""
         store = self.app.extensions["duel_table"].store
-        store.append(
+        tables_of(store).append(
             code, "result.set", {"match_winner": winner}, Actor(role="judge", name="j"), None, 1
         )
 

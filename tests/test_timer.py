@@ -6,6 +6,7 @@ from server.rules import Actor, get_ruleset
 from server.service.hub import LocalHub
 from server.service.timer import run_due
 from server.store import EventStore, db
+from tests.tables import tables_of
 
 T0 = 1_764_484_800_000
 MIN = 60_000
@@ -13,14 +14,14 @@ DECK = {"main": 40, "extra": 15, "side": 15}
 
 
 def running_table(store: EventStore, minutes: int = 1) -> str:
-    code = store.create_table(get_ruleset(match_minutes=minutes), T0)
+    code = tables_of(store).create_table(get_ruleset(match_minutes=minutes), T0)
     for seat, name in (("A", "Yugi"), ("B", "Kaiba")):
-        store.join(code, seat, name, "", T0)
+        tables_of(store).join(code, seat, name, "", T0)
     for seat in "AB":
-        store.append(code, "deck.declare", DECK, Actor("seat", seat), f"d{seat}", T0)
-    store.append(code, "deck.confirm", {"seat": "B"}, Actor("seat", "A"), "cA", T0)
-    store.append(code, "deck.confirm", {"seat": "A"}, Actor("seat", "B"), "cB", T0)
-    store.append(code, "clock.start", {}, Actor("judge", name="J"), "go", T0)
+        tables_of(store).append(code, "deck.declare", DECK, Actor("seat", seat), f"d{seat}", T0)
+    tables_of(store).append(code, "deck.confirm", {"seat": "B"}, Actor("seat", "A"), "cA", T0)
+    tables_of(store).append(code, "deck.confirm", {"seat": "A"}, Actor("seat", "B"), "cB", T0)
+    tables_of(store).append(code, "clock.start", {}, Actor("judge", name="J"), "go", T0)
     return code
 
 

@@ -12,6 +12,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 from ws_helpers import DECK, WAIT, Phone, http, new_table
 
+from tests.tables import tables_of
+
 
 class Table:
     def __init__(self, server: str) -> None:
@@ -393,11 +395,11 @@ def test_the_encoded_state_is_the_viewers_view_and_reuses_an_unchanged_ledger(st
 
     def send(seat, cmd, args, ref, at_ms):
         loaded = load_args(cmd, args)
-        return store.append(code, cmd, loaded, actor[seat], ref, at_ms)
+        return tables_of(store).append(code, cmd, loaded, actor[seat], ref, at_ms)
 
-    code = store.create_table(get_ruleset(), 1_000)
+    code = tables_of(store).create_table(get_ruleset(), 1_000)
     for s in "AB":
-        store.join(code, s, f"Player <{s}>", "", 1_000)
+        tables_of(store).join(code, s, f"Player <{s}>", "", 1_000)
     actor = {s: Actor("seat", s, s) for s in "AB"}
     checks = {"items": ["handshake", "side_shown", "shuffled", "cut"]}
     setup = [
@@ -509,7 +511,7 @@ def test_the_edge_keeps_its_encoded_texts_beside_the_snapshots_not_in_them(store
     assert {f.name for f in dataclasses.fields(Snapshot)} == {
         "seq", "state", "last_hash", "recent", "table_id",
     }  # fmt: skip
-    code = store.create_table(get_ruleset(), 1_000)
+    code = tables_of(store).create_table(get_ruleset(), 1_000)
     snap = store.snapshot(code)
     first = views.state_text(snap, None, False, {})
     shared = views.encoded(snap)["parts"]  # the viewer-independent keys, encoded once

@@ -47,10 +47,11 @@ class Services:
     # What the table socket encoded of the store's snapshots (`api/encoding.py`).
     views: ViewTexts = field(default_factory=ViewTexts)
 
-    @property
-    def tables(self) -> TableService:
-        """The one write path of every table: append, then publish (server/service/tables.py)."""
-        return TableService(self.store, self.hub)
+    # The one write path of every table: decide, store, publish (server/service/tables.py).
+    tables: TableService = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.tables = TableService(self.store, self.hub)
 
     def close(self) -> None:
         """Stop the timer, the checkpointer, the pinger, the group committer and the hub (tests

@@ -561,7 +561,10 @@ def _refresh_floor(event_id: int) -> None:
 def init_app(app: Flask) -> None:
     """Register the staff routes (the tables come from `server.store.migrations`)."""
     app.extensions["duel_table_tournament"] = Tournament(
-        services_of(app).store, app.config["PASSWORD_HASH_METHOD"], services_of(app).offload
+        services_of(app).store,
+        app.config["PASSWORD_HASH_METHOD"],
+        services_of(app).offload,
+        services_of(app).tables,
     )
     app.extensions["duel_table_logins"] = LoginThrottle(app.config)
     app.register_blueprint(bp)

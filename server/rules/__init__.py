@@ -9,7 +9,7 @@ from .base import COMMANDS, DECLARATIONS, SEATS, Actor, Declaration, Event, Rule
 from .clock import next_due_ms
 from .ruleset import RULESETS, RuleSet, get_ruleset
 from .state import EMPTY, TableState
-from .table import apply, choose_seat, create_events, decide, replay
+from .table import Decision, apply, choose_seat, create_events, decide, decision, facts, replay
 from .view import event_for, view
 
 __all__ = [
@@ -28,7 +28,10 @@ __all__ = [
     "apply",
     "choose_seat",
     "create_events",
+    "Decision",
     "decide",
+    "decision",
+    "facts",
     "event_for",
     "get_ruleset",
     "next_due_ms",

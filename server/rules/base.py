@@ -192,9 +192,31 @@ def handler(event_type: str) -> Callable[[Handler], Handler]:
     return register
 
 
+def plain(value: Any) -> Any:
+    """`value` as JSON gives it back: mappings with text keys (in their order), sequences as
+    lists. An event's data is made plain when it is emitted, so the state its handler builds
+    is the one a replay of the stored log builds: the store keeps that state, never applying
+    the event again."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        return {
+            k if type(k) is str else str(k): v if type(v) in _SCALARS else plain(v)
+            for k, v in value.items()
+        }
+    if kind is list or kind is tuple:
+        return [v if type(v) in _SCALARS else plain(v) for v in value]
+    return value
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 class Tx:
     """A decision in progress: each emitted event is applied at once, so later checks in the
-    same command see its effect (an LP entry that reaches 0 then ends the duel)."""
+    same command see its effect (an LP entry that reaches 0 then ends the duel). `state` is
+    then the state after every event: the one the store keeps."""
 
     def __init__(self, state: Any, actor: Actor, now_ms: int, randbelow: RandBelow) -> None:
         self.state = state
@@ -205,7 +227,7 @@ class Tx:
 
     def emit(self, event_type: str, **data: Any) -> None:
         """Record an event and apply it to the working state."""
-        event = Event(event_type, data, self.now_ms, self.actor)
+        event = Event(event_type, plain(data), self.now_ms, self.actor)
         self.state = HANDLERS[event_type](self.state, event)
         self.events.append(event)
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import (  # noqa: F401  (register commands and handlers)
@@ -28,6 +28,7 @@ from .base import (
     Tx,
     command,
     handler,
+    plain,
     require,
     row,
 )
@@ -42,6 +43,15 @@ def create_events(code: str, ruleset: RuleSet, now_ms: int) -> list[Event]:
     return [Event("table.created", {"code": code, "ruleset": ruleset.to_dict()}, now_ms)]
 
 
+@dataclass(frozen=True)
+class Decision:
+    """What a command decided: its events, and the state after them (each event applied once,
+    as it was emitted: the state a replay of the stored events gives)."""
+
+    events: list[Event]
+    state: TableState
+
+
 def decide(
     state: TableState,
     cmd: str,
@@ -51,6 +61,18 @@ def decide(
     randbelow: RandBelow,
 ) -> list[Event]:
     """The events a command produces, or a ``RuleError``; ``state`` is not changed."""
+    return decision(state, cmd, args, actor, now_ms, randbelow).events
+
+
+def decision(
+    state: TableState,
+    cmd: str,
+    args: Mapping[str, Any],
+    actor: Actor,
+    now_ms: int,
+    randbelow: RandBelow,
+) -> Decision:
+    """The events a command produces and the state after them, or a ``RuleError``."""
     decider = DECIDERS.get(cmd)
     if decider is None:
         raise RuleError("unknown_command", f"Unknown command {cmd!r}.")
@@ -60,7 +82,13 @@ def decide(
         require(state.seats[str(actor.seat)].joined, "forbidden", "Take your seat first.")
     tx = Tx(state, actor, now_ms, randbelow)
     decider(tx, args)
-    return tx.events
+    return Decision(tx.events, tx.state)
+
+
+def facts(state: TableState, events: list[Event]) -> Decision:
+    """Events the server states as they are (a seat request, a tamper alarm), applied once."""
+    made = [Event(e.type, plain(e.data), e.at_ms, e.actor) for e in events]
+    return Decision(made, replay(made, state))
 
 
 def apply(state: TableState, event: Event) -> TableState:
@@ -105,10 +133,12 @@ def join(tx: Tx, args: Mapping[str, Any]) -> None:
     require(len(player_id) <= MAX_NAME, "invalid", "The player ID is too long.")
     device = str(args.get("device") or "")
     require(len(device) <= 40, "invalid", "The device id is too long.")
+    data: dict[str, Any] = {"seat": seat, "name": name, "player_id": player_id}
     if device:  # one phone holds both seats (table mode): the sheet marks its entries
-        tx.emit("seat.joined", seat=seat, name=name, player_id=player_id, device=device)
-    else:
-        tx.emit("seat.joined", seat=seat, name=name, player_id=player_id)
+        data["device"] = device
+    if args.get("request"):  # a waiting request granted: who granted it, and its ref
+        data.update(by=str(args.get("by") or ""), request=str(args["request"]))
+    tx.emit("seat.joined", **data)
 
 
 @handler("table.created")
@@ -183,7 +213,10 @@ def move(tx: Tx, args: Mapping[str, Any]) -> None:
     player_id = str(args.get("player_id") or "").strip()
     require(len(player_id) <= MAX_NAME, "invalid", "The player ID is too long.")
     by = str(args.get("by") or "")
-    tx.emit("seat.moved", seat=seat, name=name, player_id=player_id, by=by)
+    data: dict[str, Any] = {"seat": seat, "name": name, "player_id": player_id, "by": by}
+    if args.get("request"):  # a waiting request granted: its ref
+        data["request"] = str(args["request"])
+    tx.emit("seat.moved", **data)
 
 
 @command("seat.disown", SYSTEM, None, {"seat": "A"})

@@ -1,34 +1,107 @@
-"""The table service: every write to a table's log, then the publish of its new seq, in one place.
+"""The table service: every write to a table's log decided here, stored, then published.
 
-A caller (a view, the table socket, the timer, a round started for all tables) asks the service;
-the service appends through the store (`server/store/events.py`) and tells the hub
-(`server/service/hub.py`) the table's new seq, so no caller can forget to publish or publish a seq
-that was not written. Nothing outside this module (and the hub itself) calls `hub.publish`;
-`tests/test_service.py` checks that.
+A caller (a view, the table socket, the timer, a round started for all tables) asks the service.
+The service takes a turn at the table from the store (`server/store/events.py`: its latest
+state), asks the rules to decide (`server.rules.decision`: the events and the state they lead
+to), decides what a seat change stores beside them (a seat's row, a request's), appends the
+decided events, and waits for their commit; a turn decided on a state another process moved
+past is decided again, and after a few such tries it holds the table. Then it tells the hub
+(`server/service/hub.py`) the table's new seq, so no caller can forget to publish or publish a
+seq that was not written. Nothing outside this module (and the hub itself) calls
+`hub.publish`; `tests/test_service.py` checks that.
 """
 
 from __future__ import annotations
 
+import hmac
+import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from server.rules import Actor, RuleSet
-from server.rules.base import SYSTEM_ACTOR
+from server.core.errors import Conflict, Forbidden, NotFound, TooMany
+from server.rules import (
+    Actor,
+    Decision,
+    Event,
+    RuleSet,
+    choose_seat,
+    create_events,
+    decision,
+    facts,
+)
+from server.rules.base import SYSTEM_ACTOR, judge_called
 from server.service.hub import Hub
-from server.store import Appended, EventStore, Joined
+from server.store import Appended, EventStore, Joined, Snapshot
+from server.store.chain import hash_token
+from server.store.events import new_recovery_code
+from server.store.writers import Statement
 
 # Told the token hash of a phone that lost its seat (None: the seat was free), before publishing.
 SeatEnded = Callable[[str | None], object] | None
 
+# What deciding on a snapshot gives: the decision, and the statements to store with its events.
+Decided = tuple[Decision, list[Statement]]
+Decider = Callable[[Snapshot], Decided]
+
+# Tries on the group commit before a command holds its table.
+OPTIMISTIC = 3
+
 
 class TableService:
-    """Append to a table's log and publish the new seq: the one write path of every table."""
+    """Decide, store and publish: the one write path of every table."""
 
-    def __init__(self, store: EventStore, hub: Hub) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        hub: Hub,
+        randbelow: Callable[[int], int] = secrets.randbelow,
+    ) -> None:
         self.store, self.hub = store, hub
+        self.randbelow = randbelow
+
+    # -- deciding and storing ------------------------------------------------------------------
+
+    def _write(
+        self, code: str, cmd_id: str | None, decide_on: Decider, sign: bool = True
+    ) -> Appended:
+        """Decide on the table's latest state and store the events; decided again when another
+        writer moved the table on first, holding the table after `OPTIMISTIC` tries."""
+        for attempt in range(OPTIMISTIC + 1):
+            with self.store.turn(code, cmd_id, hold=attempt == OPTIMISTIC) as turn:
+                if not turn.repeat:
+                    made, statements = decide_on(turn.snap)
+                    turn.append(made.events, made.state, statements)
+            stored = self.store.settle(turn, sign=sign)
+            if stored is not None:
+                return stored
+        raise RuntimeError("a held turn was not stored")  # pragma: no cover - holding settles
+
+    def _decide(
+        self, snap: Snapshot, cmd: str, args: Mapping[str, Any], actor: Actor, now_ms: int
+    ) -> Decision:
+        return decision(snap.state, cmd, args, actor, now_ms, self.randbelow)
+
+    def append(
+        self,
+        code: str,
+        cmd: str,
+        args: dict[str, Any],
+        actor: Actor,
+        cmd_id: str | None,
+        now_ms: int,
+    ) -> Appended:
+        """Decide and store one command, not published (the caller announces what it wrote
+        with others, `announce`); a repeated `cmd_id` returns the original answer."""
+
+        def decide_on(snap: Snapshot) -> Decided:
+            return self._decide(snap, cmd, args, actor, now_ms), []
+
+        return self._write(code, cmd_id, decide_on)
+
+    # -- publishing ----------------------------------------------------------------------------
 
     def publish(self, code: str, seq: int) -> None:
-        """Tell every socket of the table it is at `seq` (the store's alarms come here too)."""
+        """Tell every socket of the table it is at `seq`."""
         self.hub.publish(code, seq)
 
     def announce(self, seqs: Mapping[str, int]) -> None:
@@ -38,6 +111,8 @@ class TableService:
 
     def _publish_latest(self, code: str) -> None:
         self.hub.publish(code, self.store.snapshot(code).seq)
+
+    # -- commands ------------------------------------------------------------------------------
 
     def command(
         self,
@@ -52,7 +127,7 @@ class TableService:
         """Decide and store one command; publish if it wrote events (a repeated id writes
         none). `answered` runs between the two, so the sender hears its reply before the
         update the publish brings (docs/protocol.md)."""
-        result = self.store.append(code, cmd, args, actor, cmd_id, now_ms)
+        result = self.append(code, cmd, args, actor, cmd_id, now_ms)
         if answered is not None:
             answered(result)
         if result.events:
@@ -67,9 +142,47 @@ class TableService:
 
     def create_table(self, ruleset: RuleSet, now_ms: int) -> str:
         """Open a table; its first event is seq 1."""
-        code = self.store.create_table(ruleset, now_ms)
+        code = self.store.add_table(ruleset, now_ms)
+
+        def decide_on(snap: Snapshot) -> Decided:
+            return facts(snap.state, create_events(code, ruleset, now_ms)), []
+
+        with self.store.turn(code, None, hold=True) as turn:
+            made, _ = decide_on(turn.snap)
+            turn.append(made.events, made.state)
+        self.store.settle(turn)
         self.hub.publish(code, 1)
         return code
+
+    # -- tamper alarms -------------------------------------------------------------------------
+
+    def audit(self, code: str, now_ms: int) -> str | None:
+        """Compare this process's cached head with the log (`EventStore.changed_under`): a log
+        changed under the cache gets a judge call, which the judges' sockets hear; the
+        problem is returned."""
+        found_at = self.store.changed_under(code)
+        if found_at is None:
+            return None
+
+        def decide_on(latest: Snapshot) -> Decided:
+            # The call carries a code and its values (each screen words them), not a sentence.
+            data = judge_called(latest.state, None, "", code="log_changed", params=found_at)
+            return facts(latest.state, [Event("judge.called", data, now_ms, SYSTEM_ACTOR)]), []
+
+        # Not signed: the alarm sits on a log changed under the server, and a signature would
+        # vouch for it; at a decided table `verify` then reports the unsigned head too.
+        stored = self._write(code, None, decide_on, sign=False)
+        self.hub.publish(code, stored.seq)
+        return (
+            f"The stored log changed under the server at seq {found_at['seq']}: "
+            f"expected {found_at['expected']}, found {found_at['found'] or 'nothing'}."
+        )
+
+    def audit_some(self, count: int, now_ms: int) -> int:
+        """Audit the next `count` cached tables (round robin); how many alarms."""
+        return sum(1 for code in self.store.audit_codes(count) if self.audit(code, now_ms))
+
+    # -- seats ---------------------------------------------------------------------------------
 
     def join(
         self,
@@ -80,10 +193,25 @@ class TableService:
         now_ms: int,
         device: str = "",
     ) -> Joined:
-        """Seat a player; the token is in the answer only."""
-        joined, _events = self.store.join(code, seat, name, player_id, now_ms, device)
-        self.hub.publish(code, joined.seq)
-        return joined
+        """Take a seat (the first free one when `seat` is None) and make its token, shown
+        once in the answer. `device` names one phone that holds both seats (table mode); it
+        is kept in the event."""
+        token = secrets.token_urlsafe(32)
+        taken: list[str] = []
+
+        def decide_on(snap: Snapshot) -> Decided:
+            chosen = choose_seat(snap.state, seat)
+            args = {"seat": chosen, "name": name, "player_id": player_id, "device": device}
+            made = self._decide(snap, "seat.join", args, SYSTEM_ACTOR, now_ms)
+            taken[:] = [chosen]
+            row = self.store.seat_taken(
+                snap.table_id, chosen, hash_token(token), name, player_id, device
+            )
+            return made, [row]
+
+        stored = self._write(code, None, decide_on)
+        self.hub.publish(code, stored.seq)
+        return Joined(taken[0], token, stored.seq)
 
     def request_seat(
         self,
@@ -96,18 +224,45 @@ class TableService:
         asker: str = "",
         per_table: int = 0,
     ) -> tuple[str, str, int]:
-        """A phone asks for a seat it cannot take at once: (ref, token, seq)."""
-        ref, token, seq = self.store.request_seat(
-            code, seat, name, player_id, why, now_ms, asker, per_table
-        )
-        self.hub.publish(code, seq)
-        return ref, token, seq
+        """Ask for `seat` (it waits for approval): (request ref, token, seq). The request is an
+        event in the log, so the judges and the other seat see it.
+
+        At most one waiting request per `asker` (a hash of who asks) and, when `per_table`, at
+        most that many per table: each one is a prompt on the phones and the floor."""
+        token, ref = secrets.token_urlsafe(32), secrets.token_hex(6)
+
+        def decide_on(snap: Snapshot) -> Decided:
+            if per_table and len(snap.state.seat_requests) >= per_table:
+                raise TooMany(
+                    "too_many_requests",
+                    "This table has enough phones waiting; ask a judge or the players.",
+                    {"waiting": len(snap.state.seat_requests)},
+                )
+            if asker and self.store.asker_waiting(snap.table_id, asker):
+                raise Conflict("request_waiting", "Your request for a seat here is still waiting.")
+            data = {"request": ref, "seat": seat, "name": name, "player_id": player_id}
+            asked = Event("seat.requested", {**data, "why": why}, now_ms, SYSTEM_ACTOR)
+            row = self.store.request_made(
+                snap.table_id,
+                ref,
+                {
+                    "seat": seat,
+                    "token_hash": hash_token(token),
+                    "name": name,
+                    "player_id": player_id,
+                    "created_ms": now_ms,
+                    "asker": asker,
+                },
+            )
+            return facts(snap.state, [asked]), [row]
+
+        stored = self._write(code, None, decide_on)
+        self.hub.publish(code, stored.seq)
+        return ref, token, stored.seq
 
     def disown(self, code: str, seat: str, now_ms: int) -> int:
-        """The seat's phone says it is not its player's any more."""
-        seq = self.store.disown(code, seat, now_ms)
-        self.hub.publish(code, seq)
-        return seq
+        """The seat's phone says it is not its player's any more; the new seq."""
+        return self.system(code, "seat.disown", {"seat": seat}, None, now_ms).seq
 
     def recover(
         self,
@@ -118,9 +273,47 @@ class TableService:
         now_ms: int,
         ended: SeatEnded = None,
     ) -> str:
-        """Move a one-phone table to a new phone; the new recovery code. `ended` gets each
-        old token's hash before the publish, so the old phone's sockets close first."""
-        old, fresh = self.store.recover(code, recovery_hash, tokens, device, now_ms)
+        """Move both seats of a one-phone table to a new phone (`tokens`: the new token of
+        each seat) if `recovery_hash` is its recovery code's; the new recovery code (the old
+        one is spent). `ended` gets each old token's hash before the publish, so the old
+        phone's sockets close first."""
+        known = self.store.table_recovery(code)
+        if not known or not hmac.compare_digest(known, recovery_hash):
+            raise Forbidden("bad_recovery", "This is not the table's recovery code.")
+        fresh = new_recovery_code()
+        old: list[str | None] = []
+
+        def decide_on(snap: Snapshot) -> Decided:
+            old.clear()
+            events: list[Event] = []
+            statements: list[Statement] = []
+            state = snap.state
+            for seat in ("A", "B"):
+                held = self.store.seat_row(code, seat)
+                if held is None:
+                    raise Conflict("seat_free", "That seat is free: join it.")
+                old.append(held.token_hash)
+                info = state.seats[seat]
+                args = {"seat": seat, "name": info.name, "player_id": info.player_id}
+                moved = decision(
+                    state,
+                    "seat.move",
+                    {**args, "by": "recovery code"},
+                    SYSTEM_ACTOR,
+                    now_ms,
+                    self.randbelow,
+                )
+                events += moved.events
+                state = moved.state
+                statements.append(
+                    self.store.seat_moved(snap.table_id, seat, hash_token(tokens[seat]), device)
+                )
+            statements.append(
+                self.store.recovery_spent(snap.table_id, recovery_hash, hash_token(fresh))
+            )
+            return Decision(events, state), statements
+
+        self._write(code, None, decide_on)
         if ended is not None:
             for token_hash in old:
                 ended(token_hash)
@@ -130,26 +323,77 @@ class TableService:
     def grant_request(
         self, code: str, ref: str, by: str, now_ms: int, ended: SeatEnded = None
     ) -> tuple[str, str | None]:
-        """Give a waiting phone its seat: (seat, the token hash of the phone that had it).
-        `ended` gets that hash before the publish, so the old phone's sockets close first."""
-        seat, old = self.store.grant_request(code, ref, by, now_ms)
+        """Give a waiting request its seat (joining it, or moving it from the phone that had
+        it): (seat, the token hash of the phone that had it). `ended` gets that hash before
+        the publish, so the old phone's sockets close first."""
+        request = self.store.seat_request(code, ref)
+        if request is None or request.status != "waiting":
+            raise NotFound("no_such_request", "No waiting request has this id.")
+        old: list[str | None] = [None]
+
+        def decide_on(snap: Snapshot) -> Decided:
+            seat = request.seat
+            args = {"seat": seat, "name": request.name, "player_id": request.player_id}
+            statements: list[Statement]
+            if snap.state.seats[seat].joined:
+                old[0] = self.store.seat_token_hash(snap.table_id, seat)
+                cmd = "seat.move"
+                statements = [
+                    self.store.seat_handed(
+                        snap.table_id, seat, request.token_hash, request.name, request.player_id
+                    )
+                ]
+            else:
+                cmd = "seat.join"
+                statements = [
+                    self.store.seat_taken(
+                        snap.table_id, seat, request.token_hash, request.name, request.player_id
+                    )
+                ]
+            # The request's ref (and who granted it) go with the seat's event.
+            args = {**args, "by": by, "request": ref}
+            made = self._decide(snap, cmd, args, SYSTEM_ACTOR, now_ms)
+            statements.append(self.store.request_answered(request.id, "approved"))
+            return made, statements
+
+        self._write(code, None, decide_on)
         if ended is not None:
-            ended(old)
+            ended(old[0])
         self._publish_latest(code)
-        return seat, old
+        return str(request.seat), old[0]
 
     def refuse_request(self, code: str, ref: str, by: str, now_ms: int) -> str:
-        """Refuse a waiting request; its seat."""
-        seat = self.store.refuse_request(code, ref, by, now_ms)
+        """Refuse a waiting request: its token never works. The request's seat."""
+        request = self.store.seat_request(code, ref)
+        if request is None or request.status != "waiting":
+            raise NotFound("no_such_request", "No waiting request has this id.")
+
+        def decide_on(snap: Snapshot) -> Decided:
+            data = {"request": ref, "seat": request.seat, "by": by}
+            refused = Event("seat.refused", data, now_ms, SYSTEM_ACTOR)
+            return facts(snap.state, [refused]), [
+                self.store.request_answered(request.id, "refused")
+            ]
+
+        self._write(code, None, decide_on)
         self._publish_latest(code)
-        return seat
+        return str(request.seat)
 
     def release_seat(
         self, code: str, seat: str, by: str, now_ms: int, ended: SeatEnded = None
     ) -> str | None:
         """Free a seat; the token hash of the phone that had it (given to `ended` first)."""
-        old = self.store.release_seat(code, seat, by, now_ms)
+        old: list[str | None] = [None]
+
+        def decide_on(snap: Snapshot) -> Decided:
+            made = self._decide(
+                snap, "seat.release", {"seat": seat, "by": by}, SYSTEM_ACTOR, now_ms
+            )
+            old[0] = self.store.seat_token_hash(snap.table_id, seat)
+            return made, [self.store.seat_freed(snap.table_id, seat)]
+
+        self._write(code, None, decide_on)
         if ended is not None:
-            ended(old)
+            ended(old[0])
         self._publish_latest(code)
-        return old
+        return old[0]

@@ -14,7 +14,7 @@ import bisect
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -36,12 +36,13 @@ SALT = "salt"
 dumps = compact_encoder(sort_keys=True)
 
 
-def salted(raw: dict[str, Any]) -> dict[str, Any]:
-    """`raw` with a fresh salt in its data when it carries a secret field."""
-    fields = SECRET_FIELDS.get(raw["type"], ())
-    if any(k in raw["data"] for k in fields) and SALT not in raw["data"]:
-        raw["data"][SALT] = secrets.token_hex(16)
-    return raw
+def salted(type_: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The data to store of an event of `type_`: with a fresh salt when it carries a secret
+    field (a copy then; `data` itself is left as it was)."""
+    fields = SECRET_FIELDS.get(type_, ())
+    if fields and SALT not in data and any(k in data for k in fields):
+        return {**data, SALT: secrets.token_hex(16)}
+    return data  # type: ignore[return-value]
 
 
 def _number(value: int) -> str:

@@ -1,18 +1,23 @@
 """The event store: every table's append-only, hash-chained log, and the commands it answered.
+Events in, snapshots out: the store never decides (the table service does, with the rules,
+`server/service/tables.py`); it gives the state to decide on and stores what was decided.
 
-Commands for one table are decided one at a time, in memory: under one lock in this process, the
-store takes the table's latest state (the one a command still waiting for its commit left, or the
-cached committed one, or the database's), asks the rules to decide, and chains the new events.
-The rows then wait for a group commit (`group.py`) that writes every waiting command's events,
-command id and the table's new sequence number in one transaction. A call returns only after
-that commit.
+A write is a turn at the table (`EventStore.turn`): under one lock in this process, the store
+gives the table's latest state (the one a command still waiting for its commit left, or the
+cached committed one, or the database's), the caller decides on it and appends the events with
+the state they lead to, and the store chains them (hashes, salts) and keeps that state as the
+table's snapshot: each event is applied once, by the rules. The rows then wait for a group
+commit (`group.py`) that writes every waiting command's events, command id and the table's new
+sequence number in one transaction; `settle` returns once it is committed, and signs the head
+when it is due.
 
 The table's sequence number in the database is the check across processes: a command's update
 of it names the number it was decided on (`... WHERE seq = <base>`), so a command decided on a
-state another process has moved past writes nothing, and is decided again on the newer state.
-Creating a table, and a command that went stale a few times over (several processes writing
-one table), take the older path: the database's own lock (SQLite: BEGIN IMMEDIATE;
-PostgreSQL: SELECT ... FOR UPDATE on the table's row) around deciding and writing.
+state another process has moved past writes nothing (`settle` says so), and is decided again on
+the newer state. Creating a table, and a command that went stale a few times over (several
+processes writing one table), take the older path, a held turn: the database's own lock
+(SQLite: BEGIN IMMEDIATE; PostgreSQL: SELECT ... FOR UPDATE on the table's row) around deciding
+and writing.
 """
 
 from __future__ import annotations
@@ -22,27 +27,24 @@ import json
 import logging
 import secrets
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from peewee import DatabaseProxy, IntegrityError
 
-from server.core.errors import Busy, Conflict, DomainError, Forbidden, NotFound, TooMany
+from server.core.errors import Busy, DomainError, NotFound
 from server.rules import (
     EMPTY,
     Actor,
     Event,
     RuleSet,
+    TableState,
     apply,
-    choose_seat,
-    create_events,
-    decide,
     next_due_ms,
     replay,
 )
-from server.rules.base import SYSTEM_ACTOR, judge_called
 from server.rules.state import MATCH_OVER, MATCH_RESULT
 
 from .cache import LRU, RECENT, Snapshot
@@ -134,10 +136,6 @@ class _Tx:
         self.written: list[dict[str, Any]] = []
 
 
-# Tries on the group commit before a command holds its table (see `_decide`).
-OPTIMISTIC = 3
-
-
 class EventStore:
     """Tables, seats and hash-chained event logs on the proxied peewee database."""
 
@@ -145,10 +143,8 @@ class EventStore:
         self,
         database: DatabaseProxy,
         cache_size: int = 12000,
-        randbelow: Callable[[int], int] = secrets.randbelow,
     ) -> None:
         self.db = database
-        self.randbelow = randbelow
         self._cache = LRU(cache_size)
         # The database's transactions and group writes (SQLite's or PostgreSQL's).
         self.writer: Writer = writer_for(database)
@@ -164,8 +160,6 @@ class EventStore:
         )
         # The head signer (`server.store.signing.Signer`): set by the app; None signs nothing.
         self.signer: Any = None
-        # Told (code, seq) after a tamper alarm was written, so the judges' sockets hear it.
-        self.on_alarm: Callable[[str, int], None] | None = None
         self._audit_at = 0
 
     def close(self) -> None:
@@ -345,29 +339,28 @@ class EventStore:
         return self.db.execute_sql(template.format(*([mark] * len(params))), params)
 
     def _chain(
-        self, code: str, snap: Snapshot, events: list[Event], cmd_id: str | None
+        self,
+        code: str,
+        snap: Snapshot,
+        events: Sequence[Event],
+        state: TableState,
+        cmd_id: str | None,
     ) -> tuple[Snapshot, list[dict[str, Any]], list[Statement]]:
-        """Chain and apply `events` after `snap`: the new snapshot, the new envelopes, and the
-        statements that store them (the first moves the table's seq, from `snap.seq` only)."""
-        seq, state, prev = snap.seq, snap.state, snap.last_hash
+        """Chain `events`, already decided on `snap` and leading to `state`: the new snapshot,
+        the new envelopes, and the statements that store them (the first moves the table's
+        seq, from `snap.seq` only). Nothing is applied here: `state` is the decision's."""
+        seq, prev, table_id = snap.seq, snap.last_hash, snap.table_id
         rows: list[Any] = []
         written = []
         for event in events:
             seq += 1
-            # Round-trip through JSON so the cached state is exactly what a replay would give.
-            raw = salted(json.loads(dumps(event.to_dict())))
-            data, actor = dumps(raw["data"]), dumps(raw["actor"])
-            digest = link_hash(prev, code, seq, raw["type"], data, actor, raw["at_ms"])
-            rows += (snap.table_id, seq, raw["type"], data, actor, raw["at_ms"], prev, digest)
-            state = apply(state, _event_of(raw))
+            data = salted(event.type, event.data)
+            actor = event.actor.to_dict()
+            data_text, actor_text = dumps(data), dumps(actor)
+            digest = link_hash(prev, code, seq, event.type, data_text, actor_text, event.at_ms)
+            rows += (table_id, seq, event.type, data_text, actor_text, event.at_ms, prev, digest)
             written.append(
-                {
-                    "seq": seq,
-                    "type": raw["type"],
-                    "data": raw["data"],
-                    "actor": raw["actor"],
-                    "at_ms": raw["at_ms"],
-                }
+                {"seq": seq, "type": event.type, "data": data, "actor": actor, "at_ms": event.at_ms}
             )
             prev = digest
         mark = self.db.param
@@ -375,7 +368,7 @@ class EventStore:
             (
                 f'UPDATE "table" SET seq = {mark}, next_due_ms = {mark} '
                 f"WHERE id = {mark} AND seq = {mark}",
-                (seq, next_due_ms(state), snap.table_id, snap.seq),
+                (seq, next_due_ms(state), table_id, snap.seq),
             )
         ]
         if rows:
@@ -391,68 +384,37 @@ class EventStore:
             statements.append(
                 (
                     f"INSERT INTO command (table_id, cmd_id, seq) VALUES ({mark}, {mark}, {mark})",
-                    (snap.table_id, cmd_id, seq),
+                    (table_id, cmd_id, seq),
                 )
             )
         recent = (snap.recent + tuple(written))[-RECENT:]
-        new = Snapshot(seq, state, prev, recent, table_id=snap.table_id)
+        new = Snapshot(seq, state, prev, recent, table_id=table_id)
         return new, written, statements
 
-    def _write(self, tx: _Tx, events: list[Event], cmd_id: str | None) -> None:
-        """Store `events` inside `_transaction` (which holds the table)."""
-        tx.snap, written, statements = self._chain(tx.table.code, tx.snap, events, cmd_id)
-        for sql, params in statements:
-            self.db.execute_sql(sql, params)
-        tx.written += written
+    # -- appending: a turn at the table, then its commit ---------------------------------------
 
-    # -- deciding and the group commit ---------------------------------------------------------
+    @contextmanager
+    def turn(self, code: str, cmd_id: str | None, hold: bool = False) -> Iterator[Turn]:
+        """One try at appending to `code`: its latest state (`turn.snap`) to decide on, or the
+        seq an earlier command with the same `cmd_id` answered (`turn.answered`).
 
-    def _decide(
-        self,
-        code: str,
-        cmd_id: str | None,
-        decide_on: Callable[[Snapshot], Decided],
-        sign: bool = True,
-    ) -> tuple[Pending | _Answered, bool]:
-        """Decide one command on the table's latest state and wait for its group commit.
-
-        Returns the committed command and whether it is an earlier one with the same `cmd_id`
-        (the answer to a repeat). A command decided on a state that another writer moved past
-        is decided again on the newer one; after a few such tries it takes the older path and
-        holds the table while it decides, which always gets through."""
-        for _ in range(OPTIMISTIC):
+        Inside the `with`, the caller decides and hands the result to `turn.append`; nothing
+        else is decided on this table in this process meanwhile. Without `hold` the events
+        then wait for the next group commit (`settle` waits for it); with `hold`, the table is
+        held in the database (across processes) and they are written before the `with` ends:
+        the path of a table that other processes keep moving on (a command gone stale a few
+        times), which always gets through."""
+        if not hold:
             with self._plan_lock:
-                pending, repeat = self._plan(code, cmd_id, decide_on)
-            pending.done.wait()
-            if pending.outcome == "ok":
-                if sign and not repeat:
-                    self._sign_if_due(code, pending)
-                return pending, repeat
-            if pending.outcome == "failed" and not repeat:
-                assert pending.error is not None
-                raise pending.error
-        # Contended (other processes writing the same table): hold the table, then decide.
-        pending, repeat = self._decide_holding(code, cmd_id, decide_on)
-        if sign and not repeat:
-            self._sign_if_due(code, pending)
-        return pending, repeat
-
-    def _sign_if_due(self, code: str, pending: Pending | _Answered) -> None:
-        """Sign the head a write left when it holds a confirmed result or the match's end, or
-        lands on a table whose match is decided: a finished table's final head is always
-        signed, so nothing after it can be rewritten unseen (`chain.check_signed`)."""
-        written = getattr(pending, "written", None)
-        if self.signer is None or not written:
+                turn = Turn(self, code, cmd_id)
+                self._open(turn)
+                yield turn
             return
-        snap = pending.snap
-        if snap.state.phase in DECIDED or any(e["type"] in SIGN_AT for e in written):
-            self.sign_head(code, snap, int(written[-1]["at_ms"]))
-
-    def _decide_holding(
-        self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
-    ) -> tuple[Pending | _Answered, bool]:
+        turn = Turn(self, code, cmd_id, held=True)
         try:
             with self._transaction(code) as tx:
+                turn.tx = tx
+                turn.snap = tx.snap
                 if cmd_id is not None:
                     done = self._sql(
                         "SELECT seq FROM command WHERE table_id = {} AND cmd_id = {}",
@@ -460,12 +422,8 @@ class EventStore:
                         cmd_id,
                     ).fetchone()
                     if done is not None:
-                        return _Answered(code, done[0]), True
-                base = tx.snap.seq
-                events, extra = decide_on(tx.snap)
-                self._write(tx, events, cmd_id)
-                for sql, params in extra:
-                    self.db.execute_sql(sql, params)
+                        turn.answered = int(done[0])
+                yield turn
         except IntegrityError:
             # Only another writer's identical cmd_id can get here: answer as a duplicate.
             if cmd_id is None:
@@ -478,40 +436,88 @@ class EventStore:
                 ).fetchone()
             if found is None:
                 raise
-            return _Answered(code, found[0]), True
-        stored = Pending(code, base, tx.snap, tx.written, [], cmd_id, None)
-        stored.outcome = "ok"
-        return stored, False
+            turn.answered, turn.pending = int(found[0]), None
 
-    def _plan(
-        self, code: str, cmd_id: str | None, decide_on: Callable[[Snapshot], Decided]
-    ) -> tuple[Pending | _Answered, bool]:
+    def _open(self, turn: Turn) -> None:
+        """The state a command in this process decides on (under the plan lock): the one the
+        table's last command still waiting for its commit left, or the cached committed one,
+        or the database's; or the answer of a command already stored with the same id."""
+        code, cmd_id = turn.code, turn.cmd_id
         if cmd_id is not None:
             waiting = self._pending_cmds.get((code, cmd_id))
             if waiting is not None:
-                return waiting, True
+                turn.waiting = waiting
+                return
         parent = self._pending.get(code)
         if parent is not None:
             snap = parent.snap
         else:
             cached = self._cache.get(code)
             snap = cached if cached is not None and cached.table_id else self.snapshot(code)
+        turn.parent, turn.snap = parent, snap
         if cmd_id is not None:
-            done = self._answered(snap.table_id, cmd_id)
-            if done is not None:
-                return _Answered(code, done), True
-        events, extra = decide_on(snap)
-        new, written, statements = self._chain(code, snap, events, cmd_id)
-        pending = Pending(code, snap.seq, new, written, statements + extra, cmd_id, parent)
+            turn.answered = self.writer.answered(snap.table_id, cmd_id)
+
+    def _append(
+        self, turn: Turn, events: Sequence[Event], state: TableState, statements: list[Statement]
+    ) -> None:
+        """Store decided events (`Turn.append`)."""
+        code, cmd_id, snap = turn.code, turn.cmd_id, turn.snap
+        new, written, chained = self._chain(code, snap, events, state, cmd_id)
+        if turn.held:
+            assert turn.tx is not None
+            for sql, params in chained + statements:
+                self.db.execute_sql(sql, params)
+            turn.tx.snap = new
+            turn.tx.written += written
+            stored = Pending(code, snap.seq, new, written, [], cmd_id, None)
+            stored.outcome = "ok"  # written in the held transaction (committed as it closes)
+            stored.done.set()
+            turn.pending = stored
+            return
+        pending = Pending(code, snap.seq, new, written, chained + statements, cmd_id, turn.parent)
         self._pending[code] = pending
         if cmd_id is not None:
             self._pending_cmds[(code, cmd_id)] = pending
         self._group.submit(pending)
-        return pending, False
+        turn.pending = pending
 
-    def _answered(self, table_id: int, cmd_id: str) -> int | None:
-        """The seq a stored command answered, or None (under the plan lock only)."""
-        return self.writer.answered(table_id, cmd_id)
+    def settle(self, turn: Turn, sign: bool = True) -> Appended | None:
+        """What became of a turn's events: the `Appended` once committed (a repeated id's
+        answer, too); None when the state they were decided on had been moved past by another
+        writer (decide again); the error when they could not be stored. A committed write
+        that holds a confirmed result or the match's end, or lands on a decided table, has
+        its head signed (`sign`)."""
+        if turn.answered is not None:
+            return Appended(turn.answered, [], duplicate=True)
+        if turn.waiting is not None:  # the same id, decided and waiting for its commit
+            turn.waiting.done.wait()
+            if turn.waiting.outcome == "ok":
+                return Appended(turn.waiting.snap.seq, [], duplicate=True)
+            return None
+        pending = turn.pending
+        if pending is None:
+            raise RuntimeError("a turn settled without an append")
+        pending.done.wait()
+        if pending.outcome == "ok":
+            if sign:
+                self._sign_if_due(turn.code, pending)
+            return Appended(pending.snap.seq, list(pending.written))
+        if pending.outcome == "failed":
+            assert pending.error is not None
+            raise pending.error
+        return None
+
+    def _sign_if_due(self, code: str, pending: Pending) -> None:
+        """Sign the head a write left when it holds a confirmed result or the match's end, or
+        lands on a table whose match is decided: a finished table's final head is always
+        signed, so nothing after it can be rewritten unseen (`chain.check_signed`)."""
+        written = pending.written
+        if self.signer is None or not written:
+            return
+        snap = pending.snap
+        if snap.state.phase in DECIDED or any(e["type"] in SIGN_AT for e in written):
+            self.sign_head(code, snap, int(written[-1]["at_ms"]))
 
     def _write_group(self, group: Sequence[Pending]) -> None:
         """Write `group` (the group committer's call)."""
@@ -540,8 +546,9 @@ class EventStore:
                 if latest is not None and _descends(latest, pending):
                     del self._pending[code]
 
-    def create_table(self, ruleset: RuleSet, now_ms: int) -> str:
-        """Make a new table with a fresh code and write its first events."""
+    def add_table(self, ruleset: RuleSet, now_ms: int) -> str:
+        """Make a new table's row with a fresh code (its log is empty: its first events are
+        appended like any others)."""
         for _ in range(8):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
             try:
@@ -549,29 +556,8 @@ class EventStore:
                     TableRow.create(code=code, created_ms=now_ms, ruleset=ruleset.to_dict())
             except IntegrityError:
                 continue
-            with self._transaction(code) as tx:
-                self._write(tx, create_events(code, ruleset, now_ms), None)
             return code
         raise Busy("busy", "Could not find a free table code.")
-
-    def append(
-        self,
-        code: str,
-        cmd: str,
-        args: dict[str, Any],
-        actor: Actor,
-        cmd_id: str | None,
-        now_ms: int,
-    ) -> Appended:
-        """Decide and store one command; a repeated `cmd_id` returns the original answer."""
-
-        def decide_on(snap: Snapshot) -> Decided:
-            return decide(snap.state, cmd, args, actor, now_ms, self.randbelow), []
-
-        pending, repeat = self._decide(code, cmd_id, decide_on)
-        if repeat:
-            return Appended(pending.snap.seq, [], duplicate=True)
-        return Appended(pending.snap.seq, list(pending.written))
 
     # -- signed heads and tamper alarms -------------------------------------------------------
 
@@ -590,15 +576,15 @@ class EventStore:
                 )
         return {"seq": snap.seq, "hash": snap.last_hash, "signature": signature}
 
-    def audit_some(self, count: int, now_ms: int) -> int:
-        """Audit the next `count` cached tables (round robin); how many alarms."""
+    def audit_codes(self, count: int) -> list[str]:
+        """The next `count` cached tables to audit (round robin)."""
         codes = self._cache.codes()
         if not codes:
-            return 0
+            return []
         start = self._audit_at % len(codes)
         chosen = (codes[start:] + codes[:start])[:count]
         self._audit_at = start + len(chosen)
-        return sum(1 for code in chosen if self.audit(code, now_ms))
+        return chosen
 
     def signed_heads(self, code: str) -> list[dict[str, Any]]:
         """The table's signed heads, oldest first."""
@@ -614,10 +600,10 @@ class EventStore:
                 for r in rows
             ]
 
-    def audit(self, code: str, now_ms: int) -> str | None:
+    def changed_under(self, code: str) -> dict[str, Any] | None:
         """Compare this process's cached head with the log's hash at the same seq: a
-        difference means the log was changed under the cache. Then the cache is dropped, a
-        judge call is written to the table's log, and the problem is returned."""
+        difference means the log was changed under the cache. Then the cache is dropped and
+        what was found is returned (`seq`, `expected`, `found`: the hashes' first 12 digits)."""
         snap = self._cache.get(code)
         if snap is None or snap.seq == 0 or not snap.table_id:
             return None
@@ -628,109 +614,76 @@ class EventStore:
         stored = found[0] if found else ""
         if stored == snap.last_hash:
             return None
-        problem = (
-            f"The stored log changed under the server at seq {snap.seq}: "
-            f"expected {snap.last_hash[:12]}, found {stored[:12] or 'nothing'}."
+        log.error(
+            "table %s: the stored log changed under the server at seq %s: expected %s, found %s",
+            code,
+            snap.seq,
+            snap.last_hash[:12],
+            stored[:12] or "nothing",
         )
-        log.error("table %s: %s", code, problem)
         self._cache.drop(code)
-        # The call carries a code and its values (each screen words them), not the sentence.
-        found_at = {"seq": snap.seq, "expected": snap.last_hash[:12], "found": stored[:12]}
+        return {"seq": snap.seq, "expected": snap.last_hash[:12], "found": stored[:12]}
 
-        def decide_on(latest: Snapshot) -> Decided:
-            data = judge_called(latest.state, None, "", code="log_changed", params=found_at)
-            return [Event("judge.called", data, now_ms, SYSTEM_ACTOR)], []
+    # -- what a seat change stores beside its events (the service decides which) ---------------
 
-        # Not signed: the alarm sits on a log changed under the server, and a signature would
-        # vouch for it; at a decided table `verify` then reports the unsigned head too.
-        pending, _ = self._decide(code, None, decide_on, sign=False)
-        if self.on_alarm is not None:
-            self.on_alarm(code, pending.snap.seq)
-        return problem
+    def _insert(self, table: str, row: dict[str, Any]) -> Statement:
+        marks = ", ".join([self.db.param] * len(row))
+        return (f"INSERT INTO {table} ({', '.join(row)}) VALUES ({marks})", tuple(row.values()))
 
-    def join(
-        self,
-        code: str,
-        seat: str | None,
-        name: str,
-        player_id: str,
-        now_ms: int,
-        device: str = "",
-    ) -> tuple[Joined, list[dict[str, Any]]]:
-        """Take a seat (the first free one when `seat` is None) and make its token. `device`
-        names one phone that holds both seats (table mode); it is kept in the event."""
-        token = secrets.token_urlsafe(32)
-        taken: list[str] = []
+    def seat_taken(
+        self, table_id: int, seat: str, token_hash: str, name: str, player_id: str, device: str = ""
+    ) -> Statement:
+        """A seat row for a phone that joined."""
+        row = {"table_id": table_id, "seat": seat, "token_hash": token_hash, "name": name}
+        return self._insert("seat", {**row, "player_id": player_id, "device": device or None})
 
-        def decide_on(snap: Snapshot) -> Decided:
-            chosen = choose_seat(snap.state, seat)
-            args = {"seat": chosen, "name": name, "player_id": player_id, "device": device}
-            events = decide(snap.state, "seat.join", args, SYSTEM_ACTOR, now_ms, self.randbelow)
-            taken[:] = [chosen]
-            mark = self.db.param
-            insert = (
-                "INSERT INTO seat (table_id, seat, token_hash, name, player_id, device) "
-                f"VALUES ({', '.join([mark] * 6)})",
-                (snap.table_id, chosen, hash_token(token), name, player_id, device or None),
-            )
-            return events, [insert]
+    def seat_handed(
+        self, table_id: int, seat: str, token_hash: str, name: str, player_id: str
+    ) -> Statement:
+        """A taken seat given to another phone (a request granted): its old token dies."""
+        mark = self.db.param
+        return (
+            f"UPDATE seat SET token_hash = {mark}, name = {mark}, player_id = {mark}, "
+            f"device = NULL, seen_ms = NULL WHERE table_id = {mark} AND seat = {mark}",
+            (token_hash, name, player_id, table_id, seat),
+        )
 
-        pending, _ = self._decide(code, None, decide_on)
-        return Joined(taken[0], token, pending.snap.seq), list(pending.written)
+    def seat_moved(self, table_id: int, seat: str, token_hash: str, device: str) -> Statement:
+        """A seat moved to a new phone of the same player (a one-phone table's recovery)."""
+        mark = self.db.param
+        return (
+            f"UPDATE seat SET token_hash = {mark}, device = {mark} "
+            f"WHERE table_id = {mark} AND seat = {mark}",
+            (token_hash, device or None, table_id, seat),
+        )
 
-    # -- seat requests, releases and moves ----------------------------------------------------
+    def seat_freed(self, table_id: int, seat: str) -> Statement:
+        mark = self.db.param
+        return (f"DELETE FROM seat WHERE table_id = {mark} AND seat = {mark}", (table_id, seat))
 
-    def request_seat(
-        self,
-        code: str,
-        seat: str,
-        name: str,
-        player_id: str,
-        why: str,
-        now_ms: int,
-        asker: str = "",
-        per_table: int = 0,
-    ) -> tuple[str, str, int]:
-        """Ask for `seat` (it waits for approval): (request ref, token, seq). The request is
-        an event in the log, so the judges and the other seat see it.
+    def request_made(self, table_id: int, ref: str, asked: dict[str, Any]) -> Statement:
+        """A waiting request for a seat: `asked` holds its seat, token_hash, name, player_id,
+        created_ms and asker."""
+        asker = asked.get("asker") or None
+        row = {"table_id": table_id, "ref": ref, **asked, "status": "waiting", "asker": asker}
+        return self._insert("seat_request", row)
 
-        At most one waiting request per `asker` (a hash of who asks) and, when `per_table`,
-        at most that many per table: each one is a prompt on the phones and the floor."""
-        token, ref = secrets.token_urlsafe(32), secrets.token_hex(6)
+    def request_answered(self, request_id: int, status: str) -> Statement:
+        """A request approved or refused."""
+        mark = self.db.param
+        return (f"UPDATE seat_request SET status = {mark} WHERE id = {mark}", (status, request_id))
 
-        def decide_on(snap: Snapshot) -> Decided:
-            if per_table and len(snap.state.seat_requests) >= per_table:
-                raise TooMany(
-                    "too_many_requests",
-                    "This table has enough phones waiting; ask a judge or the players.",
-                    {"waiting": len(snap.state.seat_requests)},
-                )
-            if asker and self._asker_waiting(snap.table_id, asker):
-                raise Conflict("request_waiting", "Your request for a seat here is still waiting.")
-            data = {"request": ref, "seat": seat, "name": name, "player_id": player_id}
-            events = [Event("seat.requested", {**data, "why": why}, now_ms, SYSTEM_ACTOR)]
-            mark = self.db.param
-            insert = (
-                "INSERT INTO seat_request (table_id, ref, seat, token_hash, name, player_id, "
-                f"created_ms, status, asker) VALUES ({', '.join([mark] * 9)})",
-                (
-                    snap.table_id,
-                    ref,
-                    seat,
-                    hash_token(token),
-                    name,
-                    player_id,
-                    now_ms,
-                    "waiting",
-                    asker or None,
-                ),
-            )
-            return events, [insert]
+    def recovery_spent(self, table_id: int, old_hash: str, new_hash: str) -> Statement:
+        """A one-phone table's recovery code used: the next one replaces it."""
+        mark = self.db.param
+        return (
+            f'UPDATE "table" SET recovery_hash = {mark} '
+            f"WHERE id = {mark} AND recovery_hash = {mark}",
+            (new_hash, table_id, old_hash),
+        )
 
-        pending, _ = self._decide(code, None, decide_on)
-        return ref, token, pending.snap.seq
-
-    def _asker_waiting(self, table_id: int, asker: str) -> bool:
+    def asker_waiting(self, table_id: int, asker: str) -> bool:
+        """Whether `asker` has a request waiting at the table."""
         with self.db.connection_context():
             found = (
                 SeatRequest.select(SeatRequest.id)
@@ -742,6 +695,12 @@ class EventStore:
                 .first()
             )
         return found is not None
+
+    def seat_token_hash(self, table_id: int, seat: str) -> str | None:
+        """The token hash of the phone that holds a seat (None: the seat is free)."""
+        with self.db.connection_context():
+            row = SeatRow.get_or_none((SeatRow.table == table_id) & (SeatRow.seat == seat))
+        return row.token_hash if row else None
 
     # -- a seat's phone: when it was last seen, and a one-phone table's recovery ---------------
 
@@ -762,10 +721,6 @@ class EventStore:
             SeatRow.update(seen_ms=now_ms).where(
                 (SeatRow.table.in_(table)) & (SeatRow.seat == seat)
             ).execute()
-
-    def disown(self, code: str, seat: str, now_ms: int) -> int:
-        """The seat's phone says it is not its player's any more; the new seq."""
-        return self.append(code, "seat.disown", {"seat": seat}, SYSTEM_ACTOR, None, now_ms).seq
 
     def table_recovery(self, code: str) -> str:
         """The hash of a one-phone table's recovery code ("" when it has none)."""
@@ -792,68 +747,6 @@ class EventStore:
             )
             return bool(changed)
 
-    def recover(
-        self, code: str, recovery_hash: str, tokens: dict[str, str], device: str, now_ms: int
-    ) -> tuple[list[str | None], str]:
-        """Move both seats of a one-phone table to a new phone (`tokens`: the new token of
-        each seat) if `recovery_hash` is its recovery code's; the old tokens' hashes and the
-        new recovery code (the old one is spent)."""
-        import hmac as _hmac
-
-        with self.db.connection_context():
-            row = TableRow.get_or_none(TableRow.code == code)
-        if (
-            row is None
-            or not row.recovery_hash
-            or not _hmac.compare_digest(row.recovery_hash, recovery_hash)
-        ):
-            raise Forbidden("bad_recovery", "This is not the table's recovery code.")
-        fresh = new_recovery_code()
-        old: list[str | None] = []
-
-        def decide_on(snap: Snapshot) -> Decided:
-            old.clear()
-            events: list[Event] = []
-            statements: list[Statement] = []
-            mark = self.db.param
-            state = snap.state
-            for seat in ("A", "B"):
-                held = self.seat_row(code, seat)
-                if held is None:
-                    raise Conflict("seat_free", "That seat is free: join it.")
-                old.append(held.token_hash)
-                info = state.seats[seat]
-                args = {"seat": seat, "name": info.name, "player_id": info.player_id}
-                made = decide(
-                    state,
-                    "seat.move",
-                    {**args, "by": "recovery code"},
-                    SYSTEM_ACTOR,
-                    now_ms,
-                    self.randbelow,
-                )
-                events += made
-                for e in made:
-                    state = apply(state, e)
-                statements.append(
-                    (
-                        f"UPDATE seat SET token_hash = {mark}, device = {mark} "
-                        f"WHERE table_id = {mark} AND seat = {mark}",
-                        (hash_token(tokens[seat]), device or None, snap.table_id, seat),
-                    )
-                )
-            statements.append(
-                (
-                    f'UPDATE "table" SET recovery_hash = {mark} '
-                    f"WHERE id = {mark} AND recovery_hash = {mark}",
-                    (hash_token(fresh), snap.table_id, recovery_hash),
-                )
-            )
-            return events, statements
-
-        self._decide(code, None, decide_on)
-        return old, fresh
-
     def seat_request(self, code: str, ref: str) -> SeatRequest | None:
         with self.db.connection_context():
             found: SeatRequest | None = (
@@ -864,99 +757,46 @@ class EventStore:
             )
             return found
 
-    def grant_request(self, code: str, ref: str, by: str, now_ms: int) -> tuple[str, str | None]:
-        """Give a waiting request its seat (joining it, or moving it from the phone that had
-        it): (seat, the old token's hash or None)."""
-        request = self.seat_request(code, ref)
-        if request is None or request.status != "waiting":
-            raise NotFound("no_such_request", "No waiting request has this id.")
-        old: list[str | None] = [None]
 
-        def decide_on(snap: Snapshot) -> Decided:
-            seat = request.seat
-            joined = snap.state.seats[seat].joined
-            args = {"seat": seat, "name": request.name, "player_id": request.player_id}
-            mark = self.db.param
-            if joined:
-                with self.db.connection_context():
-                    row = SeatRow.get_or_none(
-                        (SeatRow.table == snap.table_id) & (SeatRow.seat == seat)
-                    )
-                old[0] = row.token_hash if row else None
-                cmd, args = "seat.move", {**args, "by": by}
-                statements: list[Statement] = [
-                    (
-                        f"UPDATE seat SET token_hash = {mark}, name = {mark}, player_id = {mark}, "
-                        f"device = NULL, seen_ms = NULL WHERE table_id = {mark} AND seat = {mark}",
-                        (request.token_hash, request.name, request.player_id, snap.table_id, seat),
-                    )
-                ]
-            else:
-                cmd = "seat.join"
-                statements = [
-                    (
-                        "INSERT INTO seat (table_id, seat, token_hash, name, player_id) "
-                        f"VALUES ({', '.join([mark] * 5)})",
-                        (snap.table_id, seat, request.token_hash, request.name, request.player_id),
-                    )
-                ]
-            events = decide(snap.state, cmd, args, SYSTEM_ACTOR, now_ms, self.randbelow)
-            extra = {"by": by, "request": ref} if cmd == "seat.join" else {"request": ref}
-            events = [replace(e, data={**e.data, **extra}) for e in events]
-            statements.append(
-                (
-                    f"UPDATE seat_request SET status = {mark} WHERE id = {mark}",
-                    ("approved", request.id),
-                )
-            )
-            return events, statements
+class Turn:
+    """One try at appending to a table (`EventStore.turn`): the state to decide on, and what
+    was appended."""
 
-        self._decide(code, None, decide_on)
-        return request.seat, old[0]
+    __slots__ = (
+        "store", "code", "cmd_id", "held", "snap", "answered", "waiting", "parent", "pending",
+        "tx",
+    )  # fmt: skip
 
-    def refuse_request(self, code: str, ref: str, by: str, now_ms: int) -> str:
-        """Refuse a waiting request: its token never works. The request's seat."""
-        request = self.seat_request(code, ref)
-        if request is None or request.status != "waiting":
-            raise NotFound("no_such_request", "No waiting request has this id.")
+    def __init__(
+        self, store: EventStore, code: str, cmd_id: str | None, held: bool = False
+    ) -> None:
+        self.store = store
+        self.code = code
+        self.cmd_id = cmd_id
+        self.held = held
+        self.snap = Snapshot(0, EMPTY, GENESIS)
+        # The seq an earlier command with this id answered (then nothing is to be decided).
+        self.answered: int | None = None
+        # The earlier command with this id, decided and still waiting for its commit.
+        self.waiting: Pending | None = None
+        self.parent: Pending | None = None
+        self.pending: Pending | None = None
+        self.tx: _Tx | None = None
 
-        def decide_on(snap: Snapshot) -> Decided:
-            data = {"request": ref, "seat": request.seat, "by": by}
-            mark = self.db.param
-            update = (
-                f"UPDATE seat_request SET status = {mark} WHERE id = {mark}",
-                ("refused", request.id),
-            )
-            return [Event("seat.refused", data, now_ms, SYSTEM_ACTOR)], [update]
+    @property
+    def repeat(self) -> bool:
+        """Whether a command with this id was decided already (nothing to decide)."""
+        return self.answered is not None or self.waiting is not None
 
-        self._decide(code, None, decide_on)
-        return str(request.seat)
-
-    def release_seat(self, code: str, seat: str, by: str, now_ms: int) -> str | None:
-        """Free a taken seat; the old token's hash (its sockets are to be closed)."""
-        old: list[str | None] = [None]
-
-        def decide_on(snap: Snapshot) -> Decided:
-            events = decide(
-                snap.state,
-                "seat.release",
-                {"seat": seat, "by": by},
-                SYSTEM_ACTOR,
-                now_ms,
-                self.randbelow,
-            )
-            with self.db.connection_context():
-                row = SeatRow.get_or_none((SeatRow.table == snap.table_id) & (SeatRow.seat == seat))
-            old[0] = row.token_hash if row else None
-            mark = self.db.param
-            delete = (
-                f"DELETE FROM seat WHERE table_id = {mark} AND seat = {mark}",
-                (snap.table_id, seat),
-            )
-            return events, [delete]
-
-        self._decide(code, None, decide_on)
-        return old[0]
+    def append(
+        self,
+        events: Sequence[Event],
+        state: TableState,
+        statements: list[Statement] | None = None,
+    ) -> None:
+        """Store `events`, decided on `snap` and leading to `state` (chained and signed
+        here), with `statements` in the same transaction (a seat's row, a request's)."""
+        self.store._append(self, events, state, statements or [])
 
 
 RECOVERY_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # a table code's: nothing to misread
@@ -975,27 +815,6 @@ def normal_recovery_code(typed: str) -> str:
     if len(raw) != RECOVERY_LENGTH or any(ch not in RECOVERY_ALPHABET for ch in raw):
         return ""
     return "-".join(raw[i : i + 4] for i in range(0, RECOVERY_LENGTH, 4))
-
-
-# A decision: the events, and any statements to store with them.
-Decided = tuple[list[Event], list[Statement]]
-
-
-class _Answered:
-    """A command already stored: the seq it answered (looks like a committed `Pending`)."""
-
-    outcome = "ok"
-    error: BaseException | None = None
-    written: list[dict[str, Any]] = []
-
-    def __init__(self, code: str, seq: int) -> None:
-        self.code = code
-        self.snap = Snapshot(seq, EMPTY, GENESIS)
-        self.done = _SET
-
-
-_SET = threading.Event()
-_SET.set()
 
 
 def _descends(pending: Pending, ancestor: Pending) -> bool:

@@ -91,26 +91,26 @@ def key_path(config: dict[str, Any]) -> Path:
 
 
 class Audited(Protocol):
-    """What the auditor asks of the event store (`EventStore.audit_some`)."""
+    """What the auditor asks of the table service (`TableService.audit_some`)."""
 
     def audit_some(self, count: int, now_ms: int) -> int: ...
 
 
 class Auditor:
     """A thread that checks a slice of the cached tables' heads against the database every
-    `interval` seconds (`EventStore.audit_some`): a log changed under the cache raises an
+    `interval` seconds (`TableService.audit_some`): a log changed under the cache raises an
     alarm at its table even when nobody opens its sheet."""
 
     def __init__(
         self,
-        store: Audited,
+        tables: Audited,
         clock: Callable[[], int],
         interval: float = 5.0,
         per_round: int = 50,
     ) -> None:
         import threading
 
-        self.store, self.clock = store, clock
+        self.tables, self.clock = tables, clock
         self.interval, self.per_round = interval, per_round
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="audit", daemon=True)
@@ -127,6 +127,6 @@ class Auditor:
         while not self._stop.wait(self.interval):
             try:
                 with span("audit"):
-                    self.store.audit_some(self.per_round, self.clock())
+                    self.tables.audit_some(self.per_round, self.clock())
             except Exception:
                 logging.getLogger(__name__).exception("audit failed")

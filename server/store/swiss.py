@@ -531,7 +531,7 @@ class SwissService:
         codes = self._codes(event_id, round_no)
         rules = ev.ruleset
         for n in range(len(codes) + 1, need + 1):
-            code = self.store.create_table(
+            code = self.tournament.logs.create_table(
                 get_ruleset(rules["name"], match_minutes=rules["match_minutes"], staff_start=True),
                 now,
             )

@@ -15,7 +15,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from peewee import (
     BigIntegerField,
@@ -29,11 +29,11 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from server.core.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenticated
 from server.core.names import clean
-from server.rules import Actor, RuleError, get_ruleset
+from server.rules import Actor, RuleError, RuleSet, get_ruleset
 from server.rules.ruleset import player_id_required
 from server.runtime.offload import Offload
 
-from .events import EventStore, hash_token
+from .events import Appended, EventStore, hash_token
 from .models import BaseModel, JSONField, TableRow, db
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
@@ -211,17 +211,48 @@ def parse_pairings(text: str) -> list[Pairing]:
     return found
 
 
+class Tables(Protocol):
+    """What writes the tables' logs for the rounds (the table service, `server/service`): it
+    decides and stores; the rounds announce what they wrote."""
+
+    def append(
+        self,
+        code: str,
+        cmd: str,
+        args: dict[str, Any],
+        actor: Actor,
+        cmd_id: str | None,
+        now_ms: int,
+    ) -> Appended: ...
+
+    def create_table(self, ruleset: RuleSet, now_ms: int) -> str: ...
+
+
 class Tournament:
     """Accounts, sessions, events, rounds and pairings, on the same database as the tables."""
 
     def __init__(
-        self, store: EventStore, password_method: str, offload: Offload | None = None
+        self,
+        store: EventStore,
+        password_method: str,
+        offload: Offload | None = None,
+        tables: Tables | None = None,
     ) -> None:
         self.store = store
+        # What writes the tables' logs (the app's table service); None for a script that only
+        # manages accounts.
+        self._tables = tables
         self.password_method = password_method
         # Where password hashes run (the app's pool under gevent; a script's own otherwise).
         self.offload = offload or Offload()
         _dummy_hash(password_method)  # a bad method fails here, at start, not at a login
+
+    @property
+    def logs(self) -> Tables:
+        """What writes the tables' logs."""
+        if self._tables is None:
+            raise RuntimeError("this tournament store writes no tables")
+        return self._tables
 
     # -- accounts and sessions ----------------------------------------------------------------
 
@@ -374,7 +405,7 @@ class Tournament:
             ev.ruleset["name"], match_minutes=ev.ruleset["match_minutes"], staff_start=True
         )
         for n in range(1, ev.table_count + 1):
-            code = self.store.create_table(rules, now_ms)
+            code = self.logs.create_table(rules, now_ms)
             with db.connection_context(), db.atomic():
                 TableRow.update(event_id=ev.id).where(TableRow.code == code).execute()
                 EventTable.create(round=rnd.id, number=n, code=code)
@@ -661,7 +692,7 @@ class Tournament:
         for table in tables:
             cmd_id = f"round:{rnd.id}:start"
             try:
-                done = self.store.append(table["code"], "clock.start", {}, actor, cmd_id, now_ms)
+                done = self.logs.append(table["code"], "clock.start", {}, actor, cmd_id, now_ms)
             except RuleError as exc:
                 refused.append({"table": table["number"], "code": exc.code, "message": exc.message})
                 continue
@@ -699,7 +730,7 @@ class Tournament:
         if self.store.snapshot(code).state.phase == "match_over":
             args["correct"] = True
         try:
-            done = self.store.append(code, "result.set", args, actor, None, now_ms)
+            done = self.logs.append(code, "result.set", args, actor, None, now_ms)
         except RuleError as exc:
             raise Conflict(exc.code, exc.message) from None
         return code, done.seq
@@ -713,7 +744,7 @@ class Tournament:
         for table in self.tables(event_id):
             if self.store.snapshot(table["code"]).state.clock.status == "running":
                 cmd_id = f"round:{rnd.id}:set-aside"
-                done = self.store.append(table["code"], "clock.pause", {}, actor, cmd_id, now_ms)
+                done = self.logs.append(table["code"], "clock.pause", {}, actor, cmd_id, now_ms)
                 seqs[table["code"]] = done.seq
         with db.connection_context(), db.atomic():
             EventTable.delete().where(EventTable.round == rnd.id).execute()
@@ -778,7 +809,7 @@ class Tournament:
         for table in unfinished:
             cmd_id = f"round:{rnd.id}:end"
             try:
-                done = self.store.append(
+                done = self.logs.append(
                     table["code"], "round.end", {"round": rnd.number}, actor, cmd_id, now_ms
                 )
             except RuleError:
