@@ -5,6 +5,7 @@ async ({samples, extra, module, exportName}) => {
   const {pick} = await import("/js/panels/kit.js");
   const {h} = await import("/js/dom.js");
   const {other} = await import("/js/state.js");
+  const {ScreenUi} = await import("/js/ui.js");
   const panels = [...PANELS];
   if (extra === "undeclared") {
     // A panel that shows the LP without declaring "lp": the check must catch it.
@@ -14,11 +15,13 @@ async ({samples, extra, module, exportName}) => {
     {},
     {concedeArmed: true, resultDisputeOpen: true, judgeOpen: true, rejecting: entry, correcting: entry, rollCount: 2},
   ];
-  const makeUi = (over) => ({
-    kp: {target: "opp", kind: "damage", amount: "300"}, rollCount: 1, concedeArmed: false, judgeOpen: false,
-    resultDisputeOpen: false, rejecting: null, correcting: null, matchConfirmAfter: null, status: "open",
-    queued: 0, forms: {}, listCheck: null, banlists: [], listChecks: 0, listTimer: null, listRefs: null, ...over,
-  });
+  // The UI state as the screen's owner (web/js/ui.js) holds it, seen through the panel's handle.
+  const makeUi = (over, owner) => {
+    const screen = new ScreenUi();
+    screen.write("screen", {kp: {target: "opp", kind: "damage", amount: "300"}, banlists: [], ...over}, false);
+    return screen.handle(owner);
+  };
+  const LINK = {status: "open", queued: 0, unsent: []};
   const problems = [];
   let renders = 0;
   for (const sample of samples) {
@@ -30,7 +33,7 @@ async ({samples, extra, module, exportName}) => {
     const disputeEntry = (state.disputes || []).length ? state.disputes[0].entry : null;
     for (const over of uiVariants(pendingEntry ?? disputeEntry)) {
       for (const panel of panels) {
-        const ctx = (s, ui) => ({s, view, ui, code: "K7QF2M", token: null, send: () => {}, leave: () => {}, redraw: () => {}, now: 0});
+        const ctx = (s, ui, link) => ({s, view, ui, link, code: "K7QF2M", token: null, send: () => {}, leave: () => {}, redraw: () => {}, now: 0});
         // 1. what it touches
         const touched = new Set();
         const spy = new Proxy(state, {
@@ -39,10 +42,12 @@ async ({samples, extra, module, exportName}) => {
           ownKeys(t) { touched.add("*"); return Reflect.ownKeys(t); },
         });
         const uiTouched = new Set();
-        const ui = new Proxy(makeUi(over), {get(t, k) { if (typeof k === "string") uiTouched.add(k); return t[k]; }});
+        const ui = new Proxy(makeUi(over, panel.name), {get(t, k) { if (typeof k === "string" && k !== "set" && k !== "keep") uiTouched.add(k); return t[k]; }});
+        const linkTouched = new Set();
+        const link = new Proxy(LINK, {get(t, k) { if (typeof k === "string") linkTouched.add(k); return t[k]; }});
         let full;
         try {
-          full = panel.render(ctx(spy, ui));
+          full = panel.render(ctx(spy, ui, link));
         } catch (err) {
           problems.push(`${panel.name} ${sample.label}: threw ${err}`);
           continue;
@@ -53,9 +58,11 @@ async ({samples, extra, module, exportName}) => {
         const allowed = new Set([...(panel.local || []), ...(panel.own || []), "forms"]);
         const uiUndeclared = [...uiTouched].filter((k) => !allowed.has(k));
         if (uiUndeclared.length) problems.push(`${panel.name} ${sample.label}: UI state undeclared ${uiUndeclared.join(",")}`);
+        const linkUndeclared = [...linkTouched].filter((k) => !(panel.link || []).includes(k));
+        if (linkUndeclared.length) problems.push(`${panel.name} ${sample.label}: link undeclared ${linkUndeclared.join(",")}`);
         // 2. the same DOM from the declared fields alone
         const fullHtml = full ? full.outerHTML : "";
-        const picked = panel.render(ctx(pick(state, panel.reads), makeUi(over)));
+        const picked = panel.render(ctx(pick(state, panel.reads), makeUi(over, panel.name), LINK));
         const pickedHtml = picked ? picked.outerHTML : "";
         if (pickedHtml !== fullHtml) problems.push(`${panel.name} ${sample.label}: differs with only its declared fields`);
       }

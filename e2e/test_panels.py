@@ -170,3 +170,38 @@ def test_every_panel_of_the_judges_page_reads_only_what_it_declares(page: Page, 
     assert [name for name, _ in out["panels"]] == ["calls", "disputes", "penalties", "decks"]
     assert out["renders"] == len(judge) * 2 * 4
     assert out["problems"] == []
+
+
+UI_OWNERS = """async () => {
+  const {ScreenUi, UI_FIELDS} = await import("/js/ui.js");
+  const ui = new ScreenUi();
+  let redraws = 0;
+  ui.subscribe(() => redraws++);
+  const dice = ui.handle("dice"), judge = ui.handle("judge");
+  const out = {};
+  const tryIt = (fn) => { try { fn(); return "ok"; } catch (err) { return err.constructor.name; } };
+  out.assign = tryIt(() => { dice.rollCount = 2; });
+  out.others = tryIt(() => judge.set({rollCount: 2}));
+  out.undeclared = tryIt(() => dice.set({somethingElse: 1}));
+  out.own = tryIt(() => dice.set({rollCount: 2}));
+  out.seen = [dice.rollCount, judge.rollCount, redraws];
+  out.kept = tryIt(() => dice.keep({rollCount: 3}));
+  out.seenAfterKeep = [judge.rollCount, redraws];
+  out.owners = Object.fromEntries(Object.entries(UI_FIELDS).map(([k, v]) => [k, v.owner]));
+  return out;
+}"""
+
+
+def test_each_ui_field_has_one_owner_and_panels_change_only_their_own(page: Page) -> None:
+    """web/js/ui.js: a panel reads every field of the screen's UI state, changes only its own
+    (set: the screen redraws; keep: nothing redraws), and cannot assign a field directly."""
+    out = page.evaluate(UI_OWNERS)
+    assert out["assign"] == "TypeError"
+    assert out["others"] == "Error"
+    assert out["undeclared"] == "Error"
+    assert out["own"] == "ok"
+    assert out["seen"] == [2, 2, 1]
+    assert out["kept"] == "ok"
+    assert out["seenAfterKeep"] == [3, 1]
+    assert out["owners"]["kp"] == "keypad" and out["owners"]["muted"] == "bar"
+    assert set(out["owners"]) >= {"judgeOpen", "rejecting", "concedeArmed", "forms"}

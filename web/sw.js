@@ -2,7 +2,7 @@
 // they live on the server and reach the page through the websocket and /api/.
 
 // Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
-const VERSION = "v17";
+const VERSION = "v18";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [
   "/",
@@ -46,6 +46,7 @@ const SHELL = [
   "/js/state.js",
   "/js/table.js",
   "/js/toast.js",
+  "/js/ui.js",
   "/js/words.js",
   "/icons/icon.svg",
   "/icons/icon-192.png",

@@ -1,8 +1,7 @@
 // Alerts at the table: a tone (Web Audio), a vibration and a flash of the screen, for halls
-// too loud to hear. Muting (remembered on this phone) silences the tone and the vibration; the
-// flash stays. Each alert is also on document.body.dataset.lastAlert and a "dt-alert" event on window.
+// too loud to hear. Muting (the screen's UI state, web/js/ui.js, remembered on this phone)
+// silences the tone and the vibration; the flash stays. Each alert is also on document.body.dataset.lastAlert and a "dt-alert" event on window.
 
-const KEY = "dt.mute";
 import { buzz } from "./dom.js";
 
 // kind -> [tone frequencies in Hz, vibration pattern in ms]; an entry to confirm is one pulse.
@@ -17,22 +16,6 @@ const ALERTS = {
 };
 
 let ctx = null;
-
-export function muted() {
-  try {
-    return localStorage.getItem(KEY) === "1";
-  } catch {
-    return false;
-  }
-}
-
-export function setMuted(on) {
-  try {
-    localStorage.setItem(KEY, on ? "1" : "0");
-  } catch {
-    /* private mode: for this page only */
-  }
-}
 
 function tones(freqs) {
   const AC = globalThis.AudioContext || globalThis.webkitAudioContext;
@@ -57,12 +40,12 @@ function tones(freqs) {
   }
 }
 
-/** Raise one alert by kind (see ALERTS). */
-export function alert(kind) {
+/** Raise one alert by kind (see ALERTS); muted: no tone, no vibration. */
+export function alert(kind, muted = false) {
   const spec = ALERTS[kind];
   if (!spec) return;
   document.body.dataset.lastAlert = kind;
-  if (!muted()) {
+  if (!muted) {
     tones(spec[0]);
     buzz(spec[1]);
   }
@@ -70,15 +53,16 @@ export function alert(kind) {
   void document.body.offsetWidth; // restart the animation
   document.body.classList.add("flash");
   setTimeout(() => document.body.classList.remove("flash"), 1200);
-  globalThis.dispatchEvent?.(new CustomEvent("dt-alert", { detail: { kind, muted: muted() } }));
+  globalThis.dispatchEvent?.(new CustomEvent("dt-alert", { detail: { kind, muted } }));
 }
 
 /**
  * Watch a table's state and raise each alert once when it becomes due: an entry waiting for
  * this seat, time called, each Extra Turn, sudden death, 5 and 1 minutes left, 30 s left in the
- * between-duel window. Returns check(state, seat, nowMs).
+ * between-duel window. isMuted() says whether the tone and vibration are off. Returns
+ * check(state, seat, nowMs).
  */
-export function alertWatcher() {
+export function alertWatcher(isMuted = () => false) {
   const seen = new Set();
   let primed = false;
   return function check(st, seat, now) {
@@ -106,6 +90,6 @@ export function alertWatcher() {
       primed = true;
       return;
     }
-    for (const [kind] of fresh) alert(kind);
+    for (const [kind] of fresh) alert(kind, isMuted());
   };
 }

@@ -1,10 +1,9 @@
 // HTTP calls to the server's JSON API. Errors come back in the one error shape {code, message}.
 
-/** Call the API; resolves to {ok, status, body} and never throws (network errors included).
- * A seat's token, when given, goes as `Authorization: Bearer`. */
-export async function api(method, path, body, token) {
-  const init = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
-  if (token) init.headers.Authorization = `Bearer ${token}`;
+/** Fetch JSON; resolves to {ok, status, body} (body null when there is none; status 0 when the
+ * network failed) and never throws. Shared by the players' and the staff pages. */
+export async function fetchJson(method, path, body, headers = {}) {
+  const init = { method, headers: { Accept: "application/json", ...headers }, credentials: "same-origin" };
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
@@ -13,7 +12,7 @@ export async function api(method, path, body, token) {
   try {
     res = await fetch(path, init);
   } catch {
-    return { ok: false, status: 0, body: { code: "network", message: "" } };
+    return { ok: false, status: 0, body: null };
   }
   let data = null;
   try {
@@ -21,6 +20,15 @@ export async function api(method, path, body, token) {
   } catch {
     data = null;
   }
+  return { ok: res.ok, status: res.status, body: data };
+}
+
+/** Call the API; resolves to {ok, status, body} and never throws (network errors included).
+ * A seat's token, when given, goes as `Authorization: Bearer`. */
+export async function api(method, path, body, token) {
+  const res = await fetchJson(method, path, body, token ? { Authorization: `Bearer ${token}` } : {});
+  if (res.status === 0) return { ok: false, status: 0, body: { code: "network", message: "" } };
+  let data = res.body;
   if (!res.ok && (!data || typeof data.code !== "string")) {
     data = { code: res.status === 404 ? "no_such_table" : "http_" + res.status, message: "" };
   }

@@ -7,10 +7,11 @@ import { getHeads } from "./api.js";
 const SIGNED = new Set(["duel.final", "match.decided", "match.confirmed"]);
 const KEY = (code) => `dt.receipts.${code}`;
 
-/** The receipts kept for a table: [{seq, hash, signature}]. */
-export function receipts(code) {
+/** The receipts kept for a table: [{seq, hash, signature}]. storage: the table store's (the table
+ * screen), localStorage otherwise. */
+export function receipts(code, storage = null) {
   try {
-    const list = JSON.parse(localStorage.getItem(KEY(code)) || "[]");
+    const list = JSON.parse((storage || globalThis.localStorage).getItem(KEY(code)) || "[]");
     return Array.isArray(list) ? list : [];
   } catch {
     return [];
@@ -19,16 +20,16 @@ export function receipts(code) {
 
 /** Fetch the table's signed heads and keep those not kept yet (a kept one is never replaced).
  * With the seat's token: the fetch is charged to the seat, not to the hall's shared address. */
-export async function keepReceipts(code, token) {
+export async function keepReceipts(code, token, storage) {
   const res = await getHeads(code, token);
-  if (!res.ok || !Array.isArray(res.body.heads)) return;
-  const kept = receipts(code);
+  if (!res.ok || !Array.isArray(res.body.heads) || !storage) return;
+  const kept = receipts(code, storage);
   const seen = new Set(kept.map((r) => r.seq));
   for (const h of res.body.heads) {
     if (!seen.has(h.seq)) kept.push({ seq: h.seq, hash: h.hash, signature: h.signature, key: res.body.public_key });
   }
   try {
-    localStorage.setItem(KEY(code), JSON.stringify(kept));
+    storage.setItem(KEY(code), JSON.stringify(kept));
   } catch {
     /* storage blocked or full */
   }

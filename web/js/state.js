@@ -3,6 +3,14 @@
 
 const EMPTY = Object.freeze({});
 
+function localStore() {
+  try {
+    return globalThis.localStorage || null;
+  } catch {
+    return null; // storage blocked
+  }
+}
+
 /** Read a nested value without throwing: get(state, "clock.status", "idle"). */
 export function get(obj, path, fallback = undefined) {
   let cur = obj;
@@ -18,13 +26,68 @@ export function other(seat) {
   return seat === "A" ? "B" : seat === "B" ? "A" : null;
 }
 
+/**
+ * The one owner of a table's state on this phone: what the server sent (fed by the connection),
+ * who this phone is at the table, the connection's link (status, commands waiting to be sent)
+ * and the offline copy of the state, kept in this phone's storage. Screens render from it alone.
+ */
 export class TableStore {
-  constructor() {
+  /** code and token: the offline copy's key and owner. storage: where the connection keeps its
+   * queue of commands not yet sent (store.queueStorage): localStorage, or one seat's view of it
+   * (one phone, two seats: duo.js). */
+  constructor({ code = null, token = null, storage = null } = {}) {
     this.state = null;
     this.seq = 0;
     this.role = null; // "seat" | "spectator" | "judge"
     this.seat = null; // "A" | "B" | null
+    this.link = Object.freeze({ status: "connecting", queued: 0, unsent: [] });
     this.listeners = new Set();
+    this.code = code;
+    this.owner = token ? token.slice(-12) : "";
+    this.storage = localStore();
+    this.queueStorage = storage || this.storage;
+    this.saveTimer = null;
+  }
+
+  /** The connection's link changed: {status?, queued?, unsent?}. */
+  setLink(patch) {
+    this.link = Object.freeze({ ...this.link, ...patch });
+    this.notify();
+  }
+
+  /** The last state seen on this phone, shown while offline after a reload (the socket still
+   * asks for a full state). Returns whether there was one. */
+  restore() {
+    try {
+      const cached = JSON.parse(this.storage?.getItem(this.cacheKey()) || "null");
+      if (!cached || !cached.state || cached.token !== this.owner) return false;
+      this.welcome({ role: cached.role, seat: cached.seat, state: cached.state });
+      this.seq = 0;
+      return true;
+    } catch {
+      return false; // no copy
+    }
+  }
+
+  /** Keep the offline copy (half a second after the last change). */
+  persistSoon() {
+    if (!this.code || !this.state) return;
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => {
+      try {
+        this.storage?.setItem(this.cacheKey(), JSON.stringify({ token: this.owner, role: this.role, seat: this.seat, state: this.state }));
+      } catch {
+        /* storage full: no offline copy */
+      }
+    }, 500);
+  }
+
+  stop() {
+    clearTimeout(this.saveTimer);
+  }
+
+  cacheKey() {
+    return `dt.state.${this.code}`;
   }
 
   /** Subscribe to changes; returns the unsubscribe function. */
@@ -34,6 +97,7 @@ export class TableStore {
   }
 
   notify() {
+    this.persistSoon();
     for (const fn of this.listeners) {
       try {
         fn(this);

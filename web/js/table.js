@@ -1,11 +1,13 @@
 // The table screen: players' and spectators' view of one table, rendered from the state alone.
-// This is the mount: the connection, the store, the panels in order (web/js/panels/, each
-// declaring the state it reads beside its render), the tick and destroy.
+// This is the mount: the connection feeding the store (the one owner of table state), the UI
+// state (web/js/ui.js, the one owner of what the panels show besides it), the panels in order
+// (web/js/panels/, each declaring what it reads beside its render and, for the time, its tick),
+// and destroy.
 
-import { alertWatcher, muted } from "./alerts.js";
+import { alertWatcher } from "./alerts.js";
 import { Connection } from "./conn.js";
 import { inViewKeeper } from "./in_view.js";
-import { buzz, formatDuration, h } from "./dom.js";
+import { buzz, h } from "./dom.js";
 import { onLangChange, t } from "./i18n.js";
 import { keepReceipts, signs } from "./receipts.js";
 import { watchSeatAsks } from "./seat_asks.js";
@@ -14,6 +16,7 @@ import { PanelHost, seatName } from "./panels/kit.js";
 import { showRoll } from "./panels/dice.js";
 import { TableStore, get } from "./state.js";
 import { toast, toastError } from "./toast.js";
+import { ScreenUi } from "./ui.js";
 
 export { langSelect } from "./panels/lang.js";
 
@@ -22,30 +25,13 @@ export { langSelect } from "./panels/lang.js";
  * onBadToken() when the server refuses the stored token. Returns {destroy, conn, store}.
  */
 export function mountTable(root, { code, token = null, onLeave, onBadToken, storage }) {
-  const store = new TableStore();
-  const conn = new Connection(code, { token, storage }); // storage: one phone, two seats (duo.js)
-  // The screen's own state: what panels show besides the table state (open forms, choices).
-  const ui = {
-    kp: { target: "opp", kind: "damage", amount: "" },
-    rollCount: 1,
-    seenRolls: null,
-    seenAsks: new Set(),
-    concedeArmed: false,
-    judgeOpen: false,
-    resultDisputeOpen: false,
-    rejecting: null,
-    correcting: null,
-    matchConfirmAfter: null,
-    status: "connecting",
-    queued: conn.pendingCount,
-    unsent: unsentEntries(conn), // LP entries made offline, not yet on the server
-    forms: {}, // values typed into forms survive re-renders
-    listCheck: null, // the server's last answer about the pasted deck list
-    banlists: null, // the lists a casual table may pick ([] at an event table or when none is loaded)
-    listChecks: 0,
-    listTimer: null,
-    listRefs: null,
-  };
+  const store = new TableStore({ code, token, storage }); // storage: one phone, two seats (duo.js)
+  const conn = new Connection(code, { token, storage: store.queueStorage });
+  // LP entries made offline, not yet on the server, are part of the link the store keeps.
+  store.setLink({ queued: conn.pendingCount, unsent: unsentEntries(conn) });
+  const ui = new ScreenUi();
+  // What this mount has noticed (for the buzz and the reveal): not shown by any panel.
+  const seen = { rolls: null, asks: new Set() };
   const slots = {};
   const screen = h("main", { class: "table-screen", testid: "table-screen", "aria-label": t("table.title") });
   // The header and the time banners stay in view while the page scrolls (sticky).
@@ -71,7 +57,8 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
   const host = new PanelHost(PANELS, slots, (panel, picked) => ({
     s: picked,
     view: view(),
-    ui,
+    ui: ui.handle(panel.name),
+    link: store.link,
     code,
     token,
     send,
@@ -91,35 +78,27 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
   // --- wiring --------------------------------------------------------------------------------
 
   // Before anything can render: the cached state below renders (and ticks) at once.
-  const alerts = alertWatcher();
+  const alerts = alertWatcher(() => ui.get("muted"));
   const inView = inViewKeeper(screen, slots);
 
   const offs = [
     conn.on("welcome", (msg) => {
       store.welcome(msg);
-      if (token) keepReceipts(code, token);
+      if (token) keepReceipts(code, token, store.storage);
     }),
     conn.on("update", (msg) => {
       store.take(msg);
       // A phone keeps the heads it was shown: each result's, and every head of a decided match.
-      if (token && signs(msg, phase())) keepReceipts(code, token);
+      if (token && signs(msg, phase())) keepReceipts(code, token, store.storage);
     }),
-    conn.on("status", (st) => {
-      ui.status = st;
-      render();
-    }),
-    conn.on("queue", (n) => {
-      ui.queued = n;
-      ui.unsent = unsentEntries(conn);
-      render();
-    }),
+    conn.on("status", (st) => store.setLink({ status: st })),
+    conn.on("queue", (n) => store.setLink({ queued: n, unsent: unsentEntries(conn) })),
     conn.on("reply", ({ command, reply }) => {
       if (!reply.ok) toastError(reply.error || {});
       else if (command && command.cmd === "side.exchange") {
         // The state does not change (counts stay equal, R6.8): say that it was recorded.
-        ui.forms.side = {};
         host.forget("phase");
-        render();
+        ui.formDone("side");
         toast(t("side.recorded"));
       }
     }),
@@ -136,60 +115,40 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
       render();
       notice();
     }),
+    ui.subscribe(() => render()),
     onLangChange(() => forceRender()),
     token ? watchSeatAsks(screen, { code, token, store }) : () => {},
   ];
 
   // The last state seen, shown while offline after a reload (marked by the offline badge).
-  const cacheKey = `dt.state.${code}`;
-  try {
-    const cached = JSON.parse(localStorage.getItem(cacheKey) || "null");
-    if (cached && cached.state && cached.token === (token ? token.slice(-12) : "")) {
-      store.welcome({ role: cached.role, seat: cached.seat, state: cached.state });
-      store.seq = 0; // the socket still asks for a full state
-    }
-  } catch {
-    /* no cache */
-  }
-  let cacheTimer = null;
-  offs.push(
-    store.subscribe(() => {
-      clearTimeout(cacheTimer);
-      cacheTimer = setTimeout(() => {
-        try {
-          localStorage.setItem(cacheKey, JSON.stringify({ token: token ? token.slice(-12) : "", role: store.role, seat: store.seat, state: store.state }));
-        } catch {
-          /* storage full: no offline copy */
-        }
-      }, 500);
-    }),
-  );
+  store.restore();
 
   // The deciding duel's confirmation also confirmed the match (its button said so): send it
   // once the match result is there to confirm.
   offs.push(
     store.subscribe(() => {
       const st = store.state;
-      if (!st || ui.matchConfirmAfter == null || !isSeat()) return;
+      if (!st || ui.get("matchConfirmAfter") == null || !isSeat()) return;
       if (st.phase === "match_result" && !get(st, `match.confirmed.${store.seat}`, false)) {
-        ui.matchConfirmAfter = null;
+        ui.matchConfirmDone();
         send("match.confirm");
-      } else if (st.phase !== "duel_result") ui.matchConfirmAfter = null;
+      } else if (st.phase !== "duel_result") ui.matchConfirmDone();
     }),
   );
 
   const ticker = setInterval(tick, 250);
   const wake = wakeLock(() => store.state && phase() !== "match_over");
   conn.start();
-  ui.status = conn.status; // offline from the start (a reload with no network) is not "connecting"
-  render();
+  // Offline from the start (a reload with no network) is not "connecting".
+  if (conn.status !== store.link.status) store.setLink({ status: conn.status });
+  else render();
 
 
   // --- rendering -----------------------------------------------------------------------------
 
   function render() {
     const st = store.state;
-    host.update(st, view(), ui);
+    host.update(st, view(), ui.snapshot(), store.link);
     if (!st) {
       if (!slots.board.firstChild) slots.board.replaceChildren(h("p", { class: "loading", testid: "loading", text: t("table.connecting") }));
       return;
@@ -205,35 +164,13 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
 
   // --- time, alerts and the screen --------------------------------------------------------------
 
+  // Four times a second: the alerts that time brings, and the time each panel shows (its tick).
   function tick() {
     const st = store.state;
     if (!st) return;
     const now = conn.serverNow();
     alerts(st, isSeat() ? store.seat : null, now);
-    const clockEl = slots.board.querySelector('[data-testid="clock"]');
-    if (clockEl) {
-      const status = get(st, "clock.status", "idle");
-      let ms = get(st, "clock.duration_ms", get(st, "ruleset.match_minutes", 40) * 60000);
-      if (status === "running") ms = get(st, "clock.deadline_ms", now) - now;
-      else if (status !== "idle") ms = get(st, "clock.remaining_ms", 0); // paused, expired, stopped
-      const text = formatDuration(ms);
-      if (clockEl.textContent !== text) clockEl.textContent = text;
-      // What is shown, in ms, and the local time it was computed at: phones can be compared.
-      clockEl.dataset.remainingMs = String(Math.max(0, Math.round(ms)));
-      clockEl.dataset.atMs = String(Date.now());
-      clockEl.classList.toggle("low", status !== "idle" && ms < 5 * 60000);
-      clockEl.classList.toggle("out", status !== "idle" && ms <= 0);
-    }
-    const win = slots.phase.querySelector('[data-testid="window-timer"]');
-    if (win) {
-      const started = get(st, "window.started_ms", null);
-      const limit = get(st, "window.limit_ms", 180000);
-      if (started) {
-        const used = Math.max(0, now - started);
-        win.textContent = t("between.window", { used: formatDuration(used), limit: formatDuration(limit) });
-        win.classList.toggle("attention", used > limit);
-      } else win.textContent = t("between.window", { used: "0:00", limit: formatDuration(limit) });
-    }
+    host.tick(st, now);
   }
 
   // Buzz and reveal on what is new: the opponent's deck counts or rock-paper-scissors result to
@@ -243,9 +180,9 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     const st = s();
     const rolls = st.rolls || [];
     const lastRoll = rolls.length ? rolls[rolls.length - 1] : null;
-    if (ui.seenRolls === null) ui.seenRolls = lastRoll ? lastRoll.roll : 0;
-    else if (lastRoll && lastRoll.roll > ui.seenRolls) {
-      ui.seenRolls = lastRoll.roll;
+    if (seen.rolls === null) seen.rolls = lastRoll ? lastRoll.roll : 0;
+    else if (lastRoll && lastRoll.roll > seen.rolls) {
+      seen.rolls = lastRoll.roll;
       if (!lastRoll.void) showRoll(slots.overlay, lastRoll, seatName(st, lastRoll.by));
     }
     if (!isSeat()) return;
@@ -256,9 +193,9 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     }
     const report = get(st, "pregame.report", null);
     if (report && report.by && report.by !== store.seat) asks.push(`rps:${report.winner}`);
-    const fresh = asks.filter((a) => !ui.seenAsks.has(a));
-    ui.seenAsks = new Set(asks);
-    if (fresh.length && !muted()) buzz();
+    const fresh = asks.filter((a) => !seen.asks.has(a));
+    seen.asks = new Set(asks);
+    if (fresh.length && !ui.get("muted")) buzz();
   }
 
   function destroy() {
@@ -267,6 +204,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
     for (const off of offs) off();
     wake.release();
     conn.stop();
+    store.stop();
     document.body.classList.remove("has-ask");
   }
 

@@ -12,7 +12,7 @@ export const reads = ["pending", "lp", "seats", "disputes", "duel_no", "ruleset"
 export const local = ["rejecting", "correcting"];
 
 export function render(ctx) {
-  const { s, view, ui, send, redraw } = ctx;
+  const { s, view, ui, send } = ctx;
   if (!view.isSeat) return null;
   const pending = openPending(s);
   const i = pending.findIndex((p) => p.by && p.by !== view.seat);
@@ -29,20 +29,19 @@ export function render(ctx) {
     h("div", { class: "ask-after", text: `${seatName(s, "A")} ${after.A} \u00b7 ${seatName(s, "B")} ${after.B}` }),
     mineFirst ? h("div", { class: "muted", text: t("ask.after_yours") }) : null,
     ui.rejecting === p.entry ? rejectForm(ctx, p) : h("div", { class: "ask-buttons" },
-      h("button", { class: "btn btn-danger", testid: "reject-entry", dataset: { entry: String(p.entry) }, onclick: () => { ui.rejecting = p.entry; redraw(); document.getElementById("f-reject")?.focus(); }, text: t("ask.reject") }),
+      h("button", { class: "btn btn-danger", testid: "reject-entry", dataset: { entry: String(p.entry) }, onclick: () => { ui.set({ rejecting: p.entry }); document.getElementById("f-reject")?.focus(); }, text: t("ask.reject") }),
       h("button", { class: "btn btn-primary", testid: "confirm-entry", dataset: { entry: String(p.entry) }, onclick: () => send("lp.confirm", { entry: p.entry }), text: t("ask.confirm") }),
     ),
   );
 }
 
 // Rejecting asks a short reason (optional), which the proposer's phone shows at once.
-function rejectForm({ ui, send, redraw }, p) {
+function rejectForm({ ui, send }, p) {
   const form = (ui.forms.reject ||= { reason: "" });
   const done = (reason) => {
-    ui.rejecting = null;
     form.reason = "";
     if (reason !== null) send("lp.reject", { entry: p.entry, reason });
-    redraw();
+    ui.set({ rejecting: null });
   };
   return h("div", { class: "reject-form" },
     h("label", { class: "field", for: "f-reject" }, h("span", { text: t("ask.reject_reason") }),
@@ -57,7 +56,7 @@ function rejectForm({ ui, send, redraw }, p) {
 
 // The proposer's banner for an entry the opponent rejected: the reason, and at a casual table
 // (no judges) the way to settle it at the table: withdraw it or propose a corrected one.
-function renderRejected({ s, view, ui, send, redraw }) {
+function renderRejected({ s, view, ui, send }) {
   const d = (s.disputes || []).find((x) => x.status === "open" && x.by === view.seat && x.duel === s.duel_no);
   if (!d) return null;
   const casual = !get(s, "ruleset.staff_start", false);
@@ -76,20 +75,19 @@ function renderRejected({ s, view, ui, send, redraw }) {
         h("input", { id: `f-correct-${k}`, type: "number", inputmode: "numeric", min: "0", testid: "correct-amount", value: form.amounts[k], oninput: (e) => (form.amounts[k] = e.target.value) }),
       )),
       h("div", { class: "ask-buttons" },
-        h("button", { class: "btn", testid: "correct-cancel", onclick: () => { ui.correcting = null; redraw(); }, text: t("common.cancel") }),
+        h("button", { class: "btn", testid: "correct-cancel", onclick: () => { ui.set({ correcting: null }); }, text: t("common.cancel") }),
         h("button", { class: "btn btn-primary", testid: "correct-send", onclick: () => {
           const changes = d.changes.map((c, k) => ({ seat: c.seat, kind: c.kind, amount: Math.max(0, parseInt(form.amounts[k], 10) || 0) }));
-          ui.correcting = null;
           ui.forms.correct = {};
           send("dispute.repropose", { entry: d.entry, changes, note: d.note || "" });
-          redraw();
+          ui.set({ correcting: null });
         }, text: t("rejected.send") }),
       ),
     ));
   } else if (casual) {
     parts.push(h("div", { class: "ask-buttons" },
       h("button", { class: "btn", testid: "dispute-withdraw", dataset: { entry: String(d.entry) }, onclick: () => send("dispute.withdraw", { entry: d.entry }), text: t("rejected.withdraw") }),
-      h("button", { class: "btn btn-primary", testid: "dispute-correct", dataset: { entry: String(d.entry) }, onclick: () => { ui.correcting = d.entry; redraw(); }, text: t("rejected.correct") }),
+      h("button", { class: "btn btn-primary", testid: "dispute-correct", dataset: { entry: String(d.entry) }, onclick: () => { ui.set({ correcting: d.entry }); }, text: t("rejected.correct") }),
     ));
   }
   return h("div", { class: "ask ask-rejected", testid: "rejected-banner", role: "alert", "aria-labelledby": "rejected-title", dataset: { entry: String(d.entry) } }, parts);

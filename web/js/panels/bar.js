@@ -1,17 +1,17 @@
 // The header: back home, the table code, who this phone is, the connection, mute, language.
 
-import { muted, setMuted } from "../alerts.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { langSelect } from "./lang.js";
 
 export const name = "bar";
 export const reads = [];
-export const local = ["status", "queued"];
+export const local = ["muted"];
+export const link = ["status", "queued"];
 export const always = true;
 
-export function render({ view, ui, code, leave, redraw }) {
-  const statusText = t(`conn.${ui.status}`);
+export function render({ view, ui, link, code, leave }) {
+  const statusText = t(`conn.${link.status}`);
   const role = view.isSeat ? t("role.seat", { seat: view.seat }) : view.role === "judge" ? t("role.judge") : t("role.spectator");
   return h(
     "header",
@@ -23,25 +23,22 @@ export function render({ view, ui, code, leave, redraw }) {
       h("span", { class: "bar-role", testid: "role", text: view.role ? role : "" }),
     ),
     h("span", {
-      class: ["conn", `conn-${ui.status}`],
+      class: ["conn", `conn-${link.status}`],
       testid: "conn-status",
       role: "status",
-      dataset: { status: ui.status },
+      dataset: { status: link.status },
       text: statusText,
     }),
-    ui.queued > 0
-      ? h("span", { class: "queued", testid: "queue-count", dataset: { count: String(ui.queued) }, text: t("conn.queued", { n: ui.queued }) })
+    link.queued > 0
+      ? h("span", { class: "queued", testid: "queue-count", dataset: { count: String(link.queued) }, text: t("conn.queued", { n: link.queued }) })
       : null,
     h("button", {
       testid: "mute",
-      "aria-pressed": String(muted()),
+      "aria-pressed": String(ui.muted),
       "aria-label": t("alerts.mute"),
-      class: ["icon-btn", "mute", muted() && "muted"],
+      class: ["icon-btn", "mute", ui.muted && "muted"],
       text: "\u266a",
-      onclick: () => {
-        setMuted(!muted());
-        redraw("bar");
-      },
+      onclick: () => ui.set({ muted: !ui.muted }),
     }),
     langSelect(),
   );

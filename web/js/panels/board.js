@@ -1,14 +1,14 @@
 // The board: both seats' LP and wins, and the strip between them (phase, duel, turn, clock).
-// The clock's text is the mount's tick, written into the element this draws.
+// The clock's text is this panel's tick, in the element its render drew.
 
-import { h } from "../dom.js";
+import { formatDuration, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { get } from "../state.js";
 import { timeBanner } from "./banners.js";
 import { seatName } from "./kit.js";
 
 export const name = "board";
-export const reads = ["seats", "lp", "wins", "phase", "duel_no", "turn", "clock", "time"];
+export const reads = ["seats", "lp", "wins", "phase", "duel_no", "turn", "clock", "time", "ruleset"];
 
 function seatBlock(s, view, seat, big) {
   const lp = get(s, `lp.${seat}`, null);
@@ -59,4 +59,21 @@ export function render({ s, view }) {
     h("span", { class: "clock", testid: "clock", role: "timer", "aria-label": t("clock.label"), dataset: { status: get(s, "clock.status", "idle") } }),
   );
   return h("div", { class: "board" }, seatBlock(s, view, view.opp, false), strip, seatBlock(s, view, view.me, true));
+}
+
+/** The match clock's time left (the server's clock, as this phone reckons it now). */
+export function tick(slot, { s, now }) {
+  const clockEl = slot.querySelector('[data-testid="clock"]');
+  if (!clockEl) return;
+  const status = get(s, "clock.status", "idle");
+  let ms = get(s, "clock.duration_ms", get(s, "ruleset.match_minutes", 40) * 60000);
+  if (status === "running") ms = get(s, "clock.deadline_ms", now) - now;
+  else if (status !== "idle") ms = get(s, "clock.remaining_ms", 0); // paused, expired, stopped
+  const text = formatDuration(ms);
+  if (clockEl.textContent !== text) clockEl.textContent = text;
+  // What is shown, in ms, and the local time it was computed at: phones can be compared.
+  clockEl.dataset.remainingMs = String(Math.max(0, Math.round(ms)));
+  clockEl.dataset.atMs = String(Date.now());
+  clockEl.classList.toggle("low", status !== "idle" && ms < 5 * 60000);
+  clockEl.classList.toggle("out", status !== "idle" && ms <= 0);
 }

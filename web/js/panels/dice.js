@@ -15,14 +15,14 @@ function rollText(roll) {
   return results.join(" \u00b7 ");
 }
 
-export function render({ s, view, ui, send, redraw }) {
+export function render({ s, view, ui, send }) {
   const rolls = (s.rolls || []).slice(-ROLLS_SHOWN).reverse();
   const parts = [];
   if (view.isSeat) {
     parts.push(
       h("div", { class: "seg", role: "radiogroup", "aria-label": t("dice.count") },
         [1, 2, 3].map((n) =>
-          h("button", { class: ["seg-btn", ui.rollCount === n && "on"], role: "radio", "aria-checked": String(ui.rollCount === n), testid: `roll-count-${n}`, onclick: () => { ui.rollCount = n; redraw(); }, text: `\u00d7${n}` }),
+          h("button", { class: ["seg-btn", ui.rollCount === n && "on"], role: "radio", "aria-checked": String(ui.rollCount === n), testid: `roll-count-${n}`, onclick: () => { ui.set({ rollCount: n }); }, text: `\u00d7${n}` }),
         ),
       ),
       h("div", { class: "row" },

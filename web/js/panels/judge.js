@@ -9,7 +9,7 @@ export const name = "judge";
 export const reads = ["calls", "seats", "ruleset"];
 export const local = ["judgeOpen"];
 
-export function render({ s, view, ui, send, redraw }) {
+export function render({ s, view, ui, send }) {
   const calls = (s.calls || []).filter((c) => c && c.status !== "closed");
   // A casual table has no judge to come: say what the players can do instead of "waiting".
   const casual = !get(s, "ruleset.staff_start", false);
@@ -22,7 +22,7 @@ export function render({ s, view, ui, send, redraw }) {
   }
   if (view.isSeat) {
     if (!ui.judgeOpen) {
-      parts.push(h("button", { class: "btn btn-wide", testid: "call-judge", onclick: () => { ui.judgeOpen = true; redraw(); }, text: `\u2691 ${t("judge.call")}` }));
+      parts.push(h("button", { class: "btn btn-wide", testid: "call-judge", onclick: () => { ui.set({ judgeOpen: true }); }, text: `\u2691 ${t("judge.call")}` }));
     } else {
       const form = (ui.forms.judge ||= { reason: "" });
       parts.push(
@@ -30,8 +30,8 @@ export function render({ s, view, ui, send, redraw }) {
           h("input", { id: "f-judge", type: "text", maxlength: "200", testid: "judge-reason", value: form.reason, oninput: (e) => (form.reason = e.target.value) }),
         ),
         h("div", { class: "row" },
-          h("button", { class: "btn", testid: "judge-cancel", onclick: () => { ui.judgeOpen = false; redraw(); }, text: t("common.cancel") }),
-          h("button", { class: "btn btn-primary", testid: "judge-send", onclick: () => { send("judge.call", { reason: form.reason || "" }); form.reason = ""; ui.judgeOpen = false; redraw(); }, text: t("judge.send") }),
+          h("button", { class: "btn", testid: "judge-cancel", onclick: () => { ui.set({ judgeOpen: false }); }, text: t("common.cancel") }),
+          h("button", { class: "btn btn-primary", testid: "judge-send", onclick: () => { send("judge.call", { reason: form.reason || "" }); form.reason = ""; ui.set({ judgeOpen: false }); }, text: t("judge.send") }),
         ),
       );
     }

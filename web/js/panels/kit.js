@@ -3,12 +3,15 @@
 //
 // A panel is a module exporting {name, reads, local?, render(ctx)}:
 //   reads  the top-level fields of the table state it shows ("lp", "seats", ...);
-//   local  the keys of the screen's UI state it shows (an open form, a chosen count);
+//   local  the fields of the screen's UI state (web/js/ui.js) it shows (an open form, a count);
 //   own    UI state the panel writes and repaints in place itself (what is being typed: it
 //          must not redraw the panel); ui.forms (typed values) is every panel's own;
+//   link   what it shows of the connection (the store's link: "status", "queued", "unsent");
 //   always drawn before the first state arrives too (the bar);
 //   render gets ctx.s holding ONLY the fields in reads (frozen), so a field it did not declare
-//          reads as undefined, and e2e/test_panels.py fails on it.
+//          reads as undefined, and e2e/test_panels.py fails on it;
+//   tick   (optional) tick(slot, {s, now}): the time shown in what render drew (the clock, the
+//          side deck window), four times a second; s is the same picked state.
 
 import { h } from "../dom.js";
 import { has, lang, t } from "../i18n.js";
@@ -43,16 +46,22 @@ export class PanelHost {
   }
 
   /** Redraw what changed; with no state yet only the panels marked always are drawn. */
-  update(state, view, ui) {
+  update(state, view, ui, link = {}) {
     for (const panel of this.panels) {
       if (!state && !panel.always) continue;
       const s = pick(state, panel.reads);
-      const key = JSON.stringify([lang(), view, s, pickLocal(ui, panel.local)]);
+      const key = JSON.stringify([lang(), view, s, pickLocal(ui, panel.local), pickLocal(link, panel.link)]);
       if (this.keys.get(panel.name) === key) continue;
       this.keys.set(panel.name, key);
       const node = panel.render(this.ctxOf(panel, s));
       this.slots[panel.name].replaceChildren(...(node ? [node] : []));
     }
+  }
+
+  /** The time in what the panels drew: each panel with a tick updates its own slot. */
+  tick(state, now) {
+    if (!state) return;
+    for (const panel of this.panels) if (panel.tick) panel.tick(this.slots[panel.name], { s: pick(state, panel.reads), now });
   }
 
   /** Forget what was drawn (all, or one panel): the next update redraws it. */

@@ -10,8 +10,9 @@ import { changesText, openPending, seatName } from "./kit.js";
 
 export const name = "pending";
 export const reads = ["pending", "lp", "seats", "disputes", "duel_no", "ruleset"];
-// Entries made offline wait in the phone's queue (ui.unsent): listed after the server's, until sent.
-export const local = ["unsent", "status"];
+// Entries made offline wait in the phone's queue (the store's link.unsent): listed after the
+// server's, until sent.
+export const link = ["unsent", "status"];
 
 function holdLine(s) {
   const open = (get(s, "disputes", []) || []).filter((d) => d.status === "open" && d.duel === s.duel_no);
@@ -23,10 +24,10 @@ function holdLine(s) {
   return h("p", { class: "status-line attention", testid: "dispute-hold", role: "status", dataset: { entry: String(first.entry) }, text });
 }
 
-export function render({ s, view, ui, send }) {
+export function render({ s, view, link, send }) {
   const pending = openPending(s);
   const hold = holdLine(s);
-  const unsent = view.isSeat && ui.status !== "online" ? ui.unsent || [] : [];
+  const unsent = view.isSeat && link.status !== "online" ? link.unsent || [] : [];
   if (!pending.length && !unsent.length) return hold ? h("section", { class: "card", "aria-label": t("pending.title") }, hold) : null;
   let lp = { ...get(s, "lp", {}) };
   const rows = pending.map((p) => {

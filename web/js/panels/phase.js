@@ -19,6 +19,11 @@ export const reads = readsOf(CLOCK, ...ALL);
 export const local = [...new Set(ALL.flatMap((p) => p.local || []))];
 export const own = [...new Set(ALL.flatMap((p) => p.own || []))];
 
+/** The time in the phase's card (the side deck window's, between duels). */
+export function tick(slot, ctx) {
+  if (ctx.s.phase === "between") between.tick(slot, ctx);
+}
+
 export function render(ctx) {
   const parts = [];
   const clock = renderClockControls(ctx);

@@ -1,12 +1,12 @@
 // Between duels: side decking (by counts, or card by card against the registered list, R6.8,
-// R2.6), the deck check (R7.5) and ready. The window's timer text is the mount's tick.
+// R2.6), the deck check (R7.5) and ready. The window's timer text is this part's tick.
 
-import { h } from "../dom.js";
+import { formatDuration, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { get, other } from "../state.js";
 import { card, countsText, numberField, seatName } from "./kit.js";
 
-export const reads = ["decks", "seats", "ruleset"];
+export const reads = ["decks", "seats", "ruleset", "window"];
 
 // R7.5: a failed check holds the table. At an event a judge clears it; at a casual table (no
 // judge) both players say the deck is fixed (`deck.fix`, the second yes clears it).
@@ -180,4 +180,18 @@ function sideByCard(ctx, mine) {
     h("p", { class: "muted", testid: "deck-current", text: t("side.current", { counts: countsText(mine.current) }) }),
     h("p", { class: "muted", testid: "side-diff", text: diff.length ? t("side.diff", { changes: diff.join(", ") }) : t("side.as_registered") }),
   );
+}
+
+/** The side deck window's time used (in the timer line the card drew). */
+export function tick(slot, { s, now }) {
+  const win = slot.querySelector('[data-testid="window-timer"]');
+  if (!win) return;
+  const started = get(s, "window.started_ms", null);
+  const limit = get(s, "window.limit_ms", 180000);
+  if (started) {
+    const used = Math.max(0, now - started);
+    const text = t("between.window", { used: formatDuration(used), limit: formatDuration(limit) });
+    if (win.textContent !== text) win.textContent = text;
+    win.classList.toggle("attention", used > limit);
+  } else win.textContent = t("between.window", { used: "0:00", limit: formatDuration(limit) });
 }

@@ -25,7 +25,7 @@ export function build(ctx) {
 }
 
 function phaseDuel(ctx) {
-  const { s, view, ui, send, redraw } = ctx;
+  const { s, view, ui, send } = ctx;
   const turn = s.turn || {};
   const parts = [];
   const myTurn = view.isSeat && turn.player === view.seat;
@@ -49,13 +49,13 @@ function phaseDuel(ctx) {
     parts.push(h("button", { class: "btn", testid: "withdraw-waiting", dataset: { entry: String(last.entry) }, onclick: () => send("lp.withdraw", { entry: last.entry }), text: t("pending.withdraw_n", { n: last.entry }) }));
   }
   if (!ui.concedeArmed) {
-    parts.push(h("button", { class: "btn btn-quiet", testid: "concede", onclick: () => { ui.concedeArmed = true; redraw(); }, text: t("duel.concede") }));
+    parts.push(h("button", { class: "btn btn-quiet", testid: "concede", onclick: () => { ui.set({ concedeArmed: true }); }, text: t("duel.concede") }));
   } else {
     parts.push(
       h("p", { class: "attention status-line", text: t("duel.concede_sure") }),
       h("div", { class: "row" },
-        h("button", { class: "btn", testid: "concede-cancel", onclick: () => { ui.concedeArmed = false; redraw(); }, text: t("common.cancel") }),
-        h("button", { class: "btn btn-danger", testid: "concede-confirm", onclick: () => { ui.concedeArmed = false; send("duel.concede"); redraw(); }, text: t("duel.concede_yes") }),
+        h("button", { class: "btn", testid: "concede-cancel", onclick: () => { ui.set({ concedeArmed: false }); }, text: t("common.cancel") }),
+        h("button", { class: "btn btn-danger", testid: "concede-confirm", onclick: () => { send("duel.concede"); ui.set({ concedeArmed: false }); }, text: t("duel.concede_yes") }),
       ),
     );
   }
@@ -85,7 +85,7 @@ function phaseDuelResult(ctx) {
     const score = decides ? `${(wins[w] || 0) + 1}\u2013${wins[other(w)] || 0}` : "";
     parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "result-confirm",
       onclick: () => {
-        ui.matchConfirmAfter = decides ? duel : null;
+        ui.keep({ matchConfirmAfter: decides ? duel : null });
         send("result.confirm", { duel });
       },
       text: decides ? t("result.confirm_match", { name: seatName(s, w), score }) : t("result.confirm") }));
@@ -95,9 +95,9 @@ function phaseDuelResult(ctx) {
 }
 
 function disputeControl(ctx, duel) {
-  const { ui, send, redraw } = ctx;
+  const { ui, send } = ctx;
   if (!ui.resultDisputeOpen) {
-    return h("button", { class: "btn btn-quiet", testid: "result-dispute", onclick: () => { ui.resultDisputeOpen = true; redraw(); }, text: t("result.dispute") });
+    return h("button", { class: "btn btn-quiet", testid: "result-dispute", onclick: () => { ui.set({ resultDisputeOpen: true }); }, text: t("result.dispute") });
   }
   const form = (ui.forms.dispute ||= { reason: "" });
   return h("div", { class: "stack" },
@@ -105,8 +105,8 @@ function disputeControl(ctx, duel) {
       h("input", { id: "f-dispute", type: "text", maxlength: "200", testid: "result-dispute-reason", value: form.reason, oninput: (e) => (form.reason = e.target.value) }),
     ),
     h("div", { class: "row" },
-      h("button", { class: "btn", testid: "result-dispute-cancel", onclick: () => { ui.resultDisputeOpen = false; redraw(); }, text: t("common.cancel") }),
-      h("button", { class: "btn btn-danger", testid: "result-dispute-send", onclick: () => { ui.resultDisputeOpen = false; send("result.dispute", { duel, reason: form.reason || "" }); redraw(); }, text: t("result.dispute_send") }),
+      h("button", { class: "btn", testid: "result-dispute-cancel", onclick: () => { ui.set({ resultDisputeOpen: false }); }, text: t("common.cancel") }),
+      h("button", { class: "btn btn-danger", testid: "result-dispute-send", onclick: () => { send("result.dispute", { duel, reason: form.reason || "" }); ui.set({ resultDisputeOpen: false }); }, text: t("result.dispute_send") }),
     ),
   );
 }

@@ -11,7 +11,8 @@ import { card, countsText, numberField, seatName } from "./kit.js";
 export const reads = ["decks", "seats", "banlist", "ruleset"];
 export const local = ["banlists"];
 // The list check's answer is painted in place as it arrives (not a redraw).
-export const own = ["listCheck", "listChecks", "listTimer", "listRefs"];
+// The deck counts last declared on this phone (kept by web/js/ui.js) start the form.
+export const own = ["listCheck", "listChecks", "listTimer", "listRefs", "deckLast"];
 
 /** The registration card. */
 export function build(ctx) {
@@ -20,24 +21,11 @@ export function build(ctx) {
 
 // Deck counts to start the form with: the declared (or registered list's) counts, else the
 // last ones declared on this phone, else 40/15/15.
-function deckDefaults(declared) {
-  let last = null;
-  try {
-    last = JSON.parse(localStorage.getItem("dt.deck.last") || "null");
-  } catch {
-    last = null;
-  }
+function deckDefaults(declared, last) {
   const c = declared || (last && Number.isInteger(last.main) ? last : { main: 40, extra: 15, side: 15 });
   return { main: String(c.main), extra: String(c.extra ?? 0), side: String(c.side ?? 0) };
 }
 
-function rememberDeck(counts) {
-  try {
-    localStorage.setItem("dt.deck.last", JSON.stringify(counts));
-  } catch {
-    /* storage full: the defaults next time */
-  }
-}
 
 
 function phaseRegistration(ctx) {
@@ -49,7 +37,7 @@ function phaseRegistration(ctx) {
     const mine = get(decks, `${meSeat}.declared`, null);
     const form = (ui.forms.deck ||= {});
     const seen = JSON.stringify(mine);
-    if (form.main === undefined || (mine && form.seen !== seen)) Object.assign(form, deckDefaults(mine), { seen });
+    if (form.main === undefined || (mine && form.seen !== seen)) Object.assign(form, deckDefaults(mine, ui.deckLast), { seen });
     const err = h("p", { class: "form-error", testid: "deck-error", role: "alert" });
     const declare = () => {
       const v = { main: Number(form.main), extra: Number(form.extra || 0), side: Number(form.side || 0) };
@@ -60,7 +48,7 @@ function phaseRegistration(ctx) {
       err.textContent = problems.join(" ");
       if (problems.length) return;
       send("deck.declare", v);
-      rememberDeck(v);
+      ui.keep({ deckLast: v });
       // The opponent's counts, already on screen and named on this button, confirmed with it.
       if (theirsOpen) send("deck.confirm", { seat: other(meSeat) });
     };
@@ -126,9 +114,10 @@ function paintListCheck(ctx) {
 async function checkList(ctx) {
   const { ui, code, token } = ctx;
   const text = (ui.forms.list && ui.forms.list.text) || "";
-  const mine = ++ui.listChecks;
+  const mine = ui.listChecks + 1;
+  ui.keep({ listChecks: mine });
   if (!text.trim() || !token) {
-    ui.listCheck = null;
+    ui.keep({ listCheck: null });
     paintListCheck(ctx);
     return;
   }
@@ -140,10 +129,10 @@ async function checkList(ctx) {
     });
     const body = await res.json();
     if (mine !== ui.listChecks) return; // a later check is on its way
-    ui.listCheck = res.ok ? body : { problems: [{ rule: "", code: body.code, message: body.message }] };
+    ui.keep({ listCheck: res.ok ? body : { problems: [{ rule: "", code: body.code, message: body.message }] } });
   } catch {
     if (mine !== ui.listChecks) return;
-    ui.listCheck = null;
+    ui.keep({ listCheck: null });
   }
   paintListCheck(ctx);
 }
@@ -162,14 +151,16 @@ function deckListForm(ctx) {
     oninput: (e) => {
       form.text = e.target.value;
       clearTimeout(ui.listTimer);
-      ui.listTimer = setTimeout(() => checkList(ctx), 350);
+      ui.keep({ listTimer: setTimeout(() => checkList(ctx), 350) });
     },
   });
   area.value = form.text ?? ""; // a textarea's text is its value, not an attribute
-  ui.listRefs = {
-    counts: h("p", { class: "muted", testid: "deck-list-counts", "aria-live": "polite" }),
-    problems: h("ul", { class: "list-problems", testid: "deck-list-problems", "aria-live": "polite" }),
-  };
+  ui.keep({
+    listRefs: {
+      counts: h("p", { class: "muted", testid: "deck-list-counts", "aria-live": "polite" }),
+      problems: h("ul", { class: "list-problems", testid: "deck-list-problems", "aria-live": "polite" }),
+    },
+  });
   paintListCheck(ctx);
   const banlist = s.banlist;
   return h("div", { class: "deck-list", testid: "deck-list" },
@@ -192,16 +183,15 @@ function deckListForm(ctx) {
 // A casual table picks its ban list here (R2.5), before either seat registers a list; an
 // event table uses its event's list and shows no picker.
 function loadBanlists(ctx) {
-  const { s, ui, redraw, token } = ctx;
+  const { s, ui, token } = ctx;
   if (ui.banlists !== null || !token) return;
-  ui.banlists = [];
+  ui.keep({ banlists: [] });
   if (get(s, "ruleset.staff_start", false)) return; // an event table: its event's list
   api("GET", "/api/banlists").then((lists) => {
     if (!lists.ok) return;
     const casual = (lists.body.banlists || []).filter((b) => b.event_id === null || b.event_id === undefined);
     if (!casual.length) return;
-    ui.banlists = casual;
-    redraw();
+    ui.set({ banlists: casual });
   });
 }
 

@@ -1,6 +1,7 @@
 // Shared by the judges' and organisers' pages: the staff API (cookie + CSRF token), the login
 // screen, the top bar and the strings.
 
+import { fetchJson } from "../api.js";
 import { h } from "../dom.js";
 import { LANGS, errorText, initLang, lang, setLang, t } from "../i18n.js";
 
@@ -14,26 +15,9 @@ export function initStrings() {
 
 /** Call the staff API; resolves to {ok, status, body}; never throws. */
 export async function call(method, path, body) {
-  const headers = { Accept: "application/json" };
-  const init = { method, headers, credentials: "same-origin" };
-  if (method !== "GET") headers["X-CSRF-Token"] = csrf;
-  if (body !== undefined) {
-    headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  let res;
-  try {
-    res = await fetch(path, init);
-  } catch {
-    return { ok: false, status: 0, body: { code: "network", message: "Network error." } };
-  }
-  let data = null;
-  try {
-    data = await res.json();
-  } catch {
-    data = null;
-  }
-  return { ok: res.ok, status: res.status, body: data || { code: "http_" + res.status, message: "" } };
+  const res = await fetchJson(method, path, body, method !== "GET" ? { "X-CSRF-Token": csrf } : {});
+  if (res.status === 0) return { ok: false, status: 0, body: { code: "network", message: "Network error." } };
+  return { ok: res.ok, status: res.status, body: res.body || { code: "http_" + res.status, message: "" } };
 }
 
 /** The logged-in account, or null. */
