@@ -30,6 +30,7 @@ from server.store import EventStore, bind, db, open_database
 from server.store.signing import Signer
 from tests.sheet_match import StoreTable, actor, play_match
 from tests.staff_actions import Staff, create_organiser
+from tests.tables import tables_of
 
 LAPTOP = {"viewport": {"width": 1280, "height": 800}}
 LOCALES = {"zh-Hant": "zh-TW", "ja": "ja-JP"}
@@ -132,7 +133,7 @@ class EventTable(StoreTable):
 
     def join(self) -> EventTable:
         for seat, name in (("A", "Yugi"), ("B", "Kaiba")):
-            joined, _ = self.store.join(self.code, seat, name, "", self.now)
+            joined = tables_of(self.store).join(self.code, seat, name, "", self.now)
             self.tokens[seat] = joined.token
         return self
 
