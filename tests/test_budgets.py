@@ -96,7 +96,25 @@ def test_spectators_per_table_are_capped(server: LiveServer):
     asyncio.run(scenario())
 
 
-def test_sockets_per_address_are_capped(server: LiveServer):
+@pytest.fixture(scope="module")
+def patient_server(
+    tmp_path_factory: pytest.TempPathFactory, database_url: str
+) -> Iterator[LiveServer]:
+    """The same limits with a long hello deadline: opening twelve sockets may take longer than
+    the 1 s deadline on a busy machine, and a socket closed for its missing hello would free a
+    place under the address's cap before the thirteenth asks."""
+    url = isolated_database(database_url, "budgets_patient")
+    live, process = start_server(
+        tmp_path_factory.mktemp("budgets_patient"), url, {**LIMITS, "WS_HELLO_SECONDS": "60"}
+    )
+    try:
+        yield live
+    finally:
+        stop_server(process)
+
+
+def test_sockets_per_address_are_capped(patient_server: LiveServer):
+    server = patient_server
     code, _, _ = new_table(server)
     url = f"{server.ws_url}/ws/table/{code}"
 
