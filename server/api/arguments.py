@@ -105,34 +105,33 @@ def _choice(f: Field) -> Loader:
     return load
 
 
-def _text(f: Field) -> Loader:
-    fits = _length(f.min_len, f.max_len)
-
-    def load(value: Any) -> Any:
-        if type(value) is not str:
-            raise Refused(["Not a valid string."])
-        text = clean_text(value)
-        problem = fits(len(text))
-        if problem is not None:
-            raise Refused([problem])
-        return text
-
-    return load
+def _pasted(value: str) -> str:
+    """A pasted text: invisible characters dropped, its line breaks and tabs kept."""
+    return "".join(ch for ch in value if ch in _LINE_BREAKS or not invisible(ch))
 
 
-def _lines(f: Field) -> Loader:
-    fits = _length(f.min_len, f.max_len)
+def _string(clean: Callable[[str], str]) -> Callable[[Field], Loader]:
+    """A loader maker for a string field, cleaned by `clean`, then held to its length."""
 
-    def load(value: Any) -> Any:
-        if type(value) is not str:
-            raise Refused(["Not a valid string."])
-        text = "".join(ch for ch in value if ch in _LINE_BREAKS or not invisible(ch))
-        problem = fits(len(text))
-        if problem is not None:
-            raise Refused([problem])
-        return text
+    def make(f: Field) -> Loader:
+        fits = _length(f.min_len, f.max_len)
 
-    return load
+        def load(value: Any) -> Any:
+            if type(value) is not str:
+                raise Refused(["Not a valid string."])
+            text = clean(value)
+            problem = fits(len(text))
+            if problem is not None:
+                raise Refused([problem])
+            return text
+
+        return load
+
+    return make
+
+
+_text = _string(clean_text)
+_lines = _string(_pasted)
 
 
 def _inner(f: Field) -> Loader:
