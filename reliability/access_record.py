@@ -16,6 +16,7 @@ from typing import Any
 
 from .http import request
 from .proc import ServerProcess
+from .table_client import Ws, table
 
 ROOT = Path(__file__).resolve().parent.parent
 HANDS = ("rock", "paper", "scissors")
@@ -40,8 +41,6 @@ def check_routes(server: ServerProcess, report: Any) -> None:
 def check_salt(server: ServerProcess, report: Any) -> None:
     """Hash the three possible hands against the public log, the export and the sheet head."""
     from server.store.events import chain_hash
-
-    from .access import Ws, table
 
     code, tokens = table(server)
     phones = {s: Ws(server, code, tokens[s]) for s in "AB"}
@@ -102,8 +101,6 @@ def check_lookup_cost(server: ServerProcess, report: Any) -> None:
 def check_seat_move(server: ServerProcess, report: Any) -> None:
     """A casual table: a new phone takes seat B with the confirmation of B's own phone (the
     seat's owner); B's old token stops and its socket closes at once."""
-    from .access import Ws, table
-
     code, tokens = table(server)
     old = Ws(server, code, tokens["B"])
     old.hello()
@@ -147,8 +144,6 @@ def check_logout(server: ServerProcess, report: Any) -> None:
     """An organiser's socket at an event table closes when the login logs out."""
     import http.cookiejar
     import urllib.request
-
-    from .access import Ws
 
     user, password = f"org{uuid.uuid4().hex[:6]}", "correct horse battery"
     _organiser(server, user, password)
