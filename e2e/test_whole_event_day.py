@@ -340,7 +340,10 @@ def test_a_whole_event_day_ends_in_the_standings_computed_by_hand(
         got = [
             {
                 k: row[k]
-                for k in ("rank", "player", "points", "wins", "losses", "omw", "oomw", "dropped")
+                for k in (
+                    *("rank", "player", "points", "wins", "losses", "omw", "oomw"),
+                    *("dropped", "disqualified"),
+                )
             }
             for row in s["standings"]
         ]
@@ -352,6 +355,8 @@ def test_a_whole_event_day_ends_in_the_standings_computed_by_hand(
         assert status == 200 and raw.startswith("\ufeff"), status
         ranked = list(csv.DictReader(io.StringIO(raw.removeprefix("\ufeff"))))
         assert [r["name"] for r in ranked] == [name(row["player"]) for row in DAY["standings"]]
+        marks = [("yes" if row["disqualified"] else "") for row in DAY["standings"]]
+        assert [r["disqualified"] for r in ranked] == marks
 
         # Top 4: seeded by those standings; the lower number wins each match.
         org.get_by_test_id("cycle-cut-size").select_option("4")

@@ -201,21 +201,30 @@ def test_the_next_round_waits_for_every_result_and_names_the_tables(org: Org):
 # -- 5. a disqualification ------------------------------------------------------------------
 
 
-def test_a_disqualified_player_is_not_paired_again(org: Org):
+@pytest.mark.parametrize("level", ["disqualification", "disqualification_total"])
+def test_a_disqualified_player_is_not_paired_again(org: Org, level: str):
+    """Either disqualification (with or without the prize, PENALTIES.md) takes the player out
+    of every later pairing, and the standings and their CSV say disqualified, not dropped."""
     ev = org.event(tables=2)
     register(org, ev, 4)
     org.call("POST", f"/api/events/{ev}/swiss/pair")
     org.call("POST", f"/api/events/{ev}/round/start")
     t1, t2 = current_tables(org, ev)
     store = org.app.extensions["duel_table"].store
-    dq = {"seat": "A", "level": "disqualification", "infraction": "cheating", "note": ""}
+    dq = {"seat": "A", "level": level, "infraction": "cheating", "note": ""}
     tables_of(store).append(t1["code"], "penalty.record", dq, JUDGE, "dq", 2)
     org.table_result(t2["code"], "A")
     cheat = t1["a"]["player"]
     s = org.summary(ev)
     assert s["rounds"][0]["tables"][0]["result"] == "B"  # the match is lost
     assert next(p for p in s["players"] if p["number"] == cheat)["dropped_after"] == 1
-    assert next(row for row in s["standings"] if row["player"] == cheat)["dropped"] is True
+    row = next(row for row in s["standings"] if row["player"] == cheat)
+    assert row["dropped"] is True and row["disqualified"] is True
+    assert [r["disqualified"] for r in s["standings"]].count(True) == 1
+    csv_text = org.call("GET", f"/api/events/{ev}/standings.csv").get_data(as_text=True)
+    lines = csv_text.lstrip("\ufeff").splitlines()
+    assert lines[0].endswith(",dropped,disqualified")
+    assert sum(line.endswith(",yes,yes") for line in lines[1:]) == 1
     r = org.call("POST", f"/api/events/{ev}/swiss/pair")
     assert r.status_code == 200, r.json
     s = org.summary(ev)
@@ -329,6 +338,30 @@ def test_an_event_seat_takes_the_pairings_name_and_id_not_a_typed_one(org: Org):
     assert (seat.name, seat.player_id) == ("遊戯", "0001")
     row = results_rows(org, ev)[0]
     assert (row["player_a"], row["player_a_id"]) == ("遊戯", "0001")
+
+
+def test_a_seat_a_judge_gives_carries_the_pairings_name_and_id(org: Org):
+    """A phone that waits for a judge (no card, or a typed ID that is not the pairing's) shows
+    the judge what it typed; the seat it is given carries the pairing's name and ID, and so
+    does results.csv."""
+    ev = org.event(tables=1)
+    r = org.call("POST", f"/api/events/{ev}/pairings", {"csv": "1,遊戯,0001,海馬,0002"})
+    assert r.status_code == 200, r.json
+    code = org.call("GET", f"/api/events/{ev}").json["tables"][0]["code"]
+    for seat, typed, why in (("A", "Someone Else", "no_claim"), ("B", "Kaiba-kun", "no_claim")):
+        body = {"seat": seat, "name": typed, "player_id": "9999"}
+        r = org.client.post(f"/api/tables/{code}/join", json=body)
+        assert r.status_code == 202 and r.json["why"] == why, r.json
+        ref = r.json["request"]
+        asks = state_of(org, code).seat_requests
+        assert [(a.name, a.player_id) for a in asks if a.seat == seat] == [(typed, "9999")]
+        r = org.call("POST", f"/api/staff/tables/{code}/seat-requests/{ref}/approve")
+        assert r.status_code == 200, r.json
+    seats = state_of(org, code).seats
+    assert (seats["A"].name, seats["A"].player_id) == ("遊戯", "0001")
+    assert (seats["B"].name, seats["B"].player_id) == ("海馬", "0002")
+    row = results_rows(org, ev)[0]
+    assert (row["player_a"], row["player_a_id"], row["player_b"]) == ("遊戯", "0001", "海馬")
 
 
 # -- 10. no-shows on the organiser's page -----------------------------------------------------

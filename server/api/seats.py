@@ -219,10 +219,24 @@ def _request(
     return {"status": "waiting", "request": ref, "seat": seat, "token": token, "why": why}
 
 
+def paired_identity(code: str, seat: str, typed_id: str = "") -> tuple[str, str] | None:
+    """The name and player ID an event seat carries: its pairing's (the typed ID only where
+    the pairing has none), never what a phone typed. None at a casual table or a seat with no
+    paired name."""
+    info = tournament().table_info(code)
+    paired = ((info or {}).get("pairing") or {}).get(seat)
+    if not paired or not paired["name"]:
+        return None
+    return paired["name"], paired["player_id"] or typed_id
+
+
 def _grant(code: str, ref: str, by: str) -> Response:
     found = services()
     # The phone that had the seat: its sockets close before the table hears of the change.
-    seat, _old = found.tables.grant_request(code, ref, by, found.clock(), ended=end_seat)
+    # Whatever its phone typed, an event seat a judge gives carries the pairing's name and ID.
+    seat, _old = found.tables.grant_request(
+        code, ref, by, found.clock(), ended=end_seat, identity=lambda s: paired_identity(code, s)
+    )
     return jsonify({"request": ref, "seat": seat, "status": "approved"})
 
 

@@ -143,10 +143,13 @@ def standings_csv(event_id: int) -> Response:
     require_role(event_id, "judge", "organiser")
     out = io.StringIO()
     out.write(BOM)
-    writer = csv.DictWriter(out, fieldnames=[*STANDING_COLUMNS, "dropped"])
+    writer = csv.DictWriter(out, fieldnames=[*STANDING_COLUMNS, "dropped", "disqualified"])
     writer.writeheader()
     for row in swiss().summary(event_id)["standings"]:
-        line = {k: row[k] for k in STANDING_COLUMNS} | {"dropped": "yes" if row["dropped"] else ""}
+        line = {k: row[k] for k in STANDING_COLUMNS} | {
+            "dropped": "yes" if row["dropped"] else "",
+            "disqualified": "yes" if row["disqualified"] else "",
+        }
         writer.writerow({k: csv_safe(v) for k, v in line.items()})
     return Response(
         out.getvalue(),
@@ -196,11 +199,12 @@ def _page_text(title: str, summary: dict[str, Any], refresh: bool, public: bool)
         + "".join(f"<th>{escape(tr('col.' + h))}</th>" for h in heads)
         + "</tr></thead><tbody>"
     )
-    drop = escape(tr("dropped"))
+    marks = {"disqualified": escape(tr("disqualified")), "dropped": escape(tr("dropped"))}
     for row in summary["standings"]:
         n = row["tiebreak"]  # points, OMW% and OOMW% fields, each at most 999
         tb = f"{n // 1_000_000} {n // 1000 % 1000:03} {n % 1000:03}"
-        dropped = f" {drop}" if row["dropped"] else ""
+        out = "disqualified" if row["disqualified"] else "dropped" if row["dropped"] else None
+        dropped = f" {marks[out]}" if out else ""
         pid = "" if public else f"<td>{escape(row['player_id'])}</td>"
         parts.append(
             f"<tr><td>{row['rank']}</td><td>{escape(row['name'])}{dropped}</td>"

@@ -20,6 +20,9 @@ LEVELS = (
     "disqualification",
     "disqualification_total",
 )
+# The levels that take the player out of the event, with or without the prize (the penalty
+# guidelines): out of every later pairing.
+DISQUALIFICATIONS = frozenset({"disqualification", "disqualification_total"})
 INFRACTIONS = (
     "procedural_error",
     "tardiness",
@@ -100,7 +103,7 @@ def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
     require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
     require(level in LEVELS, "invalid", "Unknown penalty level.", allowed=list(LEVELS))
     require(infraction in INFRACTIONS, "invalid", "Unknown infraction.", allowed=list(INFRACTIONS))
-    if level in ("duel_loss", "match_loss", "disqualification", "disqualification_total"):
+    if level in ("duel_loss", "match_loss") or level in DISQUALIFICATIONS:
         require(tx.state.phase != MATCH_OVER, "wrong_phase", "The match is already over.")
     tx.emit(
         "penalty.recorded",

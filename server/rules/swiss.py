@@ -60,6 +60,7 @@ class Player:
     name: str = ""
     entered_round: int = 1  # a late entry plays from this round on
     dropped_after: int | None = None  # the last round played before dropping
+    disqualified: bool = False  # a judge's disqualification: out like a drop, and shown as such
 
     def active_in(self, round_no: int) -> bool:
         dropped = self.dropped_after is not None and self.dropped_after < round_no
@@ -136,6 +137,7 @@ class Standing:
             "oomw": thousandths(self.oomw),
             "tiebreak": self.tiebreak,
             "dropped": self.player.dropped_after is not None,
+            "disqualified": self.player.disqualified,
         }
 
 

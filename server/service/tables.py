@@ -321,34 +321,39 @@ class TableService:
         return fresh
 
     def grant_request(
-        self, code: str, ref: str, by: str, now_ms: int, ended: SeatEnded = None
+        self,
+        code: str,
+        ref: str,
+        by: str,
+        now_ms: int,
+        ended: SeatEnded = None,
+        identity: Callable[[str], tuple[str, str] | None] | None = None,
     ) -> tuple[str, str | None]:
         """Give a waiting request its seat (joining it, or moving it from the phone that had
         it): (seat, the token hash of the phone that had it). `ended` gets that hash before
-        the publish, so the old phone's sockets close first."""
+        the publish, so the old phone's sockets close first. `identity` gives a seat's name
+        and player ID when they are not the asker's to say (an event seat is its pairing's):
+        the request keeps what was typed, for the judge; the seat carries the pairing."""
         request = self.store.seat_request(code, ref)
         if request is None or request.status != "waiting":
             raise NotFound("no_such_request", "No waiting request has this id.")
+        seat = str(request.seat)
+        name, player_id = (identity and identity(seat)) or (request.name, request.player_id)
         old: list[str | None] = [None]
 
         def decide_on(snap: Snapshot) -> Decided:
-            seat = request.seat
-            args = {"seat": seat, "name": request.name, "player_id": request.player_id}
+            args = {"seat": seat, "name": name, "player_id": player_id}
             statements: list[Statement]
             if snap.state.seats[seat].joined:
                 old[0] = self.store.seat_token_hash(snap.table_id, seat)
                 cmd = "seat.move"
                 statements = [
-                    self.store.seat_handed(
-                        snap.table_id, seat, request.token_hash, request.name, request.player_id
-                    )
+                    self.store.seat_handed(snap.table_id, seat, request.token_hash, name, player_id)
                 ]
             else:
                 cmd = "seat.join"
                 statements = [
-                    self.store.seat_taken(
-                        snap.table_id, seat, request.token_hash, request.name, request.player_id
-                    )
+                    self.store.seat_taken(snap.table_id, seat, request.token_hash, name, player_id)
                 ]
             # The request's ref (and who granted it) go with the seat's event.
             args = {**args, "by": by, "request": ref}
@@ -360,7 +365,7 @@ class TableService:
         if ended is not None:
             ended(old[0])
         self._publish_latest(code)
-        return str(request.seat), old[0]
+        return seat, old[0]
 
     def refuse_request(self, code: str, ref: str, by: str, now_ms: int) -> str:
         """Refuse a waiting request: its token never works. The request's seat."""

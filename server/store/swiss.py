@@ -28,6 +28,7 @@ from peewee import (
 from server.core.errors import Busy, Conflict, DomainError, NotFound
 from server.rules import Actor, get_ruleset, view
 from server.rules import swiss as core
+from server.rules.judge import DISQUALIFICATIONS
 from server.rules.swiss import Match, Player, SwissError
 
 from .events import EventStore
@@ -268,7 +269,7 @@ class SwissService:
             for t, a, b in rp.tables:
                 v = self._table_view(codes.get(t))
                 for p in v["penalties"] if v else ():
-                    if p["level"] == "disqualification":
+                    if p["level"] in DISQUALIFICATIONS:
                         player = a if p["seat"] == "A" else b
                         found.setdefault(player, rp.number)
         return found
@@ -316,7 +317,13 @@ class SwissService:
 
     def players(self, s: State) -> list[Player]:
         return [
-            Player(n, p.name, p.entered_round, _earliest(s.dropped.get(n), s.disqualified.get(n)))
+            Player(
+                n,
+                p.name,
+                p.entered_round,
+                _earliest(s.dropped.get(n), s.disqualified.get(n)),
+                n in s.disqualified,
+            )
             for n, p in sorted(s.players.items())
         ]
 
@@ -616,6 +623,7 @@ class SwissService:
                     "player_id": pids[p.id],
                     "entered_round": p.entered_round,
                     "dropped_after": p.dropped_after,
+                    "disqualified": p.disqualified,
                     "has_decklist": bool(s.players[p.id].decklist),
                 }
                 for p in players

@@ -103,7 +103,7 @@ function standings() {
     h("table", { class: "ev-standings", testid: "ev-standings" },
       h("thead", {}, h("tr", {}, ["#", t("event.col_name"), t("event.col_points"), t("event.col_record")].map((x) => h("th", { text: x })))),
       h("tbody", {}, data.standings.map((row) => h("tr", { class: row.player === (me && me.number) ? "me" : "", testid: `ev-standing-${row.rank}` },
-        h("td", { text: String(row.rank) }), h("td", { text: row.name }), h("td", { text: String(row.points) }), h("td", { text: row.record }))))));
+        h("td", { text: String(row.rank) }), h("td", { text: row.disqualified ? `${row.name} ${t("standings.disqualified")}` : row.dropped ? `${row.name} ${t("standings.dropped")}` : row.name }), h("td", { text: String(row.points) }), h("td", { text: row.record }))))));
 }
 
 function tick() {

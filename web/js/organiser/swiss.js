@@ -143,7 +143,8 @@ export function swissSection(eventId, slug, say, hooks) {
       h("ul", { class: "staff-list", testid: "player-list" }, s.players.map((p) => h("li", { testid: `player-${p.number}` },
         `${p.number}. ${p.name} (${p.player_id})`,
         p.entered_round > 1 ? ` · ${t("swiss.late", { n: p.entered_round })}` : "",
-        p.dropped_after !== null ? ` · ${t("swiss.dropped", { n: p.dropped_after })}` : " ",
+        p.dropped_after === null ? " "
+          : ` · ${t(p.disqualified ? "swiss.disqualified" : "swiss.dropped", { n: p.dropped_after })}`,
         p.dropped_after === null ? h("button", {
           class: "btn btn-small btn-quiet", type: "button", testid: `drop-${p.number}`, text: t("swiss.drop"),
           onclick: () => act("POST", `${base}/players/${p.number}/drop`),
@@ -212,7 +213,7 @@ export function swissSection(eventId, slug, say, hooks) {
       h("thead", {}, h("tr", {}, ["#", t("swiss.name"), t("swiss.points"), t("swiss.record"), "OMW%", "OOMW%", t("swiss.tiebreak")].map((x) => h("th", { text: x })))),
       h("tbody", {}, s.standings.map((row) => h("tr", { testid: `standing-${row.rank}` },
         h("td", { text: String(row.rank) }),
-        h("td", { text: row.name + (row.dropped ? ` (${t("swiss.drop")})` : "") }),
+        h("td", { text: row.name + (row.disqualified ? ` (${t("swiss.dq")})` : row.dropped ? ` (${t("swiss.drop")})` : "") }),
         h("td", { text: String(row.points) }), h("td", { text: row.record }),
         h("td", { testid: `omw-${row.rank}`, text: percent(row.omw) }), h("td", { testid: `oomw-${row.rank}`, text: percent(row.oomw) }),
         h("td", { text: tiebreak(row.tiebreak) })))));
