@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from typing import Any
 
 import pytest
@@ -588,3 +589,43 @@ def test_the_views_texts_are_the_apps_and_emptied_with_it(app):
     assert snap in found.views
     found.views.close()
     assert snap not in found.views
+
+
+def test_r5_a_phone_cannot_spend_the_id_of_the_servers_own_deadline(live_server):
+    """The timer writes a deadline as the command `tick:<deadline>`, and a repeated command id
+    writes nothing. The deadline is public (`next_due_ms`): a seat that sends a command under
+    that id, or a round's, must not stop time being called (R5.1)."""
+    status, created = http(live_server, "POST", "/api/tables", {"match_minutes": 0.05})
+    assert status == 201, created
+    code = created["code"]
+    tokens = [http(live_server, "POST", f"/api/tables/{code}/join", {"name": n})[1]["token"]
+              for n in ("Yugi", "Kaiba")]  # fmt: skip
+    url = f"{live_server.ws_url}/ws/table/{code}"
+
+    async def scenario() -> None:
+        async with connect(url) as wa, connect(url) as wb:
+            a, b = Phone(wa), Phone(wb)
+            await a.hello(tokens[0])
+            await b.hello(tokens[1])
+            await a.ok("deck.declare", DECK)
+            await b.ok("deck.declare", DECK)
+            await a.ok("deck.confirm", {"seat": "B"})
+            await b.ok("deck.confirm", {"seat": "A"})
+            await a.ok("clock.start")
+            await b.ok("clock.start")
+            due = http(live_server, "GET", f"/api/tables/{code}")[1]["state"]["next_due_ms"]
+            assert isinstance(due, int)
+            for ref in (f"tick:{due}", "round:1:start", "round:1:end"):
+                reply = await a.command("coin.toss", {}, ref=ref)
+                assert reply["ok"] and not reply.get("duplicate"), reply
+            # The same id again is still the phone's own duplicate, answered as such.
+            again = await a.command("coin.toss", {}, ref=f"tick:{due}")
+            assert again["ok"] and again.get("duplicate") is True, again
+
+    asyncio.run(scenario())
+    deadline = time.monotonic() + 10
+    called = False
+    while not called and time.monotonic() < deadline:
+        called = http(live_server, "GET", f"/api/tables/{code}")[1]["state"]["time"]["called"]
+        time.sleep(0.1)
+    assert called, "time was never called"

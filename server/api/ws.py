@@ -23,6 +23,7 @@ from marshmallow import ValidationError
 from server.api.context import Services, services
 from server.core.errors import DomainError, error_body
 from server.rules import Actor, RuleError, admit, event_for
+from server.service.tables import phone_command_id
 from server.store import Appended
 
 from .access import budget_key, look_up, request_grant, socket_actor
@@ -380,7 +381,13 @@ class Connection(Session):
         try:
             loaded = before(declared, self.code, loaded, self.actor, self.clock())
             self.tables.command(
-                self.code, cmd, loaded, self.actor, ref, self.clock(), answered=self._answer(ref)
+                self.code,
+                cmd,
+                loaded,
+                self.actor,
+                phone_command_id(ref),  # never the id of one of the server's own commands
+                self.clock(),
+                answered=self._answer(ref),
             )
         except RuleError as exc:
             self._refuse(ref, exc.code, exc.message, jsonable(dict(exc.details)))

@@ -13,6 +13,7 @@ seq that was not written. Nothing outside this module (and the hub itself) calls
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 from collections.abc import Callable, Mapping
@@ -42,6 +43,17 @@ SeatEnded = Callable[[str | None], object] | None
 # What deciding on a snapshot gives: the decision, and the statements to store with its events.
 Decided = tuple[Decision, list[Statement]]
 Decider = Callable[[Snapshot], Decided]
+
+
+def phone_command_id(ref: str) -> str:
+    """The stored id of a command a phone (or a staff page's socket) sent as `ref`. The server's
+    own commands have ids of their own (the timer's `tick:<deadline>`, a round's
+    `round:<id>:start`), and a repeated id is answered as a duplicate that writes nothing: a
+    client's ids live apart from them (`p:`), so no phone can spend the id of a deadline or a
+    round start before the server does. A long id is kept as its hash, within the column."""
+    if len(ref) <= 98:
+        return "p:" + ref
+    return "p#" + hashlib.sha256(ref.encode()).hexdigest()
 
 # Tries on the group commit before a command holds its table.
 OPTIMISTIC = 3
