@@ -43,3 +43,38 @@ def test_the_floor_shows_the_reason_to_judges() -> None:
     s = called().state
     summary = summarise(view(s, privileged=True), number=1, seq=1)
     assert summary["alerts"][0]["detail"] == REASON
+
+
+def test_the_public_sheet_and_export_hide_the_reason_and_staff_read_it() -> None:
+    """The score sheet and the exported log are open to anyone with the code when spectators
+    are allowed: a call's reason is there only for the event's staff (`names`)."""
+    from server.projections.sheet import build_sheet, public_log
+
+    t = called()
+    envelopes = [{"seq": i, **e.to_dict()} for i, e in enumerate(t.log, 1)]
+    notes = [line.note for line in build_sheet(envelopes, None, False).matches[0].rulings]
+    assert REASON not in notes and notes == [""]
+    staff = [line.note for line in build_sheet(envelopes, None, True).matches[0].rulings]
+    assert staff == [REASON]
+    public = [e for e in public_log(envelopes, names=False) if e["type"] == "judge.called"]
+    assert REASON not in str(public) and public[0]["hidden"] is True
+    assert public[0]["data"]["call"] == 1 and public[0]["data"]["seat"] == "A"
+    [kept] = [e for e in public_log(envelopes, names=True) if e["type"] == "judge.called"]
+    assert kept["data"]["reason"] == REASON
+
+
+def test_a_phones_device_id_is_read_by_judges_only() -> None:
+    """One phone holding both seats joins with its device id; whoever reads that id could ask
+    for the other seat under it and be handed the table's recovery code. Phones, spectators
+    and the public export never see it."""
+    from server.projections.sheet import public_log
+
+    t = Table()
+    t.do("system", "seat.join", seat="A", name="Yugi", player_id="", device="phone-1234")
+    envelope = {"seq": 2, **t.log[-1].to_dict()}
+    assert envelope["data"]["device"] == "phone-1234"
+    for seat in ("A", "B", None):
+        assert "phone-1234" not in str(event_for(envelope, seat))
+    assert event_for(envelope, None, privileged=True)["data"]["device"] == "phone-1234"
+    log = [{"seq": i, **e.to_dict()} for i, e in enumerate(t.log, 1)]
+    assert "phone-1234" not in str(public_log(log, names=False))

@@ -636,7 +636,10 @@ class _Builder:
         if code:
             about = Said(f"call.{code}", entry=call.entry, duel=call.duel, seat=call.deck, **params)
             text = Said("sheet.row.judge_called_about", seat=label(str(seat)), about=about)
-        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, reason))
+        # A player's words to the judge are for staff: the public sheet says only that a judge
+        # was called, and about what.
+        note = reason if self.names else ""
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, note))
 
     def on_judge_acknowledged(self, e: Event, before: TableState, by: str) -> None:
         text = Said("sheet.row.call_taken", call=e.data["call"])
@@ -831,13 +834,14 @@ def ledger_rows(sheet: Sheet, tz: tzinfo | None = None) -> list[list[str]]:
 
 def public_log(log: Sequence[Mapping[str, Any]], names: bool = True) -> list[dict[str, Any]]:
     """The log as anyone may see it: a rock-paper-scissors pick not yet revealed is hidden;
-    without `names`, so are the staff accounts' names (the actor's and a `judge` field's).
+    without `names` (a reader who is not the event's staff), so are the staff accounts' names
+    (the actor's and a `judge` field's), a judge call's reason and a phone's device id.
 
     A pick is revealed by the `rps.thrown` that follows the second pick, so only picks after
     the last throw are secret. A hidden pick is marked, since its hash covers the real hand;
     so is an event whose staff name is hidden.
     """
-    out = _public_log(log)
+    out = _public_log(log, staff=names)
     if names:
         return out
     for item in out:
@@ -856,11 +860,22 @@ def public_log(log: Sequence[Mapping[str, Any]], names: bool = True) -> list[dic
     return out
 
 
-def _public_log(log: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+# Fields of an event that only the event's staff read in the exported log (the phones' events
+# hide them the same way, `server.rules.view.event_for`).
+STAFF_ONLY: dict[str, tuple[str, ...]] = {"judge.called": ("reason",), "seat.joined": ("device",)}
+
+
+def _public_log(log: Sequence[Mapping[str, Any]], staff: bool) -> list[dict[str, Any]]:
     last_throw = max((i for i, e in enumerate(log) if e.get("type") == "rps.thrown"), default=-1)
     out = []
     for i, entry in enumerate(log):
         item = dict(entry)
+        if not staff:  # what only the table's judges read: a call's reason, a phone's device id
+            data = dict(item.get("data") or {})
+            private = STAFF_ONLY.get(str(item.get("type")), ())
+            if any(data.get(k) for k in private):
+                item["data"] = {k: ("" if k in private else v) for k, v in data.items()}
+                item["hidden"] = True
         if item.get("type") == "rps.picked" and i > last_throw:
             data = {k: v for k, v in dict(item.get("data") or {}).items() if k != "salt"}
             item["data"] = {**data, "hand": None}

@@ -273,6 +273,11 @@ def event_for(
         return {**envelope, "data": data}
     if kind == "judge.called" and owner != seat and not privileged:
         return {**envelope, "data": {**envelope["data"], "reason": ""}}
+    if kind == "seat.joined" and "device" in envelope.get("data", {}) and not privileged:
+        # The phone's device id would let whoever reads it ask for the other seat under it
+        # and be given the one-phone table's recovery code.
+        data = {k: v for k, v in envelope["data"].items() if k != "device"}
+        return {**envelope, "data": data}
     if kind in LIST_EVENTS and owner != seat and not privileged:
         hidden = (*LIST_EVENTS[kind], "salt")  # the salt goes only with the value it hides
         data = {k: v for k, v in envelope["data"].items() if k not in hidden}

@@ -55,6 +55,7 @@ def phone_command_id(ref: str) -> str:
         return "p:" + ref
     return "p#" + hashlib.sha256(ref.encode()).hexdigest()
 
+
 # Tries on the group commit before a command holds its table.
 OPTIMISTIC = 3
 
