@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 from ws_helpers import Phone, new_table
 
 from clients.testing import LiveServer, isolated_database, start_server, stop_server
@@ -139,5 +140,33 @@ def test_the_owners_phone_gives_the_seat_and_is_told(server: LiveServer):
                 if message["type"] == "error":
                     assert message["error"]["code"] == "revoked"
                     break
+
+    asyncio.run(run())
+
+
+def test_a_socket_that_said_hello_twice_ends_with_the_seat_it_acts_for(server: LiveServer):
+    """One socket says hello with seat A's token, then with seat B's: it now acts for B, so
+    when B's seat moves to another phone this socket ends with it, and cannot go on
+    confirming for B."""
+    code, a, b = new_table(server)
+
+    async def run() -> None:
+        async with connect(f"{server.ws_url}/ws/table/{code}") as ws:
+            phone = Phone(ws)
+            await phone.hello(a, since=0)
+            welcome = await phone.hello(b)
+            assert welcome["seat"] == "B"
+            asked = takeover(server, code, "Kaiba")
+            await seen_request(phone, asked["request"])
+            url = f"/api/tables/{code}/seat-requests/{asked['request']}/confirm"
+            status, body = call(server, "POST", url, {}, b)
+            assert status == 200, body
+            revoked = False
+            with pytest.raises(ConnectionClosed):  # told, then closed: nothing more as B
+                for _ in range(50):
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                    if message["type"] == "error":
+                        revoked = message["error"]["code"] == "revoked"
+            assert revoked
 
     asyncio.run(run())

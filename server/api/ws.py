@@ -85,6 +85,7 @@ class Connection(Session):
         self.seated: str | None = None
         self.watching = False
         self._forget_grant: Any = None  # `Grants.add`'s undo, once authorised
+        self._grant: Any = None  # what let the socket in: it acts only while that holds
         self.seen_ms = 0  # when this seat's phone was last noted as around (`seen`)
         # The client address, while this socket counts against its anonymous ceilings (until
         # a hello proves a seat or a login), and whether it counts as the address's spectator.
@@ -298,10 +299,14 @@ class Connection(Session):
                     self.close(CLOSE_POLICY, "too many spectators")
                     return False
                 self.watching = True
-        if self._forget_grant is None:
-            grant = request_grant(self.actor, token)  # a logout or a seat move closes this socket
-            if grant is not None:
-                self._forget_grant = self.grants.add(grant, self.revoke)
+        grant = request_grant(self.actor, token)  # a logout or a seat move closes this socket
+        if grant != self._grant:
+            # A later hello with another token: the socket now acts for that one alone, and
+            # what ends it (its seat moved to another phone) ends this socket.
+            if self._forget_grant is not None:
+                self._forget_grant()
+            self._forget_grant = self.grants.add(grant, self.revoke) if grant is not None else None
+            self._grant = grant
         if not self.subscribed:
             # Subscribe before reading the state, so nothing committed in between is missed.
             self.hub.subscribe(self.code, self._on_publish)
