@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from server.projections.floor import summarise
 from server.rules import view
 from tests.rules_helpers import Table
 from tests.test_rules_clock import time_up
@@ -302,3 +303,28 @@ def test_r1_4_a_judge_settles_disputes_in_their_order() -> None:
     t.do("judge", "dispute.settle", entry=e2, action="correct", amount=400)
     assert t.state.lp["B"] == 6600
     assert [r.entry for r in t.state.ledger][-2:] == [e1, e2]
+
+
+@pytest.mark.parametrize(
+    "ruling",
+    [
+        {"cmd": "result.set", "match_winner": "B"},  # a judge's result, or a no-show's
+        {"cmd": "result.set", "match_winner": None, "double_loss": True},
+        {"cmd": "penalty.record", "seat": "A", "level": "match_loss", "infraction": "slow_play"},
+    ],
+)
+def test_r7_1_a_judges_match_result_closes_the_table(ruling: dict) -> None:
+    """One result per match (R7.1): whatever a judge rules for the match, the table closes,
+    so nothing on it still waits for a judge: a player's own call, a dispute and its call."""
+    t = event_duel()
+    t.do("B", "judge.call", reason="ruling on a chain")
+    e1 = t.propose("A", ("B", "damage", 3000))
+    t.do("B", "lp.reject", entry=e1, reason="it was negated")
+    assert [c.status for c in t.state.calls] == ["open", "open"]
+    cmd = ruling.pop("cmd")
+    t.do("judge", cmd, **ruling)
+    assert t.state.phase == "match_over"
+    assert [c.status for c in t.state.calls] == ["closed", "closed"]
+    assert [d.status for d in t.state.disputes] == ["dropped"]
+    board = summarise(view(t.state, privileged=True), number=1, seq=1)
+    assert board["alerts"] == []

@@ -720,8 +720,7 @@ def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
             "wrong_phase",
             "The match is already over: a judge corrects its result instead.",
         )
-        decide_match(tx, winner, DOUBLE_LOSS if both else "judge", final=True)
-        tx.close_calls("result_set", lambda c: c.duel is not None and c.entry is None)
+        decide_match(tx, winner, DOUBLE_LOSS if both else "judge", final=True)  # closes calls
         return
     winner = args.get("winner")
     require(winner in (*SEATS, None), "unknown_seat", "The winner must be A, B or none.")
