@@ -8,7 +8,7 @@ import uuid
 
 from playwright.sync_api import Browser, Page, expect
 
-from e2e.steps import sit_at_event
+from e2e.steps import checklist, declare_decks, sit_at_event
 from tests.staff_actions import PASSWORD, Staff, create_organiser
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -57,6 +57,14 @@ def test_players_wait_for_the_round_and_end_round_confirms(live_server, browser:
                 "Waiting for the round to start"
             )
             expect(phone.get_by_test_id("clock-start")).to_have_count(0)
+        # Decks and the checklist may come first; rock-paper-scissors waits, round named.
+        declare_decks(phone_a, phone_b)
+        checklist(phone_a, phone_b)
+        for phone in (phone_a, phone_b):
+            expect(phone.get_by_test_id("rps-wait-round")).to_have_text(
+                "Round 1 starts soon: rock-paper-scissors opens when it starts."
+            )
+            expect(phone.get_by_test_id("rps-rock")).to_have_count(0)
 
         org.goto(f"/organiser/e/{ev['id']}")
         login(org, organiser)
@@ -64,6 +72,7 @@ def test_players_wait_for_the_round_and_end_round_confirms(live_server, browser:
         expect(org.get_by_test_id("round-started")).to_be_visible()
         for phone in (phone_a, phone_b):
             expect(phone.get_by_test_id("clock-wait-round")).to_have_count(0)
+            expect(phone.get_by_test_id("rps-wait-round")).to_have_count(0)
 
         # End round asks first, naming the tables still playing; cancelling changes nothing.
         org.get_by_test_id("round-end").click()

@@ -1,6 +1,7 @@
 // Before a duel: the checklist (R6.1-R6.4), who chooses (rock-paper-scissors, R6.5), the
 // choice of going first, and drawing five.
 
+import { getTableEvent } from "../api.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { other } from "../state.js";
@@ -11,6 +12,7 @@ const HANDS = ["rock", "paper", "scissors"];
 const HAND_ICON = { rock: "\u270a", paper: "\u270b", scissors: "\u270c\ufe0f" };
 
 export const reads = ["pregame", "seats", "clock", "ruleset"];
+export const local = ["eventRound"];
 
 /** The pregame card. */
 export function build(ctx) {
@@ -57,7 +59,7 @@ function phasePregame(ctx) {
   // An event table: rock-paper-scissors and the duel wait for the round's start (the rules'
   // `wait_for_round`); nothing is offered that the server would refuse.
   const waiting = Boolean(s.ruleset && s.ruleset.staff_start) && (!s.clock || s.clock.status === "idle");
-  if (!chooser && waiting) parts.push(h("p", { class: "status-line attention", testid: "rps-wait-round", text: t("rps.wait_round") }));
+  if (!chooser && waiting) parts.push(h("p", { class: "status-line attention", testid: "rps-wait-round", text: waitText(ctx) }));
   else if (!chooser) parts.push(rpsPanel(ctx, pg));
   else if (!first) {
     parts.push(h("h3", { text: t("pre.order") }));
@@ -143,4 +145,18 @@ function rpsPanel(ctx, pg) {
 function handText(hand) {
   if (!HANDS.includes(hand)) return "?";
   return `${HAND_ICON[hand]} ${t(`rps.${hand}`)}`;
+}
+
+// "Round 2 starts soon": the round's number, asked of the event once (0 while it is asked, so
+// the plain words show until it arrives, and again if it cannot be had).
+function waitText(ctx) {
+  const { ui, code } = ctx;
+  if (ui.eventRound === null && code) {
+    ui.keep({ eventRound: 0 });
+    getTableEvent(code).then((res) => {
+      const n = res.ok && Number.isInteger(res.body.round) ? res.body.round : 0;
+      if (n) ui.set({ eventRound: n });
+    });
+  }
+  return ui.eventRound ? t("rps.wait_round_n", { n: ui.eventRound }) : t("rps.wait_round");
 }
