@@ -140,3 +140,52 @@ def test_organiser_phones_and_judge(live_server, browser: Browser):
     finally:
         for c in contexts:
             c.close()
+
+
+def test_a_judge_re_pairs_a_started_round_from_the_floor(live_server, browser: Browser):
+    """Pairing again after the start needs a judge's confirmation (docs/tournament.md): the
+    organiser's page offers no re-pair once the round has started; the judges' floor does,
+    asks first, and the round's tables are set aside for new ones."""
+    from tests.staff_actions import Staff
+
+    suffix = uuid.uuid4().hex[:6]
+    organiser, judge = f"org{suffix}", f"judge{suffix}"
+    create_organiser(live_server, organiser)
+    staff = Staff(live_server).login(organiser)
+    ev = staff.create_event("Re-pair Cup", 2)
+    staff.add_judge(ev["id"], judge)
+    for n in range(1, 5):
+        body = {"name": f"Player {n}", "player_id": f"{n:04}"}
+        status, answer = staff.request("POST", f"/api/events/{ev['id']}/swiss/players", body)
+        assert status == 201, answer
+    assert staff.request("POST", f"/api/events/{ev['id']}/swiss/pair")[0] == 200
+    context = browser.new_context(base_url=live_server, **LAPTOP)
+    try:
+        jdg = context.new_page()
+        jdg.goto(f"/judge/e/{ev['id']}")
+        login(jdg, judge)
+        expect(jdg.get_by_test_id("floor-status")).to_have_class(re.compile(r"\bon\b"))
+        expect(jdg.get_by_test_id("floor-repair")).to_be_hidden()  # not started: the organiser's
+        assert staff.request("POST", f"/api/events/{ev['id']}/round/start")[0] == 200
+        button = jdg.get_by_test_id("floor-repair")
+        expect(button).to_have_text("Re-pair round 1")
+        before = {t["code"] for t in staff.request("GET", f"/api/events/{ev['id']}")[1]["tables"]}
+        asked: list[str] = []
+
+        def answer(dialog) -> None:
+            asked.append(dialog.message)
+            dialog.accept()
+
+        jdg.once("dialog", answer)
+        button.click()
+        expect(jdg.get_by_test_id("floor-repair-note")).to_have_text(
+            "Round 1 is paired again: the organiser starts it."
+        )
+        assert asked and "Re-pair round 1?" in asked[0]
+        summary = staff.request("GET", f"/api/events/{ev['id']}/swiss")[1]
+        assert summary["repairs"] == 1 and summary["cycle"]["step"] == "start", summary["cycle"]
+        after = {t["code"] for t in staff.request("GET", f"/api/events/{ev['id']}")[1]["tables"]}
+        assert after and not after & before  # fresh tables for the new pairing
+        expect(button).to_be_hidden()  # the new pairing waits for its start
+    finally:
+        context.close()

@@ -301,7 +301,13 @@ class FloorSession(Session):
         rnd = self.tournament.current_round(self.event_id)
         message = {
             "type": "floor",
-            "event": {"id": ev.id, "name": ev.name, "round": rnd.number},
+            "event": {
+                "id": ev.id,
+                "name": ev.name,
+                "round": rnd.number,
+                # Started and not ended: a judge may re-pair it (docs/tournament.md).
+                "playing": rnd.started_ms is not None and rnd.ended_ms is None,
+            },
             "role": self.role,
             "user": self.staff.username if self.staff else "",
             "now_ms": self.found.clock(),

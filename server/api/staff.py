@@ -234,6 +234,7 @@ def start_round(event_id: int) -> Response:
     actor = Actor(role="organiser", name=staff.username)
     result = tournament().start_round(event_id, actor, found.clock())
     found.tables.announce(result.pop("seqs"))
+    _refresh_floor(event_id)  # the floor's judges may now re-pair the round
     return jsonify(result)
 
 
@@ -245,6 +246,7 @@ def end_round(event_id: int) -> Response:
     actor = Actor(role="organiser", name=staff.username)
     number, unfinished, seqs = tournament().end_round(event_id, actor, found.clock())
     found.tables.announce(seqs)
+    _refresh_floor(event_id)
     return jsonify(
         {"round": number, "ended": True, "unfinished": [t["number"] for t in unfinished]}
     )

@@ -4,7 +4,7 @@
 import { backoffDelay, ClockOffset } from "../conn.js";
 import { formatDuration, h } from "../dom.js";
 import { callReason, errorText, stageText, t } from "../i18n.js";
-import { age, topBar } from "../staff/common.js";
+import { age, call, refusal, topBar } from "../staff/common.js";
 import { createAlarm, notificationsAvailable } from "./alarm.js";
 import { disputeLine } from "./lines.js";
 
@@ -62,6 +62,19 @@ export function mountFloor(root, eventId, navigate) {
   const filter = h("input", { type: "search", placeholder: t("staff.filter"), class: "staff-filter", testid: "floor-filter" });
   const onlyAlerts = h("input", { type: "checkbox", testid: "floor-alerts-only" });
   const count = h("span", { class: "muted" });
+  // A round that has started is paired again only by a judge, who confirms it here: its
+  // tables are set aside and the new pairing starts on fresh ones (docs/tournament.md).
+  const repairNote = h("span", { class: "muted", testid: "floor-repair-note", role: "status" });
+  const repair = h("button", {
+    class: "btn btn-small", type: "button", testid: "floor-repair", hidden: true,
+    onclick: async () => {
+      if (!info || !confirm(t("staff.repair_confirm", { n: info.round }))) return;
+      repair.disabled = true;
+      const res = await call("POST", `/api/events/${eventId}/swiss/repair`, { confirm: true });
+      repair.disabled = false;
+      repairNote.textContent = res.ok ? t("staff.repaired", { n: info.round }) : refusal(res.body);
+    },
+  });
   const list = h("div", { class: "floor", testid: "floor" });
   const now = () => Date.now() + offset.value;
   const alarm = createAlarm();
@@ -87,7 +100,8 @@ export function mountFloor(root, eventId, navigate) {
       "main",
       { class: "staff-main staff-wide" },
       h("div", { class: "floor-tools" }, filter,
-        h("label", { class: "check-inline" }, onlyAlerts, h("span", { text: t("staff.alerts_only") })), count, notify),
+        h("label", { class: "check-inline" }, onlyAlerts, h("span", { text: t("staff.alerts_only") })), count, notify,
+        repair, repairNote),
       list,
     ),
   );
@@ -158,6 +172,8 @@ export function mountFloor(root, eventId, navigate) {
     if (msg.type === "floor") {
       info = msg.event;
       title.textContent = `${info.name} · ${t("staff.round", { n: info.round })}`;
+      repair.hidden = !(info.playing && msg.role === "judge");
+      repair.textContent = t("staff.repair", { n: info.round });
       tables.clear();
       for (const s of msg.tables) tables.set(s.code, s);
       if (offset.rtt == null) offset.setRough(msg.now_ms);
