@@ -14,6 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.service.tables import phone_command_id
+
 from .http import retrying
 from .proc import Backend
 
@@ -115,21 +117,22 @@ def check_table(base: str, reader: StoreReader, code: str, clients: list[Any]) -
     answered: set[str] = set()
     for client in clients:
         for out in client.outcomes.values():
-            answered.add(out.id)
+            key = phone_command_id(out.id)  # how the server stores a phone's command id
+            answered.add(key)
             if not out.ok:
-                if out.id in stored:
+                if key in stored:
                     check.applied_unanswered += 1
                     check.problems.append(f"{code}: refused command {out.id} is in the log")
                 continue
             check.acknowledged += 1
             expected[(EVENT_OF.get(out.cmd, "?"), out.seat)] += 1
-            if out.id not in stored:
+            if key not in stored:
                 check.lost += 1
                 check.problems.append(f"{code}: acknowledged {out.cmd} {out.id} is not stored")
-            elif stored[out.id] != out.seq:
+            elif stored[key] != out.seq:
                 check.lost += 1
                 check.problems.append(
-                    f"{code}: {out.id} answered seq {out.seq}, stored {stored[out.id]}"
+                    f"{code}: {out.id} answered seq {out.seq}, stored {stored[key]}"
                 )
             else:
                 event = by_seq.get(out.seq)
@@ -158,7 +161,7 @@ def check_table(base: str, reader: StoreReader, code: str, clients: list[Any]) -
             check.lost += expected[key] - actual[key]
             check.problems.append(f"{code}: {key} {actual[key]} in the log, {expected[key]} acked")
     for cid in stored:
-        if cid not in answered and not cid.startswith("tick:"):
+        if cid not in answered and not cid.startswith(("tick:", "round:")):
             check.applied_unanswered += 1
             check.problems.append(f"{code}: stored command {cid} was never answered")
     return check

@@ -8,7 +8,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from server import create_app
+from server import create_app, services
 
 
 def create(client: FlaskClient, **body) -> str:
@@ -88,8 +88,12 @@ def test_join_both_seats_then_the_table_is_full(client: FlaskClient):
     assert first.json["token"] != second.json["token"]
     assert_error(join(client, code, name="Joey"), 409, "table_full")
     state = client.get(f"/api/tables/{code}").json["state"]
-    assert state["seats"]["A"] == {"name": "Yugi", "player_id": "P-1", "joined": True}
+    # A player's ID is its own seat's and the staff's: the public state shows "" (it was typed
+    # and stored, docs/security.md).
+    assert state["seats"]["A"] == {"name": "Yugi", "player_id": "", "joined": True}
     assert state["seats"]["B"]["name"] == "Kaiba"
+    with client.application.app_context():
+        assert services().store.snapshot(code).state.seats["A"].player_id == "P-1"
 
 
 def test_join_a_taken_seat(client: FlaskClient):

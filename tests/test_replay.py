@@ -11,7 +11,10 @@ one a replay of the stored log gives.
 
 Randomness is fixed: the die and the coin (`randbelow`), the table's code (`secrets.choice`),
 the salts and request refs (`secrets.token_hex`). Record again (only for a change meant to
-change the log) with `python -m tests.test_replay`."""
+change the log or the views) with `python -m tests.test_replay`. Last recorded when a player's
+ID left the other viewers' views (docs/security.md): before recording, the new views put back
+in the old shape (every ID shown to all, keys in their old places) gave every digest and the
+final views of the earlier recording exactly, and the events were unchanged."""
 
 from __future__ import annotations
 

@@ -23,7 +23,12 @@ def t() -> Table:
 def test_r1_1_player_id_is_recorded_per_seat() -> None:
     t = Table().join()
     assert t.state.seats["A"].player_id == "0001"
-    assert view(t.state)["seats"]["B"] == {"name": "Kaiba", "player_id": "0002", "joined": True}
+    # The ID is its own seat's and the staff's: a spectator or the opponent reads "" (an event's
+    # card tells one round's player from the next by it, docs/security.md).
+    assert view(t.state)["seats"]["B"] == {"name": "Kaiba", "player_id": "", "joined": True}
+    assert view(t.state, "A")["seats"]["B"]["player_id"] == ""
+    assert view(t.state, "B")["seats"]["B"]["player_id"] == "0002"
+    assert view(t.state, privileged=True)["seats"]["B"]["player_id"] == "0002"
 
 
 @pytest.mark.parametrize(

@@ -185,11 +185,12 @@ def test_a_waiting_request_is_in_the_state_until_it_is_answered(app: Flask):
         json={"name": "Kaiba", "player_id": "0002", "seat": "B", "takeover": True},
     ).get_json()
     shown = client.get(f"/api/tables/{code}").get_json()["state"]["seat_requests"]
+    # The typed ID is the staff's to read (docs/security.md); the public view shows "".
     assert [(r["request"], r["seat"], r["name"], r["player_id"], r["why"]) for r in shown] == [
-        (new["request"], "B", "Kaiba", "0002", "takeover")
+        (new["request"], "B", "Kaiba", "", "takeover")
     ]
     [ask] = state(app, code).seat_requests
-    assert ask.request == new["request"]
+    assert ask.request == new["request"] and ask.player_id == "0002"
 
 
 def test_at_a_casual_table_the_other_seat_refuses_a_new_phone(app: Flask):
@@ -590,3 +591,37 @@ def grants(app: Flask) -> Grants:
     """The app's open sockets by grant (`Services.grants`)."""
     found: Grants = app.extensions["duel_table"].grants
     return found
+
+
+def test_a_players_id_is_read_by_its_seat_and_the_staff_only(app: Flask, world: World):
+    """An event's card tells one round's player from the next by the pairing's player ID, so
+    no other reader of the table may learn it: not the table's public state, its log, its
+    export or its public score sheet (docs/security.md). Its own seat and the staff read it."""
+    player_id = "1"  # seat A's, as make_world seats it
+    code = world.code
+    public = [
+        world.request("spectator", "GET", f"/api/tables/{code}").get_json()["state"]["seats"],
+        world.request("spectator", "GET", f"/api/tables/{code}/log").get_json()["events"],
+        world.request("spectator", "GET", f"/api/tables/{code}/export.json").get_json()["events"],
+    ]
+    for seen in public:
+        assert '"player_id": "1"' not in json.dumps(seen), seen
+    assert public[0]["A"] == {"name": "Yugi", "player_id": "", "joined": True}
+    joined = next(e for e in public[1] if e["type"] == "seat.joined")
+    assert joined["data"]["player_id"] == ""
+    sheet = world.request("spectator", "GET", f"/t/{code}/sheet").get_data(as_text=True)
+    staff_sheet = world.request("judge", "GET", f"/t/{code}/sheet").get_data(as_text=True)
+    assert f"<td>{player_id}</td>" not in sheet and f"<td>{player_id}</td>" in staff_sheet
+    export = world.request("judge", "GET", f"/api/tables/{code}/export.json").get_json()
+    staff_joined = next(e for e in export["events"] if e["type"] == "seat.joined")
+    assert staff_joined["data"]["player_id"] == player_id
+    with app.app_context():
+        from server.rules import event_for, view
+
+        snap = services().store.snapshot(code)
+        assert view(snap.state, "A")["seats"]["A"]["player_id"] == player_id
+        assert view(snap.state, "B")["seats"]["A"]["player_id"] == ""
+        assert view(snap.state, privileged=True)["seats"]["A"]["player_id"] == player_id
+        envelope = next(e for e in services().store.log(code) if e["type"] == "seat.joined")
+        assert event_for(envelope, "A")["data"]["player_id"] == player_id
+        assert event_for(envelope, "B")["data"]["player_id"] == ""

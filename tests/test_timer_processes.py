@@ -8,7 +8,7 @@ import time
 
 import pytest
 from websockets.asyncio.client import connect
-from ws_helpers import DECK, Phone, http
+from ws_helpers import Phone, http, start_clock
 
 from clients.testing import start_server, stop_server
 
@@ -24,12 +24,7 @@ async def _start_clock(ws_url: str, code: str, token_a: str, token_b: str) -> No
         a, b = Phone(wa), Phone(wb)
         await a.hello(token_a)
         await b.hello(token_b)
-        await a.ok("deck.declare", DECK)
-        await b.ok("deck.declare", DECK)
-        await a.ok("deck.confirm", {"seat": "B"})
-        await b.ok("deck.confirm", {"seat": "A"})
-        await a.ok("clock.start")
-        await b.ok("clock.start")
+        await start_clock(a, b)
 
 
 def test_r5_time_is_called_once_by_two_processes(tmp_path, database_url):

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
-from ws_helpers import DECK, WAIT, Phone, http, new_table
+from ws_helpers import DECK, WAIT, Phone, http, new_table, start_clock
 
 from tests.tables import tables_of
 
@@ -607,12 +607,7 @@ def test_r5_a_phone_cannot_spend_the_id_of_the_servers_own_deadline(live_server)
             a, b = Phone(wa), Phone(wb)
             await a.hello(tokens[0])
             await b.hello(tokens[1])
-            await a.ok("deck.declare", DECK)
-            await b.ok("deck.declare", DECK)
-            await a.ok("deck.confirm", {"seat": "B"})
-            await b.ok("deck.confirm", {"seat": "A"})
-            await a.ok("clock.start")
-            await b.ok("clock.start")
+            await start_clock(a, b)
             due = http(live_server, "GET", f"/api/tables/{code}")[1]["state"]["next_due_ms"]
             assert isinstance(due, int)
             for ref in (f"tick:{due}", "round:1:start", "round:1:end"):

@@ -92,3 +92,13 @@ class Phone:
         while not self.updates or self.updates[-1]["seq"] < seq:
             await self.expect("update")
         return self.updates[-1]
+
+
+async def start_clock(a: Phone, b: Phone) -> None:
+    """Both seats declare their decks, confirm each other's and start the clock (R2, R5)."""
+    await a.ok("deck.declare", DECK)
+    await b.ok("deck.declare", DECK)
+    await a.ok("deck.confirm", {"seat": "B"})
+    await b.ok("deck.confirm", {"seat": "A"})
+    await a.ok("clock.start")
+    await b.ok("clock.start")

@@ -390,7 +390,8 @@ class _Builder:
     def on_seat_joined(self, e: Event, before: TableState, by: str) -> None:
         self.seats[e.data["seat"]] = {
             "name": str(e.data.get("name", "")),
-            "player_id": str(e.data.get("player_id", "")),
+            # An event player's ID is for the staff's sheet (docs/security.md).
+            "player_id": str(e.data.get("player_id", "")) if self.names else "",
         }
         self.devices[e.data["seat"]] = str(e.data.get("device") or "")
 
@@ -862,7 +863,12 @@ def public_log(log: Sequence[Mapping[str, Any]], names: bool = True) -> list[dic
 
 # Fields of an event that only the event's staff read in the exported log (the phones' events
 # hide them the same way, `server.rules.view.event_for`).
-STAFF_ONLY: dict[str, tuple[str, ...]] = {"judge.called": ("reason",), "seat.joined": ("device",)}
+STAFF_ONLY: dict[str, tuple[str, ...]] = {
+    "judge.called": ("reason",),
+    "seat.joined": ("device", "player_id"),
+    "seat.moved": ("device", "player_id"),
+    "seat.requested": ("device", "player_id"),
+}
 
 
 def _public_log(log: Sequence[Mapping[str, Any]], staff: bool) -> list[dict[str, Any]]:

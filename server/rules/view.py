@@ -79,6 +79,7 @@ def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, An
     reasons of judge calls."""
     pg = s.pregame
     return {
+        **people_view(s, seat, privileged),
         "calls": calls_view(s, seat, privileged),
         "decks": {
             k: {
@@ -115,11 +116,6 @@ def shared_view(s: TableState) -> dict[str, Any]:
         "code": s.code,
         "ruleset": s.ruleset.to_dict(),
         "match_no": s.match_no,
-        "seats": {
-            k: {"name": v.name, "player_id": v.player_id, "joined": v.joined}
-            | ({"disowned": True} if v.disowned else {})
-            for k, v in s.seats.items()
-        },
         "phase": s.phase,
         "duel_no": s.duel_no,
         "extra_duel": s.extra_duel,
@@ -245,12 +241,30 @@ def shared_view(s: TableState) -> dict[str, Any]:
             for f in s.flags
         ],
         "next_due_ms": next_due_ms(s),
+    }
+
+
+def people_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, Any]:
+    """Who sits and who asks for a seat. A player ID goes to its own seat's phone and to the
+    staff only: an event's card tells one round's player from the next by that ID, so no other
+    reader may learn it (docs/security.md); a phone asking for a seat shows its typed ID to the
+    staff alone."""
+    return {
+        "seats": {
+            k: {
+                "name": v.name,
+                "player_id": v.player_id if privileged or k == seat else "",
+                "joined": v.joined,
+            }
+            | ({"disowned": True} if v.disowned else {})
+            for k, v in s.seats.items()
+        },
         "seat_requests": [
             {
                 "request": r.request,
                 "seat": r.seat,
                 "name": r.name,
-                "player_id": r.player_id,
+                "player_id": r.player_id if privileged else "",
                 "why": r.why,
                 "at_ms": r.at_ms,
             }
@@ -273,17 +287,25 @@ def event_for(
         return {**envelope, "data": data}
     if kind == "judge.called" and owner != seat and not privileged:
         return {**envelope, "data": {**envelope["data"], "reason": ""}}
-    if kind == "seat.joined" and "device" in envelope.get("data", {}) and not privileged:
-        # The phone's device id would let whoever reads it ask for the other seat under it
-        # and be given the one-phone table's recovery code.
-        data = {k: v for k, v in envelope["data"].items() if k != "device"}
-        return {**envelope, "data": data}
+    if kind in SEAT_EVENTS and not privileged:
+        # A phone's device id would let whoever reads it ask for the other seat under it and be
+        # given the one-phone table's recovery code; a player ID is its own seat's (above).
+        data = envelope.get("data", {})
+        own = owner == seat and kind != "seat.requested"
+        if "device" in data or (data.get("player_id") and not own):
+            kept = {k: v for k, v in data.items() if k != "device"}
+            if not own and "player_id" in kept:
+                kept["player_id"] = ""
+            return {**envelope, "data": kept}
     if kind in LIST_EVENTS and owner != seat and not privileged:
         hidden = (*LIST_EVENTS[kind], "salt")  # the salt goes only with the value it hides
         data = {k: v for k, v in envelope["data"].items() if k not in hidden}
         return {**envelope, "data": data}
     return envelope
 
+
+# Events that name a seat's phone (its device id) or its player's ID.
+SEAT_EVENTS = frozenset({"seat.joined", "seat.moved", "seat.requested"})
 
 # Events that name cards of a seat's list, and the fields that do.
 LIST_EVENTS: dict[str, tuple[str, ...]] = {
