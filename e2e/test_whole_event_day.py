@@ -351,6 +351,9 @@ def test_a_whole_event_day_ends_in_the_standings_computed_by_hand(
         for row in DAY["standings"]:
             line = org.get_by_test_id(f"standing-{row['rank']}")
             expect(line).to_contain_text(name(row["player"]))
+            mark = "(DQ)" if row["disqualified"] else "(Drop)" if row["dropped"] else None
+            if mark:  # the organiser's page says which: a disqualification is not a drop
+                expect(line).to_contain_text(mark)
         status, raw = staff.request("GET", f"/api/events/{eid}/standings.csv")
         assert status == 200 and raw.startswith("\ufeff"), status
         ranked = list(csv.DictReader(io.StringIO(raw.removeprefix("\ufeff"))))

@@ -139,7 +139,7 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     info = tournament().table_info(code)
     event_table = info is not None
     verdict = claim_check(code, seat, body.get("claim", "")) if event_table else BAD
-    paired = ((info or {}).get("pairing") or {}).get(seat) if seat in ("A", "B") else None
+    paired = pairing_of(info, seat)
     mismatch = False
     if paired and paired["name"] and verdict == OK:
         if paired["player_id"]:
@@ -151,8 +151,7 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
             if mismatch:
                 _spend_miss("player IDs")  # guessing IDs is throttled like guessing codes
         if not mismatch:
-            # An event seat carries its pairing's name and ID: a typed name never replaces them.
-            name, player_id = paired["name"], paired["player_id"] or player_id
+            name, player_id = carried_identity(paired, name, player_id)
     if info is not None and info["require_player_id"] and not player_id:
         # R1.1: this event asks every player for a player ID (checked before any seat or request).
         raise AppError("player_id_required", "This event needs your player ID.", status=400)
@@ -219,23 +218,31 @@ def _request(
     return {"status": "waiting", "request": ref, "seat": seat, "token": token, "why": why}
 
 
-def paired_identity(code: str, seat: str, typed_id: str = "") -> tuple[str, str] | None:
-    """The name and player ID an event seat carries: its pairing's (the typed ID only where
-    the pairing has none), never what a phone typed. None at a casual table or a seat with no
-    paired name."""
-    info = tournament().table_info(code)
-    paired = ((info or {}).get("pairing") or {}).get(seat)
+def pairing_of(info: dict[str, Any] | None, seat: Any) -> dict[str, str] | None:
+    """An event table's pairing for `seat` (`Tournament.table_info`), or None."""
+    return ((info or {}).get("pairing") or {}).get(seat) if seat in ("A", "B") else None
+
+
+def carried_identity(paired: dict[str, str] | None, name: str, player_id: str) -> tuple[str, str]:
+    """The name and player ID a seat carries: at an event seat paired by name, the pairing's
+    (the typed ID only where the pairing has none), never what a phone typed; else as typed."""
     if not paired or not paired["name"]:
-        return None
-    return paired["name"], paired["player_id"] or typed_id
+        return name, player_id
+    return paired["name"], paired["player_id"] or player_id
 
 
 def _grant(code: str, ref: str, by: str) -> Response:
     found = services()
+    info = tournament().table_info(code)
     # The phone that had the seat: its sockets close before the table hears of the change.
     # Whatever its phone typed, an event seat a judge gives carries the pairing's name and ID.
     seat, _old = found.tables.grant_request(
-        code, ref, by, found.clock(), ended=end_seat, identity=lambda s: paired_identity(code, s)
+        code,
+        ref,
+        by,
+        found.clock(),
+        ended=end_seat,
+        identity=lambda s, name, pid: carried_identity(pairing_of(info, s), name, pid),
     )
     return jsonify({"request": ref, "seat": seat, "status": "approved"})
 

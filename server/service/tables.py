@@ -35,6 +35,7 @@ from server.service.hub import Hub
 from server.store import Appended, EventStore, Joined, Snapshot
 from server.store.chain import hash_token
 from server.store.events import new_recovery_code
+from server.store.models import COMMAND_ID_MAX
 from server.store.writers import Statement
 
 # Told the token hash of a phone that lost its seat (None: the seat was free), before publishing.
@@ -51,8 +52,9 @@ def phone_command_id(ref: str) -> str:
     `round:<id>:start`), and a repeated id is answered as a duplicate that writes nothing: a
     client's ids live apart from them (`p:`), so no phone can spend the id of a deadline or a
     round start before the server does. A long id is kept as its hash, within the column."""
-    if len(ref) <= 98:
-        return "p:" + ref
+    stored = "p:" + ref
+    if len(stored) <= COMMAND_ID_MAX:
+        return stored
     return "p#" + hashlib.sha256(ref.encode()).hexdigest()
 
 
@@ -340,18 +342,20 @@ class TableService:
         by: str,
         now_ms: int,
         ended: SeatEnded = None,
-        identity: Callable[[str], tuple[str, str] | None] | None = None,
+        identity: Callable[[str, str, str], tuple[str, str]] | None = None,
     ) -> tuple[str, str | None]:
         """Give a waiting request its seat (joining it, or moving it from the phone that had
         it): (seat, the token hash of the phone that had it). `ended` gets that hash before
-        the publish, so the old phone's sockets close first. `identity` gives a seat's name
-        and player ID when they are not the asker's to say (an event seat is its pairing's):
-        the request keeps what was typed, for the judge; the seat carries the pairing."""
+        the publish, so the old phone's sockets close first. `identity(seat, typed name, typed
+        ID)` gives the name and player ID the seat carries (an event seat is its pairing's): the
+        request keeps what was typed, for the judge."""
         request = self.store.seat_request(code, ref)
         if request is None or request.status != "waiting":
             raise NotFound("no_such_request", "No waiting request has this id.")
         seat = str(request.seat)
-        name, player_id = (identity and identity(seat)) or (request.name, request.player_id)
+        name, player_id = str(request.name), str(request.player_id)
+        if identity is not None:
+            name, player_id = identity(seat, name, player_id)
         old: list[str | None] = [None]
 
         def decide_on(snap: Snapshot) -> Decided:

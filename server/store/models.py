@@ -27,6 +27,10 @@ db = DatabaseProxy()
 SQLITE_FILE = "duel.db"
 
 
+# The longest command id the command table keeps (a client's longer id is kept as its hash).
+COMMAND_ID_MAX = 100
+
+
 class JSONField(TextField):
     """JSON kept as text, the same on SQLite and PostgreSQL."""
 
@@ -105,7 +109,7 @@ class CommandRow(BaseModel):
     """A command id already applied at a table, and the sequence number it answered."""
 
     table = ForeignKeyField(TableRow, backref="command_rows", on_delete="CASCADE")
-    cmd_id = CharField(max_length=100)
+    cmd_id = CharField(max_length=COMMAND_ID_MAX)
     seq = IntegerField()
 
     class Meta:
