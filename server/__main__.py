@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     from server.cli import banlist as banlist_cli
 
     banlist_cli.add_parser(commands)
+    from server.cli import cards as cards_cli
+
+    cards_cli.add_parser(commands)
     return parser
 
 

@@ -1,12 +1,17 @@
 """Deck lists and ban lists over HTTP, and the event's list put in force at its tables.
 
 - `POST /api/tables/<code>/decklist/check` (a seat's token as `Authorization: Bearer ...`):
-  the problems of a pasted list against the table's ban list, for live feedback; writes nothing.
+  the problems of a pasted list (or a `.ydk` file's text, or a `ydke://` link) against the
+  table's ban list, for live feedback, with its cards' names in the reader's language; writes
+  nothing.
 - `GET /api/banlists`: the loaded lists a casual table may pick.
 - `POST /api/tables/<code>/banlist` (a seat's token): a casual table picks a list by name (or
   none) before any deck list is registered; the server sends its entries as `banlist.set`.
 
-Seats never send ban-list entries: the server looks a list up by name. An event's tables get
+`read_list` is the one reading of a deck list at the edge (the check above, and whatever else
+takes a list): it adds the loaded card names (`server.store.cards`) that make a card one card
+under every language's name and its passcode. Seats never send ban-list entries or card names:
+the server looks them up. An event's tables get
 the event's list (the organiser's upload sets it at once; a table opened later gets it before
 its first deck list is registered).
 """
@@ -18,11 +23,13 @@ from flask import Blueprint, Flask, Response, jsonify, request
 from server.api.context import services
 from server.core.errors import AppError
 from server.rules import Actor, RuleError
-from server.rules.decklist import BanList, check
-from server.store import banlists
+from server.rules.cardfiles import is_passcode
+from server.rules.decklist import PARTS, BanList, DeckList, check, fold, parse
+from server.store import banlists, cards
 
 from .http import load_body
 from .identity import tournament
+from .lang import request_lang
 from .ratelimit import rate_limit
 
 bp = Blueprint("decklists", __name__, url_prefix="/api")
@@ -85,6 +92,34 @@ def set_event_banlist(codes: list[str], name: str, entries: list[list[str]], now
     return applied, refused
 
 
+def names_for(text: str, banlist: BanList | None) -> dict[str, str]:
+    """The loaded card names a list needs (its cards' and the ban list's): folded name or
+    passcode -> the card's passcode key. Empty while no names are loaded."""
+    if not cards.loaded():
+        return {}
+    keys: set[str] = set()
+    try:
+        deck = parse(text)
+        keys |= {fold(c) for p in PARTS for c in deck.part(p)}
+    except RuleError:
+        pass  # check() names what cannot be read
+    if banlist is not None:
+        keys |= set(banlist.limits)
+    return cards.resolve(keys)
+
+
+def read_list(
+    text: str, banlist: BanList | None, lang: str
+) -> tuple[DeckList, list[dict[str, object]], dict[str, str]]:
+    """A deck list as pasted text, a `.ydk` file's text or a `ydke://` link: its cards (by
+    passcode where known), every problem (R1.6, R2.1-R2.5) and its passcodes' names in `lang`."""
+    names = names_for(text, banlist)
+    deck, problems = check(text, banlist, names)
+    keys = [c for p in PARTS for c in deck.part(p) if is_passcode(c)]
+    shown = cards.names_of(keys, lang) if keys else {}
+    return deck, problems, shown
+
+
 # -- routes --------------------------------------------------------------------------------------
 
 
@@ -101,13 +136,14 @@ def check_list(code: str) -> Response:
         loaded = event_banlist(code)  # the list the table will get at registration
         if loaded:
             banlist = BanList.build(loaded[0], [(c, s) for c, s in loaded[1]])
-    deck, problems = check(body["text"], banlist)
+    deck, problems, names = read_list(body["text"], banlist, request_lang())
     return jsonify(
         {
             "cards": deck.to_dict(),
             "counts": deck.counts(),
             "problems": problems,
             "banlist": banlist.name if banlist else None,
+            "names": names,
         }
     )
 

@@ -14,7 +14,8 @@ from typing import Any
 from server.rules import Actor, Declaration
 from server.store import banlists
 
-from .decklists import ensure_event_banlist
+from .context import services
+from .decklists import ensure_event_banlist, names_for
 
 # (table code, loaded arguments, sender, server time) -> the arguments the rules decide on.
 PreStep = Callable[[str, dict[str, Any], Actor, int], dict[str, Any]]
@@ -33,9 +34,17 @@ def event_banlist(code: str, args: dict[str, Any], actor: Actor, now_ms: int) ->
     return args
 
 
+def card_names(code: str, args: dict[str, Any], actor: Actor, now_ms: int) -> dict[str, Any]:
+    """A deck list's loaded card names (every language's name and passcode of a card -> its
+    passcode), for its cards and the ban list in force; what a seat sent as `names` is replaced."""
+    banlist = services().store.snapshot(code).state.banlist
+    return {**args, "names": names_for(str(args.get("text") or ""), banlist)}
+
+
 PRESTEPS: dict[str, PreStep] = {
     "banlist.entries": banlist_entries,
     "event.banlist": event_banlist,
+    "cards.names": card_names,
 }
 
 

@@ -1,4 +1,5 @@
-"""`python -m server load-banlist FILE --name NAME [--event ID]`: store a ban list (R2.5)."""
+"""`python -m server load-banlist FILE --name NAME [--list HEADER] [--event ID]`: store a ban list
+(R2.5) from a CSV, JSON or lflist.conf file."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from pathlib import Path
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the load-banlist subcommand to the server's command line."""
-    p = commands.add_parser("load-banlist", help="load a ban list from a CSV or JSON file")
+    p = commands.add_parser(
+        "load-banlist", help="load a ban list from a CSV, JSON or lflist.conf file"
+    )
     p.add_argument("file", help="the list (docs/banlists.md)")
     p.add_argument("--name", required=True, help="its unique name, e.g. 2026-10")
+    p.add_argument("--list", default="", help="an lflist.conf's list, by its header")
     p.add_argument("--event", type=int, help="the event whose tables use it")
     p.set_defaults(handler=load_banlist)
 
@@ -21,7 +25,7 @@ def load_banlist(args: argparse.Namespace) -> int:
     """Store the list in the database the environment names (DATABASE_URL, DATA_DIR)."""
     from server.core import config as settings
     from server.core.errors import DomainError
-    from server.store import banlists, bind, open_database
+    from server.store import banlists, bind, cards, open_database
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
     try:
@@ -31,8 +35,9 @@ def load_banlist(args: argparse.Namespace) -> int:
         return 1
     bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
     try:
-        entries = banlists.parse_file(text, args.file)
+        entries, names = banlists.read(text, args.file, args.list)
         count = banlists.save(args.name, entries, args.event, time.time_ns() // 1_000_000)
+        cards.save_comments(names)
     except DomainError as exc:
         print(exc.message, file=sys.stderr)
         return 1

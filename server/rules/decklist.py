@@ -3,7 +3,10 @@ names forgivingly, and name every problem of a list.
 
 Names are matched after Unicode NFKC folding (full-width and half-width letters, digits and
 spaces become one form), case folding and collapsing of spaces; once matched to a ban-list
-entry the entry's exact name is used."""
+entry the entry's exact name is used. A list may also be a `.ydk` file's text or a `ydke://` link
+(cardfiles.py): such cards are kept by passcode. With card names loaded, the edge gives `names`
+(folded name or passcode -> the card's passcode key), so one card pasted under two languages'
+names, or under an alternate artwork's passcode, is one card for R2.4 and R2.5."""
 
 from __future__ import annotations
 
@@ -13,10 +16,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .base import RuleError
+from .cardfiles import WHITELIST, is_passcode, is_ydke, parse_ydke, passcode_key
 
 PARTS = ("main", "extra", "side")
 MAX_COPIES = 3  # R2.4
 LIMITS = {"forbidden": 0, "limited": 1, "semi_limited": 2}  # R2.5
+UNLIMITED = "unlimited"  # a whitelist's allowed card (lflist.conf status 3)
 SIZE = {"main": (40, 60), "extra": (0, 15), "side": (0, 15)}  # R2.1-R2.3
 MAX_LINES = 200
 MAX_NAME = 80
@@ -93,32 +98,64 @@ class BanList:
     name: str
     limits: Mapping[str, int]
     names: Mapping[str, str]  # folded -> the list's own spelling
+    others: int | None = None  # a whitelist: the limit of every card it does not list (0)
 
     @classmethod
     def build(cls, name: str, entries: Iterable[tuple[str, str]]) -> BanList:
-        """From (card name, status) pairs; status is forbidden, limited or semi_limited."""
+        """From (card name or passcode, status) pairs; status is forbidden, limited,
+        semi_limited or (a whitelist's) unlimited; the card "*" is every card not listed."""
         limits: dict[str, int] = {}
         names: dict[str, str] = {}
+        others: int | None = None
         for card, status in entries:
             key = fold(card)
             status_key = fold(status).replace("-", "_").replace(" ", "_")
-            if status_key not in LIMITS:
+            if status_key == UNLIMITED:
+                limit = MAX_COPIES
+            elif status_key in LIMITS:
+                limit = LIMITS[status_key]
+            else:
                 raise RuleError("invalid", f"Unknown ban-list status {status!r}.", card=card)
             if not key:
                 raise RuleError("invalid", "A ban-list entry has no card name.")
-            limits[key] = LIMITS[status_key]
+            if key == WHITELIST:
+                others = limit
+                continue
+            limits[key] = limit
             names[key] = card.strip()
-        return cls(name=name, limits=limits, names=names)
+        return cls(name=name, limits=limits, names=names, others=others)
+
+    def resolved(self, names: Mapping[str, str] | None) -> BanList:
+        """The list keyed by passcode where `names` knows a card (folded name -> passcode), so
+        a card listed under one language's name holds under every language's."""
+        if not names:
+            return self
+        limits: dict[str, int] = {}
+        spelled: dict[str, str] = {}
+        for key, limit in self.limits.items():
+            code = names.get(key, key)
+            # Two spellings of one card: the stricter status holds.
+            limits[code] = min(limit, limits.get(code, limit))
+            spelled.setdefault(code, self.names[key])
+        return BanList(self.name, limits, spelled, self.others)
 
     def canonical(self, card: str) -> str:
         """The list's spelling of a card, or the card as typed."""
         return self.names.get(fold(card), card.strip())
 
 
-def parse(text: str, banlist: BanList | None = None) -> DeckList:
+def parse(
+    text: str, banlist: BanList | None = None, names: Mapping[str, str] | None = None
+) -> DeckList:
     """Parse a pasted list: one card a line, "3 Card Name", "3x Card Name" or "Card Name x3";
     section headers (Main, Extra, Side, in English, Japanese or Chinese, with or without '#',
-    '!' or ':') switch the part; blank lines and '//' comments are skipped."""
+    '!' or ':') switch the part; blank lines, '//' and other '#' lines are skipped. A line that
+    is a passcode (a `.ydk` file's lines) is that card; a `ydke://` link is a whole list.
+    `names` maps folded names and passcodes to the card's passcode key (loaded card names)."""
+    names = names or {}
+    if is_ydke(text):
+        parts_of_link = parse_ydke(text)
+        return DeckList(**{p: _merge(parts_of_link[p], names) for p in PARTS})
     lines = text.splitlines()
     if len(lines) > MAX_LINES:
         raise RuleError("invalid", f"A deck list has at most {MAX_LINES} lines.")
@@ -134,6 +171,8 @@ def parse(text: str, banlist: BanList | None = None) -> DeckList:
         if header in _HEADERS:
             current = _HEADERS[header]
             continue
+        if line.startswith("#"):  # a .ydk file's "#created by ..." and other comments
+            continue
         m = _COUNT_FIRST.match(line)
         if m:
             copies, card = int(m.group(1)), m.group(2)
@@ -147,17 +186,36 @@ def parse(text: str, banlist: BanList | None = None) -> DeckList:
             )
         if not 1 <= copies <= 60:
             raise RuleError("invalid", f"Line {number}: a count is 1 to 60.", line=number)
+        if is_passcode(card):
+            card = passcode_key(card)
         key = fold(card)
-        name = spelled.setdefault(key, banlist.canonical(card) if banlist else card)
+        if key in names:
+            name = spelled.setdefault(key, names[key])
+        else:
+            name = spelled.setdefault(key, banlist.canonical(card) if banlist else card)
         parts[current][name] = parts[current].get(name, 0) + copies
     return DeckList(**parts)
 
 
-def check(text: str, banlist: BanList | None = None) -> tuple[DeckList, list[dict[str, object]]]:
+def _merge(cards: Mapping[str, int], names: Mapping[str, str]) -> dict[str, int]:
+    """Passcode -> copies, with alternate artworks counted under their original's passcode."""
+    out: dict[str, int] = {}
+    for code, copies in cards.items():
+        key = names.get(code, code)
+        out[key] = out.get(key, 0) + copies
+    return out
+
+
+def check(
+    text: str, banlist: BanList | None = None, names: Mapping[str, str] | None = None
+) -> tuple[DeckList, list[dict[str, object]]]:
     """A pasted list and every problem of it; a line that cannot be read is a problem too
-    (R1.6), so a player typing sees everything at once instead of the first refusal."""
+    (R1.6), so a player typing sees everything at once instead of the first refusal. `names`
+    (loaded card names, folded -> passcode key) makes every language's name one card."""
+    if banlist is not None:
+        banlist = banlist.resolved(names)
     try:
-        deck = parse(text, banlist)
+        deck = parse(text, banlist, names)
     except RuleError as exc:
         problem: dict[str, object] = {"rule": "R1.6", "code": "unreadable", **exc.details}
         problem["message"] = f"R1.6: {exc.message}"
@@ -225,8 +283,8 @@ def problems(deck: DeckList, banlist: BanList | None = None) -> list[dict[str, o
                     "max": MAX_COPIES,
                 }
             )
-        if banlist and key in banlist.limits and totals[key] > banlist.limits[key]:
-            limit = banlist.limits[key]
+        limit = banlist.limits.get(key, banlist.others) if banlist else None
+        if limit is not None and limit < MAX_COPIES and totals[key] > limit:
             status = {0: "forbidden", 1: "limited", 2: "semi_limited"}[limit]
             found.append(
                 {

@@ -13,6 +13,7 @@ from typing import Any
 
 from .args import Lines, Text, spec
 from .base import JUDGES, SEAT, SYSTEM, Event, RuleError, Tx, command, handler, require, row
+from .cardfiles import is_passcode
 from .decklist import PARTS, BanList, DeckList, check, exchange, spelling
 from .state import BETWEEN, REGISTRATION, Counts, Deck, TableState, put
 from .twokey import alone
@@ -130,12 +131,13 @@ def _banlist_set(s: TableState, e: Event) -> TableState:
     SEAT,
     spec(text=Lines(8000, required=True)),
     {"text": "1 Kuriboh"},
-    pre=("event.banlist",),
+    pre=("event.banlist", "cards.names"),
 )
 @row(
     "S",
-    '`{"text": "<pasted list, at most 8000 characters>"}`',
-    "register a deck list card by card (R1.6): checked against the table's ban list; any "
+    '`{"text": "<pasted list, a .ydk file\'s text or a ydke:// link, at most 8000 characters>"}`',
+    "register a deck list card by card (R1.6): checked against the table's ban list (with "
+    "card names loaded, a card is one card under every language's name and its passcode); any "
     "problem refuses with `deck_illegal`, `details.problems` naming every problem with its "
     "rule id (as the check endpoint); the list's counts become the declaration the opponent "
     "confirms",
@@ -149,7 +151,7 @@ def register(tx: Tx, args: Mapping[str, Any]) -> None:
     require(isinstance(text, str), "invalid", "Paste the deck list as text.")
     assert isinstance(text, str)
     require(len(text) <= MAX_TEXT, "invalid", f"A deck list has at most {MAX_TEXT} characters.")
-    deck, found = check(text, tx.state.banlist)
+    deck, found = check(text, tx.state.banlist, card_names(args.get("names")))
     if found:
         raise RuleError(
             "deck_illegal",
@@ -173,6 +175,18 @@ def _registered(s: TableState, e: Event) -> TableState:
         yes=alone(seat),  # the opponent confirms it like declared counts (R6.2)
     )
     return s.evolve(decks=put(s.decks, seat, deck))
+
+
+def card_names(raw: Any) -> dict[str, str]:
+    """The loaded card names the edge adds (folded name or passcode -> passcode key); anything
+    else is no names at all (a seat's own `names` never gets this far: the edge replaces it)."""
+    if not isinstance(raw, Mapping):
+        return {}
+    return {
+        k: v
+        for k, v in raw.items()
+        if isinstance(k, str) and isinstance(v, str) and is_passcode(v) and len(k) <= 200
+    }
 
 
 # --- side decking by card (R6.8, R2.6) ----------------------------------------------------

@@ -1,6 +1,7 @@
 """Ban lists (R2.5) an organiser loads: stored by name, optionally for one event.
 
-A list is read from CSV (`card,status` per line) or JSON (see docs/banlists.md); statuses may be
+A list is read from CSV (`card,status` per line), JSON or the community's `lflist.conf` (one of
+its lists, chosen by its header; entries by passcode, see docs/banlists.md); statuses may be
 written in English, Japanese or Chinese. A table holds its own copy of the entries (the
 `banlist.set` event in its log), so changing a stored list never changes a match under way.
 """
@@ -16,6 +17,7 @@ from peewee import BigIntegerField, CharField, IntegerField
 
 from server.core.errors import DomainError, NotFound
 from server.rules import RuleError
+from server.rules.cardfiles import is_lflist, pick_lflist
 from server.rules.decklist import BanList, fold
 
 from .models import BaseModel, JSONField, db
@@ -69,12 +71,29 @@ def status_of(word: str, line: int) -> str:
     return found
 
 
-def parse_file(text: str, filename: str = "") -> list[tuple[str, str]]:
-    """The entries of a CSV or JSON ban list; errors name their line (CSV) or entry (JSON)."""
+def parse_file(text: str, filename: str = "", list_name: str = "") -> list[tuple[str, str]]:
+    """The entries of a CSV, JSON or lflist.conf ban list; errors name their line (CSV,
+    lflist.conf) or entry (JSON)."""
+    return read(text, filename, list_name)[0]
+
+
+def read(
+    text: str, filename: str = "", list_name: str = ""
+) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """A ban list's entries and the card names its file gives by passcode (an lflist.conf's
+    comments; none for CSV and JSON). `list_name` picks an lflist.conf's list by its header
+    (none: the file's only list)."""
     if len(text) > MAX_FILE:
         raise DomainError("invalid", "A ban-list file is at most 500 kB.")
     stripped = text.lstrip("\ufeff").strip()
-    if filename.lower().endswith(".json") or stripped.startswith(("{", "[")):
+    names: dict[str, str] = {}
+    if filename.lower().endswith(".conf") or is_lflist(stripped):
+        try:
+            chosen = pick_lflist(stripped, list_name)
+        except RuleError as exc:
+            raise DomainError("invalid", exc.message, dict(exc.details)) from None
+        entries, names = chosen.ban_entries(), dict(chosen.names)
+    elif filename.lower().endswith(".json") or stripped.startswith(("{", "[")):
         entries = _parse_json(stripped)
     else:
         entries = _parse_csv(stripped)
@@ -86,7 +105,7 @@ def parse_file(text: str, filename: str = "") -> list[tuple[str, str]]:
         BanList.build("check", entries)
     except RuleError as exc:
         raise DomainError("invalid", exc.message, dict(exc.details)) from None
-    return entries
+    return entries, names
 
 
 def _parse_csv(text: str) -> list[tuple[str, str]]:

@@ -34,6 +34,7 @@ from peewee import (
 from playhouse.migrate import SchemaMigrator, migrate
 
 from .banlists import BanListRow
+from .cards import CardName
 from .hall import HallMessage
 from .models import MODELS, BaseModel, HeadSignature, SeatRequest, db
 from .swiss import SWISS_MODELS
@@ -64,7 +65,15 @@ class SchemaVersion(BaseModel):
 
 def all_models() -> list[type[Model]]:
     """Every table of the server, made by its model."""
-    return [*MODELS, *TOURNAMENT_MODELS, BanListRow, HallMessage, *SWISS_MODELS, SchemaVersion]
+    return [
+        *MODELS,
+        *TOURNAMENT_MODELS,
+        BanListRow,
+        HallMessage,
+        *SWISS_MODELS,
+        CardName,
+        SchemaVersion,
+    ]
 
 
 def latest(steps: list[Migration] | None = None) -> int:
@@ -214,3 +223,9 @@ def cards_issue(migrator: SchemaMigrator) -> None:
     """Version 8: which printing of an event's table cards holds (their claims are signed with
     it; re-issuing the cards voids the older ones)."""
     migrate(migrator.add_column("tournament", "cards_issue", IntegerField(default=1)))
+
+
+@migration
+def card_names(migrator: SchemaMigrator) -> None:
+    """Version 9: card names an organiser loads by language (`card_name`)."""
+    _create(migrator, [CardName])
