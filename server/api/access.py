@@ -79,6 +79,8 @@ POLICIES: dict[str, str] = {
     "decklists.check_list": SEAT,
     "decklists.list_banlists": PUBLIC,
     "decklists.pick_banlist": SEAT,
+    "decklists.suggest_cards": PUBLIC,  # card names an organiser loaded: no table's data
+    "decklists.card_names": PUBLIC,
     # the score sheet and the exports
     "sheets.sheet_page": TABLE,
     "sheets.sheets_page": TABLES,

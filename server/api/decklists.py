@@ -5,6 +5,8 @@
   table's ban list, for live feedback, with its cards' names in the reader's language; writes
   nothing.
 - `GET /api/banlists`: the loaded lists a casual table may pick.
+- `GET /api/cards/suggest?q=...` and `GET /api/cards/names?codes=...`: loaded card names, in
+  the reader's language, for the deck-list box and for lists shown by passcode.
 - `POST /api/tables/<code>/banlist` (a seat's token): a casual table picks a list by name (or
   none) before any deck list is registered; the server sends its entries as `banlist.set`.
 
@@ -27,7 +29,7 @@ from server.rules.cardfiles import is_passcode
 from server.rules.decklist import PARTS, BanList, DeckList, check, fold, parse
 from server.store import banlists, cards
 
-from .http import load_body
+from .http import load_body, load_query
 from .identity import tournament
 from .lang import request_lang
 from .ratelimit import rate_limit
@@ -146,6 +148,30 @@ def check_list(code: str) -> Response:
             "names": names,
         }
     )
+
+
+@bp.get("/cards/suggest")
+def suggest_cards() -> Response:
+    """Loaded card names holding the typed text, in the reader's language (`?lang=`, else
+    Accept-Language), else in another loaded one: the deck-list box's suggestions."""
+    rate_limit()
+    query = load_query()
+    lang = request_lang()
+    found = cards.suggest(query["q"], lang)
+    for other in cards.LANGS:
+        if found or other == lang:
+            continue
+        found = cards.suggest(query["q"], other)
+    return jsonify({"cards": found})
+
+
+@bp.get("/cards/names")
+def card_names() -> Response:
+    """The names of passcodes (`?codes=89631139,46986414`) in the reader's language, where a
+    loaded file names them: a registered list shown on a phone or a judge's screen."""
+    rate_limit()
+    codes = load_query()["codes"].split(",")
+    return jsonify({"names": cards.names_of(codes, request_lang())})
 
 
 @bp.get("/banlists")

@@ -217,6 +217,25 @@ class CheckSchema(Schema):
     text = ListText(MAX_TEXT, required=True)
 
 
+class CardSuggestSchema(Schema):
+    """The query of `GET /api/cards/suggest`: the name typed so far (`lang` picks the names)."""
+
+    q = fields.String(required=True, validate=validate.Length(min=1, max=80))
+    lang = fields.String(validate=validate.Length(max=16))
+
+
+class CardNamesSchema(Schema):
+    """The query of `GET /api/cards/names`: up to 200 passcodes, comma separated."""
+
+    codes = fields.String(
+        required=True,
+        validate=validate.Regexp(
+            r"^\d{1,10}(,\d{1,10}){0,199}$", error="Passcodes, comma separated."
+        ),
+    )
+    lang = fields.String(validate=validate.Length(max=16))
+
+
 class PickSchema(Schema):
     name = Text(banlists.MAX_NAME, load_default="")
 
@@ -290,6 +309,8 @@ class BanListUploadSchema(Schema):
     name = Text(80, min_length=1, required=True)
     text = ListText(500_000, min_length=1, required=True)
     filename = Text(200, load_default="")
+    # An lflist.conf's list, by its header (none: the list whose header is the name).
+    list = Text(80, load_default="")
 
 
 # Every JSON body an HTTP route reads, by endpoint: `load_body()` (server/api/http.py) loads the
@@ -318,6 +339,8 @@ BODIES: dict[str, type[Schema]] = {
 
 # Every query string a route reads, by endpoint (`load_query()`; the OpenAPI parameters).
 QUERIES: dict[str, type[Schema]] = {
+    "decklists.suggest_cards": CardSuggestSchema,
+    "decklists.card_names": CardNamesSchema,
     "api.table_ledger": LedgerRangeSchema,
     "event_page.find": FindPlayerSchema,
 }

@@ -162,15 +162,17 @@ def get_event(event_id: int) -> Response:
 
 @bp.post("/api/events/<int:event_id>/banlist")
 def upload_banlist(event_id: int) -> Response:
-    """Load the event's ban list (CSV or JSON, docs/banlists.md); its tables get it at once
-    (a table where a deck list is already registered keeps its own, R2.5)."""
+    """Load the event's ban list (CSV, JSON or an lflist.conf's list, docs/banlists.md); its
+    tables get it at once (a table where a deck list is already registered keeps its own, R2.5)."""
     require_role(event_id, "organiser")
-    from server.store import banlists
+    from server.store import banlists, cards
 
     body = load_body()
-    entries = banlists.parse_file(body["text"], body["filename"])
+    chosen = body["list"] or body["name"]
+    entries, names = banlists.read(body["text"], body["filename"], chosen)
     now = services().clock()
     banlists.save(body["name"], entries, event_id, now)
+    cards.save_comments(names)
     codes = [t["code"] for t in tournament().tables(event_id)]
     rows = [[c, s] for c, s in entries]
     applied, refused = set_event_banlist(codes, body["name"].strip(), rows, now)

@@ -174,16 +174,16 @@ def parse_lflist(text: str) -> list[LfList]:
 
 
 def pick_lflist(text: str, header: str = "") -> LfList:
-    """The list of an `lflist.conf` whose header is `header` (case and width aside); with no
-    header, the file's only list. A header the file lacks (or none, where it has several) is
-    refused naming the ones it has."""
+    """The list of an `lflist.conf` whose header is `header` (case and width aside), else the
+    file's only list. Where the file has several and none is that header, the refusal names
+    the ones it has."""
     lists = parse_lflist(text)
-    if not header.strip() and len(lists) == 1:
-        return lists[0]
     wanted = _key(header)
     for found in lists:
         if _key(found.header) == wanted:
             return found
+    if len(lists) == 1:
+        return lists[0]
     have = ", ".join(f.header for f in lists)
     raise RuleError(
         "invalid", f"Choose one of the file's lists by its header: {have}.", list=header

@@ -2,8 +2,9 @@
 // state fields it reads and is redrawn when they change, so a half-typed note survives updates
 // that do not touch its part. The context gives s (the declared fields), send and now.
 
+import { api } from "../api.js";
 import { formatTime, h } from "../dom.js";
-import { callReason, t } from "../i18n.js";
+import { callReason, lang, t } from "../i18n.js";
 import { age } from "../staff/common.js";
 import { disputeLine } from "./lines.js";
 
@@ -111,6 +112,29 @@ function deckClear(send, seat, who) {
       onclick: () => send("deck.clear", { seat, note: note.value }) }));
 }
 
+// A list's cards given by passcode (a .ydk file, a ydke:// link, loaded names) are shown by
+// their names in the judge's language: asked of the server once per passcode and language,
+// written into the cells when they arrive ("" in the cache: asked, no name loaded).
+const cardNames = new Map();
+
+function nameCells(cells) {
+  const l = lang();
+  const paint = () => {
+    for (const [el, code] of cells) {
+      const name = cardNames.get(`${l}:${code}`);
+      if (name) el.textContent = name;
+    }
+  };
+  const missing = [...new Set(cells.map(([, c]) => c).filter((c) => /^\d{1,10}$/.test(c) && !cardNames.has(`${l}:${c}`)))].slice(0, 200);
+  paint();
+  if (!missing.length) return;
+  for (const c of missing) cardNames.set(`${l}:${c}`, "");
+  api("GET", `/api/cards/names?codes=${missing.join(",")}&lang=${encodeURIComponent(l)}`).then((res) => {
+    for (const c of missing) cardNames.set(`${l}:${c}`, (res.ok && res.body.names && res.body.names[c]) || "");
+    paint();
+  });
+}
+
 // Each seat's deck now (after side decking) against its registered list (R2.6, R6.8).
 const decks = {
   name: "decks",
@@ -130,6 +154,7 @@ const decks = {
       const reg = d.cards.registered || {};
       const cur = d.cards.current || reg;
       const rows = [];
+      const cells = [];
       let changed = 0;
       for (const part of ["main", "extra", "side"]) {
         const names = [...new Set([...Object.keys(reg[part] || {}), ...Object.keys(cur[part] || {})])].sort();
@@ -137,8 +162,10 @@ const decks = {
           const r = (reg[part] || {})[c] || 0;
           const n = (cur[part] || {})[c] || 0;
           if (r !== n) changed++;
+          const cell = h("td", { text: c });
+          cells.push([cell, c]);
           rows.push(h("tr", { class: r !== n ? "changed" : "", dataset: { card: c, part } },
-            h("td", { text: t(`staff.part.${part}`) }), h("td", { text: c }),
+            h("td", { text: t(`staff.part.${part}`) }), cell,
             h("td", { class: "num", text: String(r) }), h("td", { class: "num", testid: "judge-deck-now", text: String(n) })));
         }
       }
@@ -148,6 +175,7 @@ const decks = {
         h("table", { class: "staff-table" },
           h("thead", {}, h("tr", {}, ["", t("staff.card"), t("staff.deck_registered"), t("staff.deck_current")].map((x) => h("th", { text: x })))),
           h("tbody", {}, rows))));
+      nameCells(cells);
     }
     return h("section", { class: "card", testid: "judge-decks" }, parts);
   },

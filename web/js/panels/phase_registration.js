@@ -3,7 +3,7 @@
 
 import { api } from "../api.js";
 import { h } from "../dom.js";
-import { has, t } from "../i18n.js";
+import { has, lang, t } from "../i18n.js";
 import { get, other } from "../state.js";
 import { toastError } from "../toast.js";
 import { card, countsText, numberField, seatName } from "./kit.js";
@@ -12,7 +12,8 @@ export const reads = ["decks", "seats", "banlist", "ruleset"];
 export const local = ["banlists"];
 // The list check's answer is painted in place as it arrives (not a redraw).
 // The deck counts last declared on this phone (kept by web/js/ui.js) start the form.
-export const own = ["listCheck", "listChecks", "listTimer", "listRefs", "deckLast"];
+// The card-name suggestions for the line being typed are painted in place the same way.
+export const own = ["listCheck", "listChecks", "listTimer", "listRefs", "deckLast", "suggestTimer", "suggestAsks"];
 
 /** The registration card. */
 export function build(ctx) {
@@ -86,10 +87,31 @@ function phaseRegistration(ctx) {
 
 // --- deck lists (R1.6, R2.1-R2.6): paste, live problems from the server, register -------------
 
-function problemText(p) {
-  const key = `list.problem.${p.code}`;
+// A card of a list is its passcode where the server read one (a .ydk file, a ydke:// link or a
+// loaded name): shown by the name the server gave in this phone's language, else as it is.
+function cardName(names, card) {
+  return (names && names[card]) || card;
+}
+
+function problemText(p, names) {
+  const link = p.code === "unreadable" && p.part && !p.line; // a ydke:// link's broken part
+  const key = link ? "list.problem.unreadable_link" : `list.problem.${p.code}`;
   if (!has(key)) return p.message || p.code;
-  return `${p.rule}: ${t(key, { card: p.card ?? "", count: p.count ?? "", max: p.max ?? "", min: p.min ?? "", part: p.part ? t(`deck.${p.part}`) : "", line: p.line ?? "" })}`;
+  return `${p.rule}: ${t(key, { card: p.card ? cardName(names, p.card) : "", count: p.count ?? "", max: p.max ?? "", min: p.min ?? "", part: p.part ? t(`deck.${p.part}`) : "", line: p.line ?? "" })}`;
+}
+
+// The list as the server read it, part by part, each card by name in the reader's language.
+function cardRows(res) {
+  const rows = [];
+  for (const part of ["main", "extra", "side"]) {
+    const cards = (res.cards && res.cards[part]) || {};
+    const keys = Object.keys(cards);
+    if (!keys.length) continue;
+    rows.push(h("li", { class: "list-part", text: t(`deck.${part}`) }));
+    const named = keys.map((k) => [cardName(res.names, k), cards[k]]).sort((a, b) => a[0].localeCompare(b[0]));
+    for (const [name, n] of named) rows.push(h("li", { testid: "deck-list-card", dataset: { part }, text: t("list.card_row", { n, card: name }) }));
+  }
+  return rows;
 }
 
 function paintListCheck(ctx) {
@@ -100,13 +122,15 @@ function paintListCheck(ctx) {
   if (!res) {
     refs.counts.textContent = "";
     refs.problems.replaceChildren();
+    refs.cards.replaceChildren();
     return;
   }
   refs.counts.textContent = res.counts ? countsText(res.counts) : "";
+  refs.cards.replaceChildren(...cardRows(res));
   const problems = res.problems || [];
   refs.problems.replaceChildren(
     ...(problems.length
-      ? problems.map((p) => h("li", { class: "bad", testid: "deck-list-problem", dataset: { rule: p.rule, code: p.code }, text: problemText(p) }))
+      ? problems.map((p) => h("li", { class: "bad", testid: "deck-list-problem", dataset: { rule: p.rule, code: p.code }, text: problemText(p, res.names) }))
       : res.counts ? [h("li", { class: "ok", testid: "deck-list-ok", text: t("list.legal") })] : []),
   );
 }
@@ -122,7 +146,7 @@ async function checkList(ctx) {
     return;
   }
   try {
-    const res = await fetch(`/api/tables/${encodeURIComponent(code)}/decklist/check`, {
+    const res = await fetch(`/api/tables/${encodeURIComponent(code)}/decklist/check?lang=${encodeURIComponent(lang())}`, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json", Authorization: `Bearer ${token}` },
       body: JSON.stringify({ text }),
@@ -135,6 +159,75 @@ async function checkList(ctx) {
     ui.keep({ listCheck: null });
   }
   paintListCheck(ctx);
+}
+
+// --- card-name suggestions for the line being typed (loaded names, the player's language) ---
+
+// The line the caret is on: its start and end in the text, and the name typed on it (without
+// a leading or trailing count).
+function caretLine(area) {
+  const text = area.value;
+  const at = area.selectionStart ?? text.length;
+  const start = text.lastIndexOf("\n", at - 1) + 1;
+  const end = text.indexOf("\n", at) === -1 ? text.length : text.indexOf("\n", at);
+  const line = text.slice(start, end);
+  const m = line.match(/^(\s*\d{1,2}\s*[xX×]?\s+)?(.*?)(\s*[xX×*]\s*\d{1,2})?\s*$/);
+  return { start, end, count: (m && m[1]) || "", name: ((m && m[2]) || "").trim(), tail: (m && m[3]) || "" };
+}
+
+function paintSuggestions(ctx, area, found) {
+  const refs = ctx.ui.listRefs;
+  if (!refs) return;
+  refs.suggest.replaceChildren(
+    ...found.map((c) => h("li", {},
+      h("button", {
+        type: "button",
+        class: "btn btn-small",
+        testid: "deck-list-suggestion",
+        text: c.name,
+        onclick: () => {
+          const line = caretLine(area);
+          const text = area.value;
+          area.value = text.slice(0, line.start) + line.count + c.name + line.tail + text.slice(line.end);
+          const caret = line.start + line.count.length + c.name.length + line.tail.length;
+          area.setSelectionRange(caret, caret);
+          area.focus();
+          area.dispatchEvent(new Event("input"));
+          refs.suggest.replaceChildren();
+        },
+      }))),
+  );
+}
+
+async function suggest(ctx, area) {
+  const { ui } = ctx;
+  const { name } = caretLine(area);
+  const mine = (ui.suggestAsks || 0) + 1;
+  ui.keep({ suggestAsks: mine });
+  // Two letters narrow a Latin name; one kanji or kana already does.
+  if (!name || /^\d+$/.test(name) || (name.length < 2 && /^[\x00-\x7f]$/.test(name)) || name.startsWith("ydke:")) {
+    paintSuggestions(ctx, area, []);
+    return;
+  }
+  const res = await api("GET", `/api/cards/suggest?q=${encodeURIComponent(name.slice(0, 80))}&lang=${encodeURIComponent(lang())}`);
+  if (mine !== ui.suggestAsks) return; // a later ask is on its way
+  paintSuggestions(ctx, area, res.ok ? (res.body.cards || []).filter((c) => c.name !== name) : []);
+}
+
+// A .ydk file from the phone (the deck builders' export) goes into the box as its text.
+function ydkPicker(area) {
+  const input = h("input", {
+    type: "file",
+    accept: ".ydk,text/plain",
+    testid: "deck-list-ydk",
+    onchange: async (e) => {
+      const file = e.target.files && e.target.files[0];
+      if (!file) return;
+      area.value = (await file.text()).slice(0, 8000);
+      area.dispatchEvent(new Event("input"));
+    },
+  });
+  return h("label", { class: "field" }, h("span", { text: t("list.ydk_file") }), input);
 }
 
 function deckListForm(ctx) {
@@ -152,6 +245,8 @@ function deckListForm(ctx) {
       form.text = e.target.value;
       clearTimeout(ui.listTimer);
       ui.keep({ listTimer: setTimeout(() => checkList(ctx), 350) });
+      clearTimeout(ui.suggestTimer);
+      ui.keep({ suggestTimer: setTimeout(() => suggest(ctx, area), 250) });
     },
   });
   area.value = form.text ?? ""; // a textarea's text is its value, not an attribute
@@ -159,6 +254,8 @@ function deckListForm(ctx) {
     listRefs: {
       counts: h("p", { class: "muted", testid: "deck-list-counts", "aria-live": "polite" }),
       problems: h("ul", { class: "list-problems", testid: "deck-list-problems", "aria-live": "polite" }),
+      cards: h("ul", { class: "list-cards", testid: "deck-list-cards", "aria-label": t("list.cards") }),
+      suggest: h("ul", { class: "list-suggest", testid: "deck-list-suggest", "aria-label": t("list.suggest") }),
     },
   });
   paintListCheck(ctx);
@@ -168,8 +265,11 @@ function deckListForm(ctx) {
     h("p", { class: "muted", testid: "deck-list-banlist", text: banlist && banlist.name ? t("list.banlist", { name: banlist.name }) : t("list.no_banlist") }),
     banlistPicker(ctx),
     h("label", { class: "field" }, h("span", { text: t("list.paste") }), area),
+    ui.listRefs.suggest,
+    ydkPicker(area),
     ui.listRefs.counts,
     ui.listRefs.problems,
+    ui.listRefs.cards,
     h("button", {
       class: "btn btn-primary btn-wide",
       testid: "deck-list-register",
