@@ -243,3 +243,71 @@ def test_r1_6_check_reads_a_ydke_link_and_names_it_in_the_readers_language(
     assert body["names"][str(cd.BLUE_EYES)] == "青眼白龍"
     assert body["names"][str(cd.MIRROR_FORCE)] == "神聖防護罩 -反射鏡力-"
     assert body["counts"] == {"main": 9, "extra": 1, "side": 1}
+
+
+# --- the names routes and the organiser's lflist.conf ----------------------------------------
+
+
+def test_r1_6_suggestions_in_the_players_language(names_loaded: Flask, client: FlaskClient):
+    ja = client.get("/api/cards/suggest?q=青眼&lang=ja").json["cards"]
+    assert [c["name"] for c in ja] == ["青眼の白龍", "青眼の究極竜"]
+    assert ja[0]["passcode"] == str(cd.BLUE_EYES)
+    en = client.get("/api/cards/suggest?q=dark+mag&lang=en").json["cards"]
+    # The alternate artwork is the same card: suggested once.
+    assert [c["name"] for c in en] == ["Dark Magician", "Dark Magician Girl"]
+    # No Chinese names loaded: the names of a loaded language.
+    zh = client.get("/api/cards/suggest?q=クリボー&lang=zh-Hant").json["cards"]
+    assert [c["name"] for c in zh] == ["クリボー"]
+    bad = client.get("/api/cards/suggest?q=&lang=en")
+    assert bad.status_code == 400 and bad.json["code"] == "invalid"
+
+
+def test_r1_6_names_of_passcodes_in_the_readers_language(names_loaded: Flask, client):
+    codes = f"{cd.BLUE_EYES},{cd.DARK_MAGICIAN_ALT},99999999"
+    ja = client.get(f"/api/cards/names?codes={codes}&lang=ja").json["names"]
+    # A passcode no file names is left out (shown by passcode), not refused.
+    assert ja == {
+        str(cd.BLUE_EYES): "青眼の白龍",
+        str(cd.DARK_MAGICIAN_ALT): "ブラック・マジシャン",
+    }
+    bad = client.get("/api/cards/names?codes=1;DROP")
+    assert bad.status_code == 400 and bad.json["code"] == "invalid"
+
+
+def organiser(app: Flask, client: FlaskClient) -> tuple[dict[str, str], int]:
+    """An organiser logged in (headers with the CSRF token) and an event of one table."""
+    tournament = app.extensions["duel_table_tournament"]
+    tournament.create_account("lflister", "correct horse battery", "organiser", 0)
+    headers = {"Origin": "http://localhost"}
+    me = client.post(
+        "/api/auth/login",
+        json={"username": "lflister", "password": "correct horse battery"},
+        headers=headers,
+    ).json
+    headers["X-CSRF-Token"] = me["csrf"]
+    event = client.post(
+        "/api/events", json={"name": "OCG", "date": "2026-12-01", "tables": 1}, headers=headers
+    ).json
+    return headers, event["id"]
+
+
+def test_r2_5_an_organiser_loads_one_list_of_an_lflist_conf(app: Flask, client: FlaskClient):
+    headers, event = organiser(app, client)
+    path = f"/api/events/{event}/banlist"
+    both = {"text": cd.LFLIST, "filename": "lflist.conf"}
+    unnamed = client.post(path, json={**both, "name": "Mine"}, headers=headers)
+    assert unnamed.status_code == 400 and "2026.01 TCG Whitelist" in unnamed.json["message"]
+    loaded = client.post(path, json={**both, "name": "2026.01 OCG"}, headers=headers)
+    assert loaded.status_code == 200 and loaded.json["size"] == 3
+    with app.app_context():
+        assert ["55144522", "forbidden"] in banlists.entries_of("2026.01 OCG")
+        # The comments' names name the passcodes until a language's names are loaded.
+        assert cards.names_of(["55144522"], "ja") == {"55144522": "Pot of Greed"}
+    bad = client.post(
+        path,
+        json={**both, "text": cd.LFLIST.replace("44095762 2", "44095762 9"), "name": "Bad"},
+        headers=headers,
+    )
+    assert bad.status_code == 400 and bad.json["details"] == {"line": 8}
+    with app.app_context():
+        assert "Bad" not in [b["name"] for b in banlists.listing()]

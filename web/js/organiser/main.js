@@ -264,10 +264,11 @@ async function showEvent(id) {
       },
     }));
 
-  // the ban list in force (R2.5): a CSV or JSON file, docs/banlists.md
+  // the ban list in force (R2.5): a CSV, JSON or lflist.conf file (the list whose header is the
+  // name, or the file's only one), docs/banlists.md
   const blName = h("input", { type: "text", maxlength: "80", testid: "banlist-name", value: ev.banlist ? ev.banlist.name : "" });
   const blText = h("textarea", { rows: "4", testid: "banlist-text", placeholder: "card,status\nPot of Greed,forbidden", translate: "no" }); // the file format's own words
-  const blFile = h("input", { type: "file", accept: ".csv,.json,text/csv,application/json,text/plain", testid: "banlist-file" });
+  const blFile = h("input", { type: "file", accept: ".csv,.json,.conf,text/csv,application/json,text/plain", testid: "banlist-file" });
   blFile.addEventListener("change", async () => {
     if (blFile.files && blFile.files[0]) {
       blText.value = await blFile.files[0].text();
