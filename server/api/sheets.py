@@ -26,7 +26,7 @@ from flask import (
 
 from server.api.context import services
 from server.api.identity import current_staff
-from server.api.lang import request_lang, request_t
+from server.api.lang import request_t
 from server.api.ratelimit import rate_limit
 from server.core.errors import AppError
 from server.core.i18n import say
@@ -41,8 +41,6 @@ from server.projections.sheet import (
     score_text,
     time_text,
 )
-from server.rules.cardfiles import is_passcode
-from server.store import cards
 
 bp = Blueprint("sheets", __name__)
 
@@ -185,20 +183,6 @@ def sheets_page() -> Response:
     return _no_store(Response(render_sheets(codes, request_tz()), mimetype="text/html"))
 
 
-def card_names_in(events: list[dict[str, Any]]) -> dict[str, str]:
-    """Passcode -> name (the reader's language) for the cards of the deck lists in `events`."""
-    keys: set[str] = set()
-    for event in events:
-        data = event.get("data") or {}
-        for field in ("cards", "current"):
-            lists = data.get(field)
-            if isinstance(lists, dict):
-                for part in lists.values():
-                    if isinstance(part, dict):
-                        keys |= {k for k in part if isinstance(k, str) and is_passcode(k)}
-    return cards.names_of(keys, request_lang()) if keys else {}
-
-
 @bp.get("/api/tables/<code>/export.json")
 def export_json(code: str) -> Response:
     """The whole log with its hashes and the chain's check, to keep or to verify elsewhere."""
@@ -206,7 +190,6 @@ def export_json(code: str) -> Response:
     code = code.upper()
     sheet, log = table_sheet(code)
     chain = sheet.chain
-    events = public_log(log, staff_names())
     body = {
         "code": code,
         "exported_ms": services().clock(),
@@ -220,9 +203,7 @@ def export_json(code: str) -> Response:
             "seq": chain.seq,
             "problem": chain.problem,
         },
-        "events": events,
-        # The names, in the reader's language, of the passcodes the exported lists hold.
-        "card_names": card_names_in(events),
+        "events": public_log(log, staff_names()),
         "signed_heads": services().store.signed_heads(code),
         "public_key": getattr(services().store.signer, "public_hex", None),
     }

@@ -198,16 +198,22 @@ def suggest(text: str, lang: str, limit: int = 8) -> list[dict[str, str]]:
     key = fold(text)
     if not key:
         return []
+    base = CardName.select(CardName.card, CardName.name, CardName.folded)
     with db.connection_context():
+        # Names starting with the text first, then names holding it (startswith() and
+        # contains() escape LIKE's wildcards in the typed text).
         rows = list(
-            CardName.select(CardName.card, CardName.name, CardName.folded)
-            # contains() escapes LIKE's wildcards in the typed text.
-            .where((CardName.lang == lang) & CardName.folded.contains(key))
+            base.where((CardName.lang == lang) & CardName.folded.startswith(key))
+            .order_by(CardName.folded)
+            .limit(limit * 4)
+        )
+        rows += list(
+            base.where((CardName.lang == lang) & CardName.folded.contains(key))
             .order_by(CardName.folded)
             .limit(200)
         )
-    seen: set[int] = set()
     ranked = sorted(rows, key=lambda r: (not r.folded.startswith(key), len(r.folded), r.folded))
+    seen: set[int] = set()
     out: list[dict[str, str]] = []
     for row in ranked:
         if row.card in seen:
