@@ -12,6 +12,7 @@ const SHELL = [
   "/js/app.js",
   "/js/alerts.js",
   "/js/api.js",
+  "/js/card_names.js",
   "/js/conn.js",
   "/js/dom.js",
   "/js/duo.js",

@@ -2,9 +2,9 @@
 // state fields it reads and is redrawn when they change, so a half-typed note survives updates
 // that do not touch its part. The context gives s (the declared fields), send and now.
 
-import { api } from "../api.js";
+import { nameCards } from "../card_names.js";
 import { formatTime, h } from "../dom.js";
-import { callReason, lang, t } from "../i18n.js";
+import { callReason, t } from "../i18n.js";
 import { age } from "../staff/common.js";
 import { disputeLine } from "./lines.js";
 
@@ -112,29 +112,6 @@ function deckClear(send, seat, who) {
       onclick: () => send("deck.clear", { seat, note: note.value }) }));
 }
 
-// A list's cards given by passcode (a .ydk file, a ydke:// link, loaded names) are shown by
-// their names in the judge's language: asked of the server once per passcode and language,
-// written into the cells when they arrive ("" in the cache: asked, no name loaded).
-const cardNames = new Map();
-
-function nameCells(cells) {
-  const l = lang();
-  const paint = () => {
-    for (const [el, code] of cells) {
-      const name = cardNames.get(`${l}:${code}`);
-      if (name) el.textContent = name;
-    }
-  };
-  const missing = [...new Set(cells.map(([, c]) => c).filter((c) => /^\d{1,10}$/.test(c) && !cardNames.has(`${l}:${c}`)))].slice(0, 200);
-  paint();
-  if (!missing.length) return;
-  for (const c of missing) cardNames.set(`${l}:${c}`, "");
-  api("GET", `/api/cards/names?codes=${missing.join(",")}&lang=${encodeURIComponent(l)}`).then((res) => {
-    for (const c of missing) cardNames.set(`${l}:${c}`, (res.ok && res.body.names && res.body.names[c]) || "");
-    paint();
-  });
-}
-
 // Each seat's deck now (after side decking) against its registered list (R2.6, R6.8).
 const decks = {
   name: "decks",
@@ -175,7 +152,7 @@ const decks = {
         h("table", { class: "staff-table" },
           h("thead", {}, h("tr", {}, ["", t("staff.card"), t("staff.deck_registered"), t("staff.deck_current")].map((x) => h("th", { text: x })))),
           h("tbody", {}, rows))));
-      nameCells(cells);
+      nameCards(cells); // a card kept by passcode, shown by its name in the judge's language
     }
     return h("section", { class: "card", testid: "judge-decks" }, parts);
   },

@@ -1,6 +1,7 @@
 // Between duels: side decking (by counts, or card by card against the registered list, R6.8,
 // R2.6), the deck check (R7.5) and ready. The window's timer text is this part's tick.
 
+import { cardLabel, nameCards } from "../card_names.js";
 import { formatDuration, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { get, other } from "../state.js";
@@ -113,23 +114,26 @@ function sideByCard(ctx, mine) {
   const cur = mine.cards.current;
   const reg = mine.cards.registered || cur;
   const picks = (ui.forms.sidecards ||= { in: {}, out: {}, to: {} });
+  const named = []; // cards kept by passcode, named once the names arrive
   const err = h("p", { class: "form-error", testid: "side-error", role: "alert" });
   const picker = (kind, part, cardName, max) => {
     const key = `${part}|${cardName}`;
     const sel = h("select", {
       testid: kind === "in" ? "side-in" : "side-out",
       dataset: { card: cardName, part },
-      "aria-label": `${cardName} (${kind === "in" ? t("side.card_in") : t("side.card_out")})`,
+      "aria-label": `${cardLabel(cardName)} (${kind === "in" ? t("side.card_in") : t("side.card_out")})`,
       onchange: (e) => (picks[kind][key] = Number(e.target.value)),
     });
     for (let n = 0; n <= max; n++) sel.append(h("option", { value: String(n), text: String(n), selected: (picks[kind][key] || 0) === n }));
-    return h("li", { class: "card-pick" }, h("span", { text: `${cardName} \u00d7${max}` }), sel);
+    const label = h("span", { text: `${cardLabel(cardName)} \u00d7${max}` });
+    named.push([label, cardName, (name) => `${name} \u00d7${max}`]);
+    return h("li", { class: "card-pick" }, label, sel);
   };
   const inRows = Object.entries(cur.side || {}).map(([c, n]) => {
     const to = h("select", {
       testid: "side-in-part",
       dataset: { card: c },
-      "aria-label": t("side.to_part", { card: c }),
+      "aria-label": t("side.to_part", { card: cardLabel(c) }),
       onchange: (e) => (picks.to[c] = e.target.value),
     });
     for (const p of ["main", "extra"]) to.append(h("option", { value: p, text: t(`deck.${p}`), selected: (picks.to[c] || "main") === p }));
@@ -165,9 +169,10 @@ function sideByCard(ctx, mine) {
     const names = new Set([...Object.keys(reg[part] || {}), ...Object.keys(cur[part] || {})]);
     for (const c of [...names].sort()) {
       const d = ((cur[part] || {})[c] || 0) - ((reg[part] || {})[c] || 0);
-      if (d) diff.push(`${t(`deck.${part}`)} ${d > 0 ? "+" : "\u2212"}${Math.abs(d)} ${c}`);
+      if (d) diff.push(`${t(`deck.${part}`)} ${d > 0 ? "+" : "\u2212"}${Math.abs(d)} ${cardLabel(c)}`);
     }
   }
+  nameCards(named);
   return h("div", { class: "side-cards", testid: "side-by-card" },
     h("h3", { text: t("side.title") }),
     h("p", { class: "muted", text: t("side.hint_cards") }),

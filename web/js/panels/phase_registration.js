@@ -2,6 +2,7 @@
 // checked live by the server and registered (R2.1-R2.6), with a casual table's ban list pick.
 
 import { api } from "../api.js";
+import { rememberNames } from "../card_names.js";
 import { h } from "../dom.js";
 import { has, lang, t } from "../i18n.js";
 import { get, other } from "../state.js";
@@ -153,6 +154,7 @@ async function checkList(ctx) {
     });
     const body = await res.json();
     if (mine !== ui.listChecks) return; // a later check is on its way
+    if (res.ok) rememberNames(body.names); // the same cards named later, between duels
     ui.keep({ listCheck: res.ok ? body : { problems: [{ rule: "", code: body.code, message: body.message }] } });
   } catch {
     if (mine !== ui.listChecks) return;
