@@ -311,3 +311,8 @@ def test_r2_5_an_organiser_loads_one_list_of_an_lflist_conf(app: Flask, client: 
     assert bad.status_code == 400 and bad.json["details"] == {"line": 8}
     with app.app_context():
         assert "Bad" not in [b["name"] for b in banlists.listing()]
+    # A whitelist is put in force at the event's table like any list.
+    white = client.post(path, json={**both, "name": "2026.01 TCG Whitelist"}, headers=headers)
+    assert white.status_code == 200 and white.json["applied"] == 1, white.json
+    with app.app_context():
+        assert ["*", "forbidden"] in banlists.entries_of("2026.01 TCG Whitelist")
