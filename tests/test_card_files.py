@@ -138,7 +138,7 @@ def names_loaded(app: Flask, tmp_path: Path) -> Flask:
     return app
 
 
-def test_r2_4_load_cards_command_reads_a_cdb_and_a_csv(tmp_path: Path, monkeypatch) -> None:
+def test_r2_4_load_cards_command_reads_a_cdb_and_a_csv(tmp_path: Path, monkeypatch, capsys) -> None:
     monkeypatch.setenv("DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("DATABASE_URL", raising=False)
     cdb = cd.make_cdb(tmp_path / "cards.cdb", "ja")
@@ -156,6 +156,12 @@ def test_r2_4_load_cards_command_reads_a_cdb_and_a_csv(tmp_path: Path, monkeypat
         str(cd.BLUE_EYES): "青眼白龍",
         str(cd.MIRROR_FORCE): cd.name(cd.MIRROR_FORCE, "ja"),  # no Chinese name: Japanese
     }
+    # A truncated download is refused, naming the file; the names loaded before stay.
+    cut = tmp_path / "cut.cdb"
+    cut.write_bytes(cdb.read_bytes()[:3000])
+    assert main(["load-cards", str(cut), "--lang", "ja"]) == 1
+    assert "cut.cdb" in capsys.readouterr().err
+    assert cards.resolve(["青眼の白龍"]) == {"青眼の白龍": str(cd.BLUE_EYES)}
 
 
 def test_r2_4_bad_card_files_load_nothing(names_loaded: Flask, tmp_path: Path) -> None:
