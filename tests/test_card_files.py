@@ -230,6 +230,8 @@ def test_r2_4_half_japanese_half_english_2_plus_2_is_refused_once_names_are_load
     assert [(p["rule"], p["card"], p["count"]) for p in refused.details["problems"]] == [
         ("R2.4", str(cd.BLUE_EYES), 4)
     ]
+    # The refusal's words name the card, not its passcode.
+    assert "Blue-Eyes White Dragon" in refused.message and str(cd.BLUE_EYES) not in refused.message
 
 
 def test_r1_6_check_reads_a_ydke_link_and_names_it_in_the_readers_language(

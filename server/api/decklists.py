@@ -110,6 +110,17 @@ def names_for(text: str, banlist: BanList | None) -> dict[str, str]:
     return cards.resolve(keys)
 
 
+def labels_for(text: str, names: dict[str, str]) -> dict[str, str]:
+    """A list's passcodes -> their English names (else another loaded language's), for the
+    words of a refusal (the rules' messages are English; the phones word the codes)."""
+    try:
+        deck = parse(text, None, names)
+    except RuleError:
+        return {}
+    keys = [c for p in PARTS for c in deck.part(p) if is_passcode(c)]
+    return cards.names_of(keys, "en") if keys else {}
+
+
 def read_list(
     text: str, banlist: BanList | None, lang: str
 ) -> tuple[DeckList, list[dict[str, object]], dict[str, str]]:

@@ -15,7 +15,7 @@ from server.rules import Actor, Declaration
 from server.store import banlists
 
 from .context import services
-from .decklists import ensure_event_banlist, names_for
+from .decklists import ensure_event_banlist, labels_for, names_for
 
 # (table code, loaded arguments, sender, server time) -> the arguments the rules decide on.
 PreStep = Callable[[str, dict[str, Any], Actor, int], dict[str, Any]]
@@ -36,9 +36,13 @@ def event_banlist(code: str, args: dict[str, Any], actor: Actor, now_ms: int) ->
 
 def card_names(code: str, args: dict[str, Any], actor: Actor, now_ms: int) -> dict[str, Any]:
     """A deck list's loaded card names (every language's name and passcode of a card -> its
-    passcode), for its cards and the ban list in force; what a seat sent as `names` is replaced."""
+    passcode), for its cards and the ban list in force, and its passcodes' English names for the
+    refusal's words (`labels`); a seat's own `names` or `labels` never get here (the validator
+    refuses them) and would be replaced."""
     banlist = services().store.snapshot(code).state.banlist
-    return {**args, "names": names_for(str(args.get("text") or ""), banlist)}
+    text = str(args.get("text") or "")
+    names = names_for(text, banlist)
+    return {**args, "names": names, "labels": labels_for(text, names)}
 
 
 PRESTEPS: dict[str, PreStep] = {

@@ -14,7 +14,7 @@ from typing import Any
 from .args import Lines, Text, spec
 from .base import JUDGES, SEAT, SYSTEM, Event, RuleError, Tx, command, handler, require, row
 from .cardfiles import is_passcode
-from .decklist import PARTS, BanList, DeckList, check, exchange, spelling
+from .decklist import PARTS, BanList, DeckList, check, describe, exchange, spelling
 from .state import BETWEEN, REGISTRATION, Counts, Deck, TableState, put
 from .twokey import alone
 
@@ -152,6 +152,10 @@ def register(tx: Tx, args: Mapping[str, Any]) -> None:
     assert isinstance(text, str)
     require(len(text) <= MAX_TEXT, "invalid", f"A deck list has at most {MAX_TEXT} characters.")
     deck, found = check(text, tx.state.banlist, card_names(args.get("names")))
+    labels = card_names(args.get("labels"), keys=True)
+    for problem in found:
+        if problem.get("card") in labels:  # a passcode's name in the refusal's words
+            problem["message"] = describe({**problem, "card": labels[str(problem["card"])]})
     if found:
         raise RuleError(
             "deck_illegal",
@@ -177,15 +181,20 @@ def _registered(s: TableState, e: Event) -> TableState:
     return s.evolve(decks=put(s.decks, seat, deck))
 
 
-def card_names(raw: Any) -> dict[str, str]:
-    """The loaded card names the edge adds (folded name or passcode -> passcode key); anything
-    else is no names at all (a seat's own `names` never gets this far: the edge replaces it)."""
+def card_names(raw: Any, keys: bool = False) -> dict[str, str]:
+    """The loaded card names the edge adds: folded name or passcode -> passcode key (`names`),
+    or with `keys`, passcode -> name (`labels`); anything else is no names at all (a seat's own
+    never gets this far: the edge replaces them)."""
     if not isinstance(raw, Mapping):
         return {}
     return {
         k: v
         for k, v in raw.items()
-        if isinstance(k, str) and isinstance(v, str) and is_passcode(v) and len(k) <= 200
+        if isinstance(k, str)
+        and isinstance(v, str)
+        and is_passcode(k if keys else v)
+        and len(k) <= 200
+        and len(v) <= 200
     }
 
 
