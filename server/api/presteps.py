@@ -15,6 +15,7 @@ from server.rules import Actor, Declaration
 from server.store import banlists
 
 from .decklists import ensure_event_banlist
+from .event_decks import bind_event_deck
 
 # (table code, loaded arguments, sender, server time) -> the arguments the rules decide on.
 PreStep = Callable[[str, dict[str, Any], Actor, int], dict[str, Any]]
@@ -33,9 +34,15 @@ def event_banlist(code: str, args: dict[str, Any], actor: Actor, now_ms: int) ->
     return args
 
 
+def event_deck(code: str, args: dict[str, Any], actor: Actor, now_ms: int) -> dict[str, Any]:
+    """At an event table, the seat's player's deck list for the event binds (R2.6)."""
+    return bind_event_deck(code, args, actor, now_ms)
+
+
 PRESTEPS: dict[str, PreStep] = {
     "banlist.entries": banlist_entries,
     "event.banlist": event_banlist,
+    "event.deck": event_deck,
 }
 
 

@@ -130,7 +130,7 @@ def _banlist_set(s: TableState, e: Event) -> TableState:
     SEAT,
     spec(text=Lines(8000, required=True)),
     {"text": "1 Kuriboh"},
-    pre=("event.banlist",),
+    pre=("event.banlist", "event.deck"),
 )
 @row(
     "S",
