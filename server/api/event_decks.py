@@ -53,7 +53,7 @@ def _event_banlist(event_id: int) -> BanList | None:
     return BanList.build(loaded[0], [(c, s) for c, s in loaded[1]]) if loaded else None
 
 
-def _legal(text: str, event_id: int) -> DeckList:
+def legal_list(text: str, event_id: int) -> DeckList:
     """The list's cards, or `deck_illegal` naming every problem (as at the table)."""
     deck, found = read_list(text, _event_banlist(event_id))
     if found:
@@ -84,7 +84,7 @@ def register_own(slug: str) -> tuple[Response, int]:
     player = swiss().player_by_id(ev.id, body["player_id"])
     if player is None:
         raise NotFound("no_such_player", "No player of this event has that player ID.")
-    _legal(body["text"], ev.id)
+    legal_list(body["text"], ev.id)
     swiss().set_decklist(ev.id, player.number, body["text"], "player", "player", services().clock())
     return jsonify(_listing(swiss().player(ev.id, player.number))), 201
 
@@ -102,7 +102,7 @@ def organiser_sets(event_id: int, number: int) -> Response:
     replaces it before the player's first round starts."""
     staff = require_role(event_id, "organiser")
     body = load_body()
-    _legal(body["text"], event_id)
+    legal_list(body["text"], event_id)
     swiss().set_decklist(
         event_id, number, body["text"], "organiser", staff.username, services().clock()
     )

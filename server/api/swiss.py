@@ -22,6 +22,7 @@ from server.rules import Actor
 from server.store.swiss import SwissService
 
 from . import event_page
+from .event_decks import legal_list
 from .http import load_body
 from .identity import check_request, require_role, tournament
 from .lang import request_t
@@ -54,6 +55,8 @@ def register_player(event_id: int) -> tuple[Response, int]:
     """Register a player (a late entry plays from the next round)."""
     actor = _actor(event_id, "organiser")
     body = load_body()
+    if body["decklist"].strip():
+        legal_list(body["decklist"], event_id)  # read as the tables read it (R1.6, R2.6)
     found = swiss().register(
         event_id, body["name"], body["player_id"], body["decklist"], actor, services().clock()
     )
