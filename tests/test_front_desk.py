@@ -226,18 +226,24 @@ def test_r2_6_the_first_list_a_table_takes_binds_the_next_rounds(
     imported(org, ev, "Chen,0001\nAoi,0002\n")
     org.call("POST", f"/api/events/{ev}/swiss/pair")
     code, seat = seat_of(org, ev, 1, 2)
-    register_at_table(app, client, code, join(client, code, seat, "Aoi", "0002"), LIST_TWO)
+    token = join(client, code, seat, "Aoi", "0002")
+    register_at_table(app, client, code, token, LIST_TWO)
     listed = org.call("GET", f"/api/events/{ev}/swiss/players/2/decklist").json
     assert listed["counts"] == {"main": 40, "extra": 0, "side": 3}
+    # The same table corrects it before its first duel (R2.8): the corrected one is the event's.
+    register_at_table(app, client, code, token, LIST_ONE)
+    listed = org.call("GET", f"/api/events/{ev}/swiss/players/2/decklist").json
+    assert listed["counts"] == {"main": 40, "extra": 0, "side": 2}
     org.call("POST", f"/api/events/{ev}/round/start")
     finish_round(org, ev)
     org.call("POST", f"/api/events/{ev}/swiss/pair")
     code, seat = seat_of(org, ev, 2, 2)
     token = join(client, code, seat, "Aoi", "0002")
     try:
-        register_at_table(app, client, code, token, LIST_ONE)
+        register_at_table(app, client, code, token, LIST_TWO)
     except RuleError as exc:
         assert exc.code == "deck_not_event_list"
         assert exc.details["differences"]
     else:
         raise AssertionError("a different list was taken in round 2")
+    register_at_table(app, client, code, token, LIST_ONE_AGAIN)

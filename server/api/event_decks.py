@@ -143,14 +143,19 @@ def bind_event_deck(code: str, args: dict[str, Any], actor: Actor, now_ms: int) 
     event_id, player = found
     state = services().store.snapshot(code).state
     given, problems = read_list(str(args.get("text") or ""), state.banlist)
-    if player.decklist:
+    open_ = state.phase == REGISTRATION or (state.phase == BETWEEN and not decks_confirmed(state))
+    # The table that gave the player their list may still correct it before its first duel
+    # (R2.8): the list is the event's from that duel on.
+    again = open_ and swiss().decklist_source(event_id, player.number) == ("table", code)
+    if player.decklist and not again:
         registered = read_list(player.decklist, state.banlist)[0]
         require_event_list(registered, given)
         return args
-    open_ = state.phase == REGISTRATION or (state.phase == BETWEEN and not decks_confirmed(state))
     if not problems and open_:
         try:
-            swiss().set_decklist(event_id, player.number, str(args["text"]), "table", code, now_ms)
+            swiss().set_decklist(
+                event_id, player.number, str(args["text"]), "table", code, now_ms, replace=again
+            )
         except DomainError as exc:  # registered meanwhile: that one binds
             raise RuleError(exc.code, exc.message, **dict(exc.details or {})) from None
     return args

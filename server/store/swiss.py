@@ -386,15 +386,32 @@ class SwissService:
         rnd = self.tournament.current_round(event_id)
         return rnd.number > first or (rnd.number == first and rnd.started_ms is not None)
 
+    def decklist_source(self, event_id: int, number: int) -> tuple[str, str] | None:
+        """Who registered the player's list for the event: ("player" | "organiser" | "table",
+        the account or the table's code), or None."""
+        found = None
+        for entry in self.log(event_id):
+            if entry["type"] == "player.decklist" and entry["data"]["player"] == number:
+                found = (str(entry["data"]["by"]), str(entry["actor"]))
+        return found
+
     def set_decklist(
-        self, event_id: int, number: int, text: str, by: str, actor: str, now: int
+        self,
+        event_id: int,
+        number: int,
+        text: str,
+        by: str,
+        actor: str,
+        now: int,
+        replace: bool = False,
     ) -> None:
         """Register a player's one deck list for the event (`text`, already read and found
         legal by the caller). The player registers once, before their first round; the
-        organiser may replace it until then; a table registers it when none was (`by`)."""
+        organiser may replace it until then; a table registers it when none was (`by`), and
+        the same table again while its decks are still being registered (`replace`)."""
         p = self.player(event_id, number)
         started = self.first_round_started(event_id, number)
-        if p.decklist and (by != "organiser" or started):
+        if p.decklist and not replace and (by != "organiser" or started):
             raise Conflict(
                 "deck_registered",
                 "A deck list is registered for this player: one deck per event (R2.6).",
