@@ -216,6 +216,9 @@ def test_r2_6_a_list_registered_once_binds_the_players_table_in_every_round(
         else:
             raise AssertionError("a different list was taken")
         register_at_table(app, client, code, token, LIST_ONE_AGAIN)
+        # A judge's deck check there compares the table's list with the event's.
+        lists = org.call("GET", f"/api/staff/tables/{code}").json["event_lists"]
+        assert lists[seat]["same"] is True and lists[seat]["differences"] == []
         assert org.call("POST", f"/api/events/{ev}/round/start").status_code == 200
 
 
@@ -247,3 +250,28 @@ def test_r2_6_the_first_list_a_table_takes_binds_the_next_rounds(
     else:
         raise AssertionError("a different list was taken in round 2")
     register_at_table(app, client, code, token, LIST_ONE_AGAIN)
+
+
+def test_r1_6_the_organiser_registers_the_sheet_and_may_replace_it_until_the_first_round(
+    org: Org, app: Flask
+):
+    ev = org.event(tables=1)
+    imported(org, ev, "Chen,0001\nAoi,0002\n")
+    path = f"/api/events/{ev}/swiss/players/1/decklist"
+    short = "\n".join(FILLER[:-1])  # 39 cards: R2.1
+    r = org.call("PUT", path, {"text": short})
+    assert r.status_code == 400 and r.json["code"] == "deck_illegal"
+    assert org.call("GET", path).json["text"] is None
+    assert org.call("PUT", path, {"text": LIST_ONE}).status_code == 200
+    assert org.call("PUT", path, {"text": LIST_TWO}).json["counts"]["side"] == 3
+    slug = org.call("GET", f"/api/events/{ev}").json["slug"]
+    phone = app.test_client()
+    mine = phone.post(f"/api/e/{slug}/decklist", json={"player_id": "0001", "text": LIST_ONE})
+    assert mine.status_code == 409 and mine.json["code"] == "deck_registered"
+    org.call("POST", f"/api/events/{ev}/swiss/pair")
+    org.call("POST", f"/api/events/{ev}/round/start")
+    late = phone.post(f"/api/e/{slug}/decklist", json={"player_id": "0002", "text": LIST_ONE})
+    assert late.status_code == 409 and late.json["code"] == "deck_registration_closed"
+    r = org.call("PUT", path, {"text": LIST_ONE})
+    assert r.status_code == 409 and r.json["code"] == "deck_registered"
+    assert org.call("GET", path).json["counts"]["side"] == 3
