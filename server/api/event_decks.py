@@ -144,13 +144,16 @@ def bind_event_deck(code: str, args: dict[str, Any], actor: Actor, now_ms: int) 
     state = services().store.snapshot(code).state
     given, problems = read_list(str(args.get("text") or ""), state.banlist)
     open_ = state.phase == REGISTRATION or (state.phase == BETWEEN and not decks_confirmed(state))
-    # The table that gave the player their list may still correct it before its first duel
-    # (R2.8): the list is the event's from that duel on.
-    again = open_ and swiss().decklist_source(event_id, player.number) == ("table", code)
-    if player.decklist and not again:
+    again = False
+    if player.decklist:
         registered = read_list(player.decklist, state.banlist)[0]
-        require_event_list(registered, given)
-        return args
+        if same_list(registered, given):
+            return args
+        # The table that gave the player their list may still correct it before its first
+        # duel (R2.8): the list is the event's from that duel on.
+        again = open_ and swiss().decklist_source(event_id, player.number) == ("table", code)
+        if not again:
+            require_event_list(registered, given)
     if not problems and open_:
         try:
             swiss().set_decklist(

@@ -354,6 +354,11 @@ class SwissService:
             actor,
             now,
         )
+        if s.check_in and s.last_round:
+            # Late entries listed at the desk are there: checked in, as one by one.
+            for number in range(first, last + len(listed) + 1):
+                data = {"player": number, "round": entered}
+                self._append(event_id, "player.checked_in", data, actor, now)
         return {"imported": len(listed), "first": first, "round": entered}
 
     # -- one deck list per player per event (R2.6, R1.6) ------------------------------------
@@ -364,6 +369,11 @@ class SwissService:
         if not key:
             return None
         with db.connection_context():
+            exact = SwissPlayer.get_or_none(
+                (SwissPlayer.event == event_id) & (SwissPlayer.player_id == player_id)
+            )
+            if exact is not None:
+                return exact  # as typed at registration: the usual case, one indexed look-up
             for p in SwissPlayer.select().where(SwissPlayer.event == event_id):
                 if player_id_key(p.player_id) == key:
                     return p
@@ -380,9 +390,26 @@ class SwissService:
 
     def first_round_started(self, event_id: int, number: int) -> bool:
         """Whether the player's first round (round 1, or a late entry's) has started: their
-        list is then the one of the whole event."""
-        s = self.state(event_id)
-        first = next(p.entered_round for p in self.players(s) if p.id == number)
+        list is then the one of the whole event. Read from the player and the log's
+        check-ins alone (not the tables, as `state` does)."""
+        first = self.player(event_id, number).entered_round
+        check_in, checked = False, None
+        with db.connection_context():
+            rows = (
+                SwissLog.select(SwissLog.type, SwissLog.data)
+                .where(
+                    (SwissLog.event == event_id)
+                    & SwissLog.type.in_(("settings", "player.checked_in", "player.checked_out"))
+                )
+                .order_by(SwissLog.seq)
+            )
+            for row in rows:
+                if row.type == "settings":
+                    check_in = row.data.get("check_in", check_in)
+                elif row.data.get("player") == number:
+                    checked = row.data["round"] if row.type == "player.checked_in" else None
+        if check_in and checked is not None:
+            first = max(first, checked)
         rnd = self.tournament.current_round(event_id)
         return rnd.number > first or (rnd.number == first and rnd.started_ms is not None)
 
@@ -390,9 +417,15 @@ class SwissService:
         """Who registered the player's list for the event: ("player" | "organiser" | "table",
         the account or the table's code), or None."""
         found = None
-        for entry in self.log(event_id):
-            if entry["type"] == "player.decklist" and entry["data"]["player"] == number:
-                found = (str(entry["data"]["by"]), str(entry["actor"]))
+        with db.connection_context():
+            rows = (
+                SwissLog.select(SwissLog.data, SwissLog.actor)
+                .where((SwissLog.event == event_id) & (SwissLog.type == "player.decklist"))
+                .order_by(SwissLog.seq)
+            )
+            for row in rows:
+                if row.data["player"] == number:
+                    found = (str(row.data["by"]), str(row.actor))
         return found
 
     def set_decklist(
@@ -410,7 +443,8 @@ class SwissService:
         organiser may replace it until then; a table registers it when none was (`by`), and
         the same table again while its decks are still being registered (`replace`)."""
         p = self.player(event_id, number)
-        started = self.first_round_started(event_id, number)
+        # A table registers while the player plays, so the first round has started there.
+        started = by == "table" or self.first_round_started(event_id, number)
         if p.decklist and not replace and (by != "organiser" or started):
             raise Conflict(
                 "deck_registered",
