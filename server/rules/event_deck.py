@@ -25,14 +25,17 @@ def same_list(a: DeckList, b: DeckList) -> bool:
 
 
 def differences(registered: DeckList, given: DeckList) -> list[dict[str, object]]:
-    """Every card whose copies differ between the event's list and another, by part."""
+    """Every card whose copies differ between the event's list and another, by part (named as
+    the event's list spells it, else as the other does)."""
     mine, theirs = cards_of(registered), cards_of(given)
+    spelled = {fold(c): c for d in (given, registered) for p in PARTS for c in d.part(p)}
     found: list[dict[str, object]] = []
     for part in PARTS:
         for key in sorted(set(mine[part]) | set(theirs[part])):
             want, got = mine[part].get(key, 0), theirs[part].get(key, 0)
             if want != got:
-                found.append({"part": part, "card": key, "registered": want, "given": got})
+                card = spelled.get(key, key)
+                found.append({"part": part, "card": card, "registered": want, "given": got})
     return found
 
 

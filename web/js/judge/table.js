@@ -200,13 +200,17 @@ export function mountTable(root, eventId, code, navigate) {
       const who = `${seat} ${(state && state.seats[seat].name) || ""}`.trim();
       const found = lists[seat];
       if (!found) return h("p", { class: "muted", testid: `judge-event-list-${seat}`, text: t("staff.event_list_none", { who }) });
-      if (found.same === null) return h("p", { class: "muted", testid: `judge-event-list-${seat}`, text: t("staff.event_list_only", { who }) });
-      if (found.same) return h("p", { class: "ok", testid: `judge-event-list-${seat}`, text: t("staff.event_list_same", { who }) });
+      // The list itself, part by part, for a deck check by hand.
+      const cards = h("details", {}, h("summary", { text: t("staff.event_list_show") }),
+        h("ul", { class: "staff-list", testid: `judge-event-cards-${seat}` }, ["main", "extra", "side"].flatMap((part) =>
+          Object.entries(found.cards[part] || {}).map(([card, n]) => h("li", { text: `${t(`staff.part.${part}`)}: ${n} ${card}` })))));
+      if (found.same === null) return h("div", { testid: `judge-event-list-${seat}` }, h("p", { class: "muted", text: t("staff.event_list_only", { who }) }), cards);
+      if (found.same) return h("div", { testid: `judge-event-list-${seat}` }, h("p", { class: "ok", text: t("staff.event_list_same", { who }) }), cards);
       return h("div", { testid: `judge-event-list-${seat}` },
         h("p", { class: "bad", text: t("staff.event_list_differs", { who, n: found.differences.length }) }),
         h("ul", { class: "staff-list" }, found.differences.map((d) => h("li", {
           text: t("staff.event_list_line", { part: t(`staff.part.${d.part}`), card: d.card, registered: d.registered, given: d.given }),
-        }))));
+        }))), cards);
     }));
   }
 
