@@ -20,6 +20,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from server.api import (
         access,
         decklists,
+        event_decks,
         event_page,
         floor_ws,
         http,
@@ -77,6 +78,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     staff.init_app(app)
     swiss.init_app(app)
     decklists.init_app(app)
+    event_decks.init_app(app)
     floor_ws.init_app(app)
     running.init_app(app)
     event_page.init_app(app)

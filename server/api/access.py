@@ -81,6 +81,7 @@ POLICIES: dict[str, str] = {
     "decklists.pick_banlist": SEAT,
     "decklists.suggest_cards": PUBLIC,  # card names an organiser loaded: no table's data
     "decklists.card_names": PUBLIC,
+    "event_decks.seat_list": SEAT,  # the list registered for this seat's player at the event
     # the score sheet and the exports
     "sheets.sheet_page": TABLE,
     "sheets.sheets_page": TABLES,
@@ -120,6 +121,11 @@ POLICIES: dict[str, str] = {
     "swiss.get_swiss": STAFF,
     "swiss.register_player": STAFF,
     "swiss.drop_player": STAFF,
+    "swiss.import_players": STAFF,
+    "swiss.check_in": STAFF,
+    "swiss.event_results_csv": STAFF,
+    "event_decks.staff_view": STAFF,
+    "event_decks.organiser_sets": STAFF,
     "swiss.pair_next": STAFF,
     "swiss.repair": STAFF,
     "swiss.enter_result": STAFF,
@@ -134,6 +140,8 @@ POLICIES: dict[str, str] = {
     "running.hall_page": PUBLIC,
     "event_page.event_data": PUBLIC,  # the public projection: no player ID in it
     "event_page.find": PUBLIC,
+    # a player's own deck list for the event: their player ID says who (rate-limited, once)
+    "event_decks.register_own": PUBLIC,
     "event_page.players_page": PUBLIC,
     # the app shell and its files
     "openapi.spec": PUBLIC,

@@ -16,6 +16,7 @@ from server.store import banlists
 
 from .context import services
 from .decklists import ensure_event_banlist, labels_for, names_for
+from .event_decks import bind_event_deck
 
 # (table code, loaded arguments, sender, server time) -> the arguments the rules decide on.
 PreStep = Callable[[str, dict[str, Any], Actor, int], dict[str, Any]]
@@ -45,10 +46,16 @@ def card_names(code: str, args: dict[str, Any], actor: Actor, now_ms: int) -> di
     return {**args, "names": names, "labels": labels_for(text, names)}
 
 
+def event_deck(code: str, args: dict[str, Any], actor: Actor, now_ms: int) -> dict[str, Any]:
+    """At an event table, the seat's player's deck list for the event binds (R2.6)."""
+    return bind_event_deck(code, args, actor, now_ms)
+
+
 PRESTEPS: dict[str, PreStep] = {
     "banlist.entries": banlist_entries,
     "event.banlist": event_banlist,
     "cards.names": card_names,
+    "event.deck": event_deck,
 }
 
 

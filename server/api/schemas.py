@@ -246,6 +246,27 @@ class PlayerSchema(Schema):
     decklist = ListText(20_000, load_default="")
 
 
+class ImportPlayersSchema(Schema):
+    """A player list (name, player ID a line), pasted or read from a spreadsheet's CSV."""
+
+    text = ListText(400_000, min_length=1, required=True)
+
+
+class CheckInSchema(Schema):
+    present = Bool(required=True)
+
+
+class OwnDeckSchema(Schema):
+    """A player's deck list for the event, sent from the players' page with their ID."""
+
+    player_id = Text(40, min_length=1, required=True)
+    text = ListText(MAX_TEXT, min_length=1, required=True)
+
+
+class EventDeckSchema(Schema):
+    text = ListText(MAX_TEXT, min_length=1, required=True)
+
+
 class ResultSchema(Schema):
     round = Int(1, 100, required=True)
     table = Int(1, 10_000, required=True)
@@ -268,6 +289,7 @@ class SettingsSchema(Schema):
     rounds = Int(1, 20, allow_none=True)
     cut = fields.Integer(allow_none=True, validate=validate.OneOf([*core.CUT_SIZES, None]))
     public = Bool()
+    check_in = Bool()
 
 
 class CutSchema(Schema):
@@ -330,6 +352,10 @@ BODIES: dict[str, type[Schema]] = {
     "staff.add_judge": JudgeSchema,
     "staff.set_pairings": PairingsSchema,
     "swiss.register_player": PlayerSchema,
+    "swiss.import_players": ImportPlayersSchema,
+    "swiss.check_in": CheckInSchema,
+    "event_decks.register_own": OwnDeckSchema,
+    "event_decks.organiser_sets": EventDeckSchema,
     "swiss.enter_result": ResultSchema,
     "swiss.repair": RepairSchema,
     "staff.table_result": TableResultSchema,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import csv
 import io
+import unicodedata
 from typing import Any
 
 import segno
@@ -26,6 +27,7 @@ from server.store.tournament import Staff, Tournament, parse_pairings
 
 from .access import end_session, may_see_pairing, viewer
 from .decklists import set_event_banlist
+from .event_decks import event_lists
 from .http import load_body
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
 from .lang import request_t
@@ -379,13 +381,15 @@ def staff_table(code: str) -> Response:
     info = t.table_info(code)
     snap = services().store.snapshot(code)
     log = services().store.log(code)
+    state = view(snap.state, privileged=True)  # judges see every deck list
     return jsonify(
         {
             "code": code,
             "info": info,
             "seq": snap.seq,
-            "state": view(snap.state, privileged=True),  # judges see every deck list
+            "state": state,
             "log": log,
+            "event_lists": event_lists(code, state) if event_id is not None else None,
         }
     )
 
@@ -468,6 +472,10 @@ def printed_pairings(event_id: int) -> Response:
         "<link rel='icon' href='/icons/icon.svg' type='image/svg+xml'>",
         "<link rel='stylesheet' href='/css/standings.css'></head><body>",
         f"<h1>{escape(ev.name)} · Round {n} · 第 {n} 輪 · 第{n}回戦</h1>",
+    ]
+    if request.args.get("by") == "name":
+        return Response("".join(parts + _pairings_by_name(event_id, n)), mimetype="text/html")
+    parts += [
         "<table data-testid='pairings'><thead><tr><th>#</th><th>A</th><th>B</th>"
         "<th>Code · 代碼 · コード</th></tr></thead><tbody>",
     ]
@@ -481,6 +489,36 @@ def printed_pairings(event_id: int) -> Response:
         )
     parts.append("</tbody></table></body></html>")
     return Response("".join(parts), mimetype="text/html")
+
+
+def _pairings_by_name(event_id: int, round_no: int) -> list[str]:
+    """The round's pairings as a hall reads them: every player A to Z (case and width do not
+    matter), with their table, seat and opponent; a bye says so."""
+    rows: list[tuple[str, str, str, str]] = []
+    for table in tournament().tables(event_id):
+        pairing = table["pairing"]
+        for seat, other in (("A", "B"), ("B", "A")):
+            if pairing[seat]["name"]:
+                rows.append(
+                    (pairing[seat]["name"], str(table["number"]), seat, pairing[other]["name"])
+                )
+    rp = current_app.extensions["duel_table_swiss"].state(event_id).rounds.get(round_no)
+    if rp is not None and rp.bye is not None:
+        player = current_app.extensions["duel_table_swiss"].player(event_id, rp.bye)
+        rows.append((player.name, "", "", "Bye · 輪空 · 不戦勝"))
+    rows.sort(key=lambda r: (unicodedata.normalize("NFKC", r[0]).casefold(), r[1]))
+    parts = [
+        "<table data-testid='pairings-by-name'><thead><tr><th>Name · 姓名 · 名前</th>"
+        "<th>Table · 桌 · テーブル</th><th>Seat · 座位 · 席</th>"
+        "<th>Opponent · 對手 · 対戦相手</th></tr></thead><tbody>",
+    ]
+    for name, number, seat, opponent in rows:
+        parts.append(
+            f"<tr><td>{escape(name)}</td><td>{number}</td><td>{seat}</td>"
+            f"<td>{escape(opponent)}</td></tr>"
+        )
+    parts.append("</tbody></table></body></html>")
+    return parts
 
 
 def _qr_data_uri(url: str) -> str:

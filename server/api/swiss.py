@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from fractions import Fraction
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify
@@ -21,6 +22,7 @@ from server.rules import Actor
 from server.store.swiss import SwissService
 
 from . import event_page
+from .event_decks import legal_list
 from .http import load_body
 from .identity import check_request, require_role, tournament
 from .lang import request_t
@@ -53,10 +55,31 @@ def register_player(event_id: int) -> tuple[Response, int]:
     """Register a player (a late entry plays from the next round)."""
     actor = _actor(event_id, "organiser")
     body = load_body()
+    if body["decklist"].strip():
+        legal_list(body["decklist"], event_id)  # read as the tables read it (R1.6, R2.6)
     found = swiss().register(
         event_id, body["name"], body["player_id"], body["decklist"], actor, services().clock()
     )
     return jsonify(found), 201
+
+
+@bp.post("/api/events/<int:event_id>/swiss/players/import")
+def import_players(event_id: int) -> tuple[Response, int]:
+    """Register a whole player list (name, player ID a line; a spreadsheet's CSV or a paste):
+    every player or, at the first problem (named by its line), none."""
+    actor = _actor(event_id, "organiser")
+    body = load_body()
+    found = swiss().import_players(event_id, body["text"], actor, services().clock())
+    return jsonify(found), 201
+
+
+@bp.post("/api/events/<int:event_id>/swiss/players/<int:number>/checkin")
+def check_in(event_id: int, number: int) -> Response:
+    """Check a player in at the desk (`present`), or out again before they are paired."""
+    actor = _actor(event_id, "organiser", "judge")
+    body = load_body()
+    first = swiss().check_in(event_id, number, body["present"], actor, services().clock())
+    return jsonify({"player": number, "checked_in": body["present"], "round": first or None})
 
 
 @bp.post("/api/events/<int:event_id>/swiss/players/<int:number>/drop")
@@ -155,6 +178,71 @@ def standings_csv(event_id: int) -> Response:
         out.getvalue(),
         content_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="event-{event_id}-standings.csv"'},
+    )
+
+
+def id_as_text(value: str) -> str:
+    """A player ID as a spreadsheet keeps it: `="0100000001"`, a formula whose value is the text
+    itself, which Excel, LibreOffice Calc and Google Sheets all show with its leading zeros
+    (docs/tournament.md); the ID sits inside a string literal, so it never runs."""
+    return '="' + value.replace('"', '""') + '"'
+
+
+def as_percent(value: Fraction) -> str:
+    """A fraction as a spreadsheet reads a percentage: 1/3 -> "33.33%" (half up)."""
+    hundredths = int(value * 10_000 + Fraction(1, 2))
+    return f"{hundredths // 100}.{hundredths % 100:02}%"
+
+
+@bp.get("/api/events/<int:event_id>/event-results.csv")
+def event_results_csv(event_id: int) -> Response:
+    """The whole event in one sheet: a row per player in standing order, and for every round
+    (Swiss and top cut) its result, opponent, table and reason: the code, then its words in the
+    reader's language (`?lang=` or Accept-Language)."""
+    require_role(event_id, "organiser", "judge")
+    _, tr = request_t("reason.")
+    found = swiss().event_results(event_id)
+    out = io.StringIO()
+    out.write(BOM)
+    writer = csv.writer(out)
+    head = ["rank", "name", "player_id", "points", "record", "omw", "oomw", "tiebreak"]
+    head += ["dropped", "disqualified"]
+    for n in found["rounds"]:
+        head += [f"round_{n}", f"round_{n}_opponent", f"round_{n}_table", f"round_{n}_reason"]
+    writer.writerow(head)
+    for row in found["rows"]:
+        line = [
+            csv_safe(row["rank"]),
+            csv_safe(row["name"]),
+            id_as_text(row["player_id"]),
+            csv_safe(row["points"]),
+            csv_safe(row["record"]),
+            as_percent(row["omw"]),
+            as_percent(row["oomw"]),
+            csv_safe(row["tiebreak"]),
+            "yes" if row["dropped"] else "",
+            "yes" if row["disqualified"] else "",
+        ]
+        for n in found["rounds"]:
+            cell = row["rounds"][n]
+            if cell is None:
+                line += ["", "", "", ""]
+                continue
+            result = " ".join(x for x in (cell["result"], cell.get("duels", "")) if x)
+            code = cell["reason"]
+            words = tr(code) if code else ""
+            reason = f"{code} ({words})" if code and words != f"reason.{code}" else code
+            line += [
+                csv_safe(result),
+                csv_safe(cell["opponent"]),
+                csv_safe(cell["table"] or ""),
+                csv_safe(reason),
+            ]
+        writer.writerow(line)
+    return Response(
+        out.getvalue(),
+        content_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="event-{event_id}-results.csv"'},
     )
 
 

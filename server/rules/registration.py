@@ -131,7 +131,7 @@ def _banlist_set(s: TableState, e: Event) -> TableState:
     SEAT,
     spec(text=Lines(8000, required=True)),
     {"text": "1 Kuriboh"},
-    pre=("event.banlist", "cards.names"),
+    pre=("event.banlist", "event.deck", "cards.names"),
 )
 @row(
     "S",

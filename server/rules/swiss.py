@@ -61,10 +61,11 @@ class Player:
     entered_round: int = 1  # a late entry plays from this round on
     dropped_after: int | None = None  # the last round played before dropping
     disqualified: bool = False  # a judge's disqualification: out like a drop, and shown as such
+    checked_in: bool = True  # where the event checks players in, one not checked in is not paired
 
     def active_in(self, round_no: int) -> bool:
         dropped = self.dropped_after is not None and self.dropped_after < round_no
-        return self.entered_round <= round_no and not dropped
+        return self.checked_in and self.entered_round <= round_no and not dropped
 
 
 @dataclass(frozen=True)

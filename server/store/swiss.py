@@ -9,6 +9,8 @@ set it) gives the result; a judge's entry here wins over the table's.
 
 from __future__ import annotations
 
+import csv
+import io
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ from peewee import (
 )
 
 from server.core.errors import Busy, Conflict, DomainError, NotFound
+from server.core.names import clean, player_id_key
 from server.rules import Actor, get_ruleset, view
 from server.rules import swiss as core
 from server.rules.judge import DISQUALIFICATIONS
@@ -73,6 +76,72 @@ class SwissLog(BaseModel):
 
 SWISS_MODELS = [SwissPlayer, SwissLog]
 
+MAX_IMPORT = 2000  # players in one imported list
+NAME_MAX, ID_MAX = 64, 40  # as the one-by-one form (`PlayerSchema`)
+_HEADER_WORDS = {
+    "name", "player", "players", "player name", "姓名", "名前", "氏名", "名稱", "選手",
+    "選手名", "プレイヤー", "プレイヤー名", "玩家",
+}  # fmt: skip
+
+
+def _import_error(code: str, line: int, message: str) -> DomainError:
+    return DomainError(code, f"Line {line}: {message} Nothing was imported.", {"line": line})
+
+
+def parse_players(text: str) -> list[tuple[int, str, str]]:
+    """A player list pasted or exported from a spreadsheet: name, then player ID, one player a
+    line. A byte order mark, a header line, `,` `;` or tab separators and quoted fields are
+    read; the first problem is named by its line (`import_*` codes). Each player comes with the
+    line that named them."""
+    text = text.removeprefix("\ufeff")  # a spreadsheet's "CSV UTF-8"
+    sample = "\n".join(text.splitlines()[:20])
+    counts = {d: sample.count(d) for d in ("\t", ";", ",")}
+    delimiter = max(counts, key=lambda d: counts[d]) if any(counts.values()) else ","
+    found: list[tuple[int, str, str]] = []
+    seen: dict[str, int] = {}
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    try:
+        rows = list(reader)
+    except csv.Error:
+        raise _import_error(
+            "import_unreadable", reader.line_num, "a quote is not closed."
+        ) from None
+    for line, row in enumerate(rows, start=1):
+        cells = [clean(c) for c in row]
+        while cells and not cells[-1]:
+            cells.pop()
+        if not cells:
+            continue
+        if line == 1 and cells[0].casefold() in _HEADER_WORDS:
+            continue  # a header line
+        if len(cells) > 2:
+            raise _import_error("import_columns", line, "give a name and a player ID only.")
+        name, pid = cells[0], cells[1] if len(cells) > 1 else ""
+        if not name:
+            raise _import_error("import_no_name", line, "the name is missing.")
+        if not pid:
+            raise _import_error("import_no_id", line, "the player ID is missing.")
+        if len(name) > NAME_MAX or len(pid) > ID_MAX:
+            raise _import_error(
+                "import_too_long",
+                line,
+                f"a name has at most {NAME_MAX} characters, an ID {ID_MAX}.",
+            )
+        key = player_id_key(pid)
+        if key in seen:
+            raise DomainError(
+                "import_duplicate",
+                f"Line {line}: player ID {pid} is also on line {seen[key]}. Nothing was imported.",
+                {"line": line, "first": seen[key]},
+            )
+        seen[key] = line
+        found.append((line, name, pid))
+        if len(found) > MAX_IMPORT:
+            raise _import_error("import_too_many", line, f"at most {MAX_IMPORT} players at once.")
+    if not found:
+        raise DomainError("import_empty", "The list names no player.")
+    return found
+
 
 @dataclass
 class RoundPairing:
@@ -96,6 +165,17 @@ class State:
     public: bool = False
     repairs: int = 0
     disqualified: dict[int, int] = field(default_factory=dict)  # number -> round of the DQ
+    check_in: bool = False  # the organiser's setting: only checked-in players are paired
+    checked_in: dict[int, int] = field(default_factory=dict)  # number -> first round to play
+
+    def in_pairings(self) -> set[int]:
+        """The players named in any pairing (a table or a bye) so far."""
+        found: set[int] = set()
+        for rp in self.rounds.values():
+            found.update(x for t in rp.tables for x in t[1:])
+            if rp.bye is not None:
+                found.add(rp.bye)
+        return found
 
     @property
     def last_round(self) -> int:
@@ -157,6 +237,10 @@ class SwissService:
             kind = entry["type"]
             if kind == "player.dropped":
                 s.dropped[d["player"]] = d["after_round"]
+            elif kind == "player.checked_in":
+                s.checked_in[d["player"]] = d["round"]
+            elif kind == "player.checked_out":
+                s.checked_in.pop(d["player"], None)
             elif kind == "round.paired":
                 if d["round"] in s.rounds:
                     s.repairs += 1
@@ -172,6 +256,7 @@ class SwissService:
                 s.swiss_rounds = d.get("rounds", s.swiss_rounds)
                 s.cut_size = d.get("cut", s.cut_size)
                 s.public = d.get("public", s.public)
+                s.check_in = d.get("check_in", s.check_in)
         s.disqualified = self.disqualified(event_id, s)
         return s
 
@@ -214,7 +299,167 @@ class SwissService:
             actor,
             now,
         )
+        if s.check_in and s.last_round:
+            # A late entry registers at the desk, so is there: checked in for the next round.
+            self._append(
+                event_id,
+                "player.checked_in",
+                {"player": p.number, "round": p.entered_round},
+                actor,
+                now,
+            )
         return {"number": p.number, "name": name, "player_id": player_id}
+
+    def import_players(self, event_id: int, text: str, actor: str, now: int) -> dict[str, Any]:
+        """Register every player of a pasted or uploaded list at once, or none of them (the
+        first problem named by its line); like one-by-one entries, later ones are late."""
+        self.tournament.event(event_id)
+        listed = parse_players(text)
+        s = self.state(event_id)
+        if s.cut_rounds():
+            raise Conflict("cut_started", "The top cut has started.")
+        known = {player_id_key(p.player_id) for p in s.players.values()}
+        for line, _, pid in listed:
+            if player_id_key(pid) in known:
+                raise DomainError(
+                    "import_registered",
+                    f"Line {line}: player ID {pid} is already registered. Nothing was imported.",
+                    {"line": line},
+                )
+        entered = s.last_round + 1
+        with db.connection_context():
+            try:
+                with db.atomic():
+                    last = (
+                        SwissPlayer.select(fn.MAX(SwissPlayer.number))
+                        .where(SwissPlayer.event == event_id)
+                        .scalar()
+                    ) or 0
+                    for i, (_, name, pid) in enumerate(listed, start=1):
+                        SwissPlayer.create(
+                            event=event_id,
+                            number=last + i,
+                            name=name,
+                            player_id=pid,
+                            entered_round=entered,
+                            created_ms=now,
+                        )
+            except IntegrityError:
+                raise Conflict("import_registered", "A player ID is already registered.") from None
+        first = last + 1
+        self._append(
+            event_id,
+            "players.imported",
+            {"first": first, "last": last + len(listed), "round": entered},
+            actor,
+            now,
+        )
+        if s.check_in and s.last_round:
+            # Late entries listed at the desk are there: checked in, as one by one.
+            for number in range(first, last + len(listed) + 1):
+                data = {"player": number, "round": entered}
+                self._append(event_id, "player.checked_in", data, actor, now)
+        return {"imported": len(listed), "first": first, "round": entered}
+
+    # -- one deck list per player per event (R2.6, R1.6) ------------------------------------
+
+    def player_by_id(self, event_id: int, player_id: str) -> SwissPlayer | None:
+        """The registered player with this ID (compared as the join compares it), or None."""
+        key = player_id_key(player_id)
+        if not key:
+            return None
+        with db.connection_context():
+            exact = SwissPlayer.get_or_none(
+                (SwissPlayer.event == event_id) & (SwissPlayer.player_id == player_id)
+            )
+            if exact is not None:
+                return exact  # as typed at registration: the usual case, one indexed look-up
+            for p in SwissPlayer.select().where(SwissPlayer.event == event_id):
+                if player_id_key(p.player_id) == key:
+                    return p
+        return None
+
+    def player(self, event_id: int, number: int) -> SwissPlayer:
+        with db.connection_context():
+            found = SwissPlayer.get_or_none(
+                (SwissPlayer.event == event_id) & (SwissPlayer.number == number)
+            )
+        if found is None:
+            raise NotFound("no_such_player", "No such player.")
+        return found
+
+    def first_round_started(self, event_id: int, number: int) -> bool:
+        """Whether the player's first round (round 1, or a late entry's) has started: their
+        list is then the one of the whole event. Read from the player and the log's
+        check-ins alone (not the tables, as `state` does)."""
+        first = self.player(event_id, number).entered_round
+        check_in, checked = False, None
+        with db.connection_context():
+            rows = (
+                SwissLog.select(SwissLog.type, SwissLog.data)
+                .where(
+                    (SwissLog.event == event_id)
+                    & SwissLog.type.in_(("settings", "player.checked_in", "player.checked_out"))
+                )
+                .order_by(SwissLog.seq)
+            )
+            for row in rows:
+                if row.type == "settings":
+                    check_in = row.data.get("check_in", check_in)
+                elif row.data.get("player") == number:
+                    checked = row.data["round"] if row.type == "player.checked_in" else None
+        if check_in and checked is not None:
+            first = max(first, checked)
+        rnd = self.tournament.current_round(event_id)
+        return rnd.number > first or (rnd.number == first and rnd.started_ms is not None)
+
+    def decklist_source(self, event_id: int, number: int) -> tuple[str, str] | None:
+        """Who registered the player's list for the event: ("player" | "organiser" | "table",
+        the account or the table's code), or None."""
+        found = None
+        with db.connection_context():
+            rows = (
+                SwissLog.select(SwissLog.data, SwissLog.actor)
+                .where((SwissLog.event == event_id) & (SwissLog.type == "player.decklist"))
+                .order_by(SwissLog.seq)
+            )
+            for row in rows:
+                if row.data["player"] == number:
+                    found = (str(row.data["by"]), str(row.actor))
+        return found
+
+    def set_decklist(
+        self,
+        event_id: int,
+        number: int,
+        text: str,
+        by: str,
+        actor: str,
+        now: int,
+        replace: bool = False,
+    ) -> None:
+        """Register a player's one deck list for the event (`text`, already read and found
+        legal by the caller). The player registers once, before their first round; the
+        organiser may replace it until then; a table registers it when none was (`by`), and
+        the same table again while its decks are still being registered (`replace`)."""
+        p = self.player(event_id, number)
+        # A table registers while the player plays, so the first round has started there.
+        started = by == "table" or self.first_round_started(event_id, number)
+        if p.decklist and not replace and (by != "organiser" or started):
+            raise Conflict(
+                "deck_registered",
+                "A deck list is registered for this player: one deck per event (R2.6).",
+                {"player": number},
+            )
+        if by == "player" and started:
+            raise Conflict(
+                "deck_registration_closed",
+                "Your first round has started: register your deck list at your table.",
+                {"player": number},
+            )
+        with db.connection_context():
+            SwissPlayer.update(decklist=text).where(SwissPlayer.id == p.id).execute()
+        self._append(event_id, "player.decklist", {"player": number, "by": by}, actor, now)
 
     def drop(self, event_id: int, number: int, actor: str, now: int) -> int:
         """Drop a player: not paired again; still an opponent in others' tie-breakers."""
@@ -316,16 +561,57 @@ class SwissService:
     # -- pairing ----------------------------------------------------------------------------------
 
     def players(self, s: State) -> list[Player]:
-        return [
-            Player(
-                n,
-                p.name,
-                p.entered_round,
-                _earliest(s.dropped.get(n), s.disqualified.get(n)),
-                n in s.disqualified,
+        """Every registered player as the pairing sees them. With check-in on, a player not
+        checked in is not paired, and one checked in after round 1 was paired plays from the
+        next round, like a late entry."""
+        found = []
+        for n, p in sorted(s.players.items()):
+            entered, present = p.entered_round, True
+            if s.check_in:
+                present = n in s.checked_in
+                entered = max(entered, s.checked_in.get(n, entered))
+            found.append(
+                Player(
+                    n,
+                    p.name,
+                    entered,
+                    _earliest(s.dropped.get(n), s.disqualified.get(n)),
+                    n in s.disqualified,
+                    present,
+                )
             )
-            for n, p in sorted(s.players.items())
-        ]
+        return found
+
+    def standing_players(self, s: State) -> list[Player]:
+        """The players the standings rank: with check-in on, not those who never came (not
+        checked in and in no pairing)."""
+        paired = s.in_pairings()
+        return [p for p in self.players(s) if p.checked_in or p.id in paired]
+
+    def check_in(self, event_id: int, number: int, present: bool, actor: str, now: int) -> int:
+        """Check a player in (they play from the next round to be paired) or out again (only
+        while no pairing names them); returns the first round they play, 0 when out."""
+        s = self.state(event_id)
+        if number not in s.players:
+            raise NotFound("no_such_player", "No such player.")
+        if present:
+            if number in s.checked_in:
+                raise Conflict("already_done", "The player is already checked in.")
+            first = max(s.players[number].entered_round, s.last_round + 1)
+            self._append(
+                event_id, "player.checked_in", {"player": number, "round": first}, actor, now
+            )
+            return first
+        if number not in s.checked_in:
+            raise Conflict("already_done", "The player is not checked in.")
+        if number in s.in_pairings():
+            raise Conflict(
+                "already_paired_player",
+                "The player is in a pairing already: drop them instead.",
+                {"player": number},
+            )
+        self._append(event_id, "player.checked_out", {"player": number}, actor, now)
+        return 0
 
     def pair_next(self, event_id: int, actor: str, now: int) -> dict[str, Any]:
         """Pair the next Swiss round (every result of the last one must be in)."""
@@ -463,7 +749,7 @@ class SwissService:
         self._require_results(event_id, s, "start the top cut")
         ranked = [
             st.player.id
-            for st in core.standings(self.players(s), swiss)
+            for st in core.standings(self.standing_players(s), swiss)
             if st.player.dropped_after is None
         ]
         try:
@@ -566,7 +852,8 @@ class SwissService:
         players = self.players(s)
         swiss = self.matches(event_id, s, SWISS)
         cut = self.matches(event_id, s, CUT)
-        table: list[dict[str, Any]] = [st.to_dict() for st in core.standings(players, swiss)]
+        ranked = core.standings(self.standing_players(s), swiss)
+        table: list[dict[str, Any]] = [st.to_dict() for st in ranked]
         names = {n: p.name for n, p in s.players.items()}
         pids = {n: p.player_id for n, p in s.players.items()}
         for row in table:
@@ -599,7 +886,7 @@ class SwissService:
         open_tables = (
             [t["table"] for t in current["tables"] if t["result"] is None] if current else []
         )
-        active = sum(1 for p in players if p.dropped_after is None)
+        active = sum(1 for p in players if p.dropped_after is None and p.checked_in)
         # A Swiss round is played once every one of its results is in.
         swiss_done = sum(
             1
@@ -625,6 +912,7 @@ class SwissService:
                     "dropped_after": p.dropped_after,
                     "disqualified": p.disqualified,
                     "has_decklist": bool(s.players[p.id].decklist),
+                    "checked_in": p.id in s.checked_in,
                 }
                 for p in players
             ],
@@ -636,10 +924,68 @@ class SwissService:
             "swiss_played": swiss_done,
             "cut_size": s.cut_size,
             "public": s.public,
+            "check_in": s.check_in,
+            "checked_in": sum(1 for n in s.players if n in s.checked_in),
             "repairs": s.repairs,
             "champion": champion,
             "stage": CUT if cut_rounds else SWISS,
         }
+
+    def event_results(self, event_id: int) -> dict[str, Any]:
+        """Every player's result in every round of the event (Swiss and top cut), beside the
+        standings with their exact percentages: what the whole-event export writes."""
+        s = self.state(event_id)
+        players = self.standing_players(s)
+        swiss = self.matches(event_id, s, SWISS)
+        ranked = core.standings(players, swiss)
+        numbers = sorted(s.rounds)
+        cells: dict[int, dict[int, dict[str, Any]]] = {n: {} for n in numbers}
+        for n in numbers:
+            rp = s.rounds[n]
+            codes = self._codes(event_id, n)
+            if rp.bye is not None:
+                cells[n][rp.bye] = {"result": "bye", "opponent": "", "table": 0, "reason": ""}
+            for t, a, b in rp.tables:
+                v = self._table_view(codes.get(t))
+                decided = bool(v and v["match"]["decided"])
+                winner = v["match"]["winner"] if v and decided else None
+                reason = str(v["match"]["reason"] or "") if v and decided else ""
+                wins = v["wins"] if v else {"A": 0, "B": 0}
+                for me, other, seat in ((a, b, "A"), (b, a, "B")):
+                    if not decided:
+                        result = ""
+                    elif winner == seat:
+                        result = "W"
+                    elif winner is None and reason != DOUBLE_LOSS:
+                        result = "D"
+                    else:
+                        result = "L"
+                    mine, theirs = wins[seat], wins["B" if seat == "A" else "A"]
+                    cells[n][me] = {
+                        "result": result,
+                        "duels": f"{mine}-{theirs}" if decided else "",
+                        "opponent": s.players[other].name if other in s.players else "",
+                        "table": t,
+                        "reason": reason,
+                    }
+        rows = [
+            {
+                "rank": st.rank,
+                "name": st.player.name,
+                "player_id": s.players[st.player.id].player_id,
+                "points": st.points,
+                "record": f"{st.wins}-{st.losses}-{st.draws}",
+                "omw": st.omw,
+                "oomw": st.oomw,
+                "tiebreak": st.tiebreak,
+                "dropped": st.player.dropped_after is not None,
+                "disqualified": st.player.disqualified,
+                "rounds": {n: cells[n].get(st.player.id) for n in numbers},
+            }
+            for st in ranked
+        ]
+        stages = {n: s.rounds[n].stage for n in numbers}
+        return {"rounds": numbers, "stages": stages, "rows": rows}
 
     def cycle(
         self,

@@ -7,7 +7,7 @@
 // this phone shows the one its player typed.
 
 import { formatDuration, h } from "./dom.js";
-import { LANGS, initLang, lang, onLangChange, setLang, t } from "./i18n.js";
+import { LANGS, errorText, initLang, lang, onLangChange, setLang, t } from "./i18n.js";
 
 const POLL_MS = 5000;
 const slug = decodeURIComponent(location.pathname.split("/")[2] || "");
@@ -16,6 +16,7 @@ const root = document.getElementById("event");
 let data = null;
 let text = "";
 let me = load();
+let deckSection = null; // the deck list form (deckForm), kept across redraws
 
 initLang();
 
@@ -28,6 +29,7 @@ function load() {
 }
 
 function save(value) {
+  if (!value || !me || value.number !== me.number) deckSection = null; // another player's form
   me = value;
   try {
     if (value) localStorage.setItem(KEY, JSON.stringify(value));
@@ -97,6 +99,51 @@ function mySeat() {
   return h("section", { class: "card", testid: "ev-me" }, h("h2", { testid: "ev-name", text: name(me.number) }), ...parts);
 }
 
+// The player's one deck list for the event (R2.6, R1.6): sent once with their player ID, before
+// their first round; every table of the event then takes it. Built once, so what is typed
+// survives the page's redraws (which wait while it has the focus).
+
+function deckForm() {
+  if (deckSection) {
+    const id = deckSection.querySelector("[data-testid=ev-deck-id]");
+    if (id && !id.value && me && me.id) id.value = me.id;
+    return deckSection;
+  }
+  const id = h("input", { type: "text", maxlength: "40", autocomplete: "off", testid: "ev-deck-id", "aria-label": t("event.deck_id") });
+  if (me && me.id) id.value = me.id;
+  const text = h("textarea", { rows: "8", spellcheck: false, testid: "ev-deck-text", "aria-label": t("event.deck_text"), placeholder: t("list.placeholder") });
+  const said = h("p", { role: "status", testid: "ev-deck-said" });
+  const form = h("form", {
+    class: "ev-deck", onsubmit: async (e) => {
+      e.preventDefault();
+      const r = await fetch(`/api/e/${encodeURIComponent(slug)}/decklist`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify({ player_id: id.value.trim(), text: text.value }),
+      }).catch(() => null);
+      const body = r ? await r.json().catch(() => ({})) : { code: "network" };
+      if (r && r.ok) {
+        save({ ...me, deck: body.counts });
+        said.className = "ok";
+        said.textContent = t("event.deck_done", { main: body.counts.main, extra: body.counts.extra, side: body.counts.side });
+        form.replaceWith(said);
+        return;
+      }
+      said.className = "form-error";
+      said.textContent = errorText(body);
+    },
+  },
+  h("label", { class: "field" }, h("span", { text: t("event.deck_id") }), id),
+  h("label", { class: "field" }, h("span", { text: t("event.deck_text") }), text),
+  said,
+  h("button", { class: "btn btn-primary", type: "submit", testid: "ev-deck-go", text: t("event.deck_go") }));
+  deckSection = h("section", { class: "card", testid: "ev-deck" },
+    h("h2", { text: t("event.deck_title") }),
+    h("p", { class: "muted", text: t("event.deck_hint") }),
+    me && me.deck ? h("p", { class: "ok", testid: "ev-deck-said", text: t("event.deck_done", me.deck) }) : form);
+  return deckSection;
+}
+
 function standings() {
   if (!data.standings) return h("p", { class: "muted", testid: "ev-standings-hidden", text: t("event.standings_hidden") });
   return h("section", { class: "card" }, h("h2", { text: t("event.standings") }),
@@ -117,11 +164,12 @@ function draw() {
   if (!data) return;
   document.title = `${data.event.name} · Duel Table`;
   const known = me && data.players.some((x) => x.number === me.number);
-  root.replaceChildren(
+  root.replaceChildren(...[
     h("header", { class: "ev-head" }, h("h1", { testid: "ev-title", text: `${data.event.name} · ${data.event.date}` }), picker()),
     known ? mySeat() : finder(),
+    known ? deckForm() : null,
     standings(),
-  );
+  ].filter(Boolean));
   tick();
 }
 
@@ -133,8 +181,9 @@ async function poll() {
       if (body !== text) {
         text = body;
         data = JSON.parse(body);
+        const typing = deckSection && deckSection.contains(document.activeElement);
         if (!root.contains(document.activeElement) || document.activeElement === document.body) draw();
-        else if (me) draw();
+        else if (me && !typing) draw();
       }
     }
   } catch {
@@ -142,7 +191,10 @@ async function poll() {
   }
 }
 
-onLangChange(draw);
+onLangChange(() => {
+  deckSection = null; // its words in the new language
+  draw();
+});
 poll();
 setInterval(poll, POLL_MS);
 setInterval(tick, 1000);

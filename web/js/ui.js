@@ -25,6 +25,7 @@ const FIELDS = {
   suggestTimer: ["phase", () => null], // the card-name suggestions for the line being typed
   suggestAsks: ["phase", () => 0],
   banlists: ["phase", () => null], // the lists a casual table may pick ([] at an event table)
+  eventList: ["phase", () => null], // the deck list registered for this seat's player at the event
   eventRound: ["phase", () => null], // an event table's round number (0 while it is asked for)
   deckLast: ["phase", () => null, "dt.deck.last"], // the deck counts last declared on this phone
   muted: ["bar", () => false, "dt.mute"], // tone and vibration off (the flash stays)

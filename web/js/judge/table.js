@@ -145,6 +145,7 @@ export function mountTable(root, eventId, code, navigate) {
       })),
   );
 
+  const eventLists = h("section", { class: "card", testid: "judge-event-lists", hidden: true });
   // --- live parts: panels on the table's store, each redrawn when what it reads changes ------
   const host = new PanelHost(JUDGE_PANELS, slots, (panel, picked) => ({ s: picked, send, now: conn.serverNow() }));
 
@@ -186,6 +187,33 @@ export function mountTable(root, eventId, code, navigate) {
     }));
   }
 
+  // A deck check at an event table: each seat's list at the table against the one registered
+  // for the player at the event (R2.6), as the server compares them.
+  function renderEventLists(lists) {
+    eventLists.hidden = !lists; // a casual table has no event list
+    if (!lists) {
+      eventLists.replaceChildren();
+      return;
+    }
+    const state = store.state;
+    eventLists.replaceChildren(h("h3", { text: t("staff.event_lists") }), ...["A", "B"].map((seat) => {
+      const who = `${seat} ${(state && state.seats[seat].name) || ""}`.trim();
+      const found = lists[seat];
+      if (!found) return h("p", { class: "muted", testid: `judge-event-list-${seat}`, text: t("staff.event_list_none", { who }) });
+      // The list itself, part by part, for a deck check by hand.
+      const cards = h("details", {}, h("summary", { text: t("staff.event_list_show") }),
+        h("ul", { class: "staff-list", testid: `judge-event-cards-${seat}` }, ["main", "extra", "side"].flatMap((part) =>
+          Object.entries(found.cards[part] || {}).map(([card, n]) => h("li", { text: `${t(`staff.part.${part}`)}: ${n} ${card}` })))));
+      if (found.same === null) return h("div", { testid: `judge-event-list-${seat}` }, h("p", { class: "muted", text: t("staff.event_list_only", { who }) }), cards);
+      if (found.same) return h("div", { testid: `judge-event-list-${seat}` }, h("p", { class: "ok", text: t("staff.event_list_same", { who }) }), cards);
+      return h("div", { testid: `judge-event-list-${seat}` },
+        h("p", { class: "bad", text: t("staff.event_list_differs", { who, n: found.differences.length }) }),
+        h("ul", { class: "staff-list" }, found.differences.map((d) => h("li", {
+          text: t("staff.event_list_line", { part: t(`staff.part.${d.part}`), card: d.card, registered: d.registered, given: d.given }),
+        }))), cards);
+    }));
+  }
+
   async function loadLog() {
     const res = await call("GET", `/api/staff/tables/${code}`);
     if (!res.ok) {
@@ -196,6 +224,7 @@ export function mountTable(root, eventId, code, navigate) {
     log = res.body.log;
     renderLog();
     renderHead();
+    renderEventLists(res.body.event_lists);
   }
 
   conn.on("welcome", (msg) => store.welcome(msg));
@@ -205,6 +234,7 @@ export function mountTable(root, eventId, code, navigate) {
     if (events.length && events[0].seq === last + 1) {
       log.push(...events);
       renderLog();
+      if (events.some((e) => e.type === "deck.registered")) loadLog(); // compared again
     } else if (msg.seq > last) loadLog();
     store.take(msg);
   });
@@ -224,7 +254,7 @@ export function mountTable(root, eventId, code, navigate) {
   root.replaceChildren(
     topBar(t("staff.judges"), [back, h("a", { href: sheetHref(code, lang()), class: "btn btn-small btn-quiet", testid: "judge-sheet-link", text: t("staff.sheet") })]),
     h("main", { class: "staff-main jt" },
-      h("div", { class: "jt-col" }, head, toast, slots.calls, seats.box, slots.disputes, slots.decks, clockTools, correction, penaltyForm, resultForm, slots.penalties),
+      h("div", { class: "jt-col" }, head, toast, slots.calls, seats.box, slots.disputes, slots.decks, eventLists, clockTools, correction, penaltyForm, resultForm, slots.penalties),
       h("div", { class: "jt-col" }, ledgerPages(code, { on: (_kind, fn) => store.subscribe(() => fn({ state: store.state })) }), h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
   );
   loadLog();

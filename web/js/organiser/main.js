@@ -2,7 +2,7 @@
 // judges, pairings, the round, exports, table cards).
 
 import { formatTime, h } from "../dom.js";
-import { errorText, has, t } from "../i18n.js";
+import { errorText, has, lang, t } from "../i18n.js";
 import { call, initStrings, loginScreen, refusal, topBar, whoami } from "../staff/common.js";
 import { swissSection } from "./swiss.js";
 
@@ -186,7 +186,8 @@ async function showEvent(id) {
   if (rnd.ended_ms) roundBox.append(h("p", { text: t("staff.round_ended", { n: rnd.number, time: formatTime(rnd.ended_ms) }) }));
   roundBox.append(
     h("p", { class: "row" },
-      h("a", { class: "btn btn-small", href: `/api/events/${id}/results.csv`, download: "", testid: "export", text: t("staff.export") }),
+      // Every round of the event in one sheet, its reasons in the organiser's language.
+      h("a", { class: "btn btn-small", href: `/api/events/${id}/event-results.csv?lang=${encodeURIComponent(lang())}`, download: "", testid: "export", text: t("staff.export") }),
       h("a", { class: "btn btn-small", href: `/organiser/events/${id}/cards`, target: "_blank", testid: "cards", text: t("staff.cards") }),
       h("button", {
         class: "btn btn-small btn-quiet", type: "button", testid: "cards-reissue", text: t("run.cards_reissue"),
@@ -197,6 +198,7 @@ async function showEvent(id) {
         },
       }),
       h("a", { class: "btn btn-small", href: `/organiser/events/${id}/pairings`, target: "_blank", testid: "print-pairings", text: t("run.print_pairings") }),
+      h("a", { class: "btn btn-small", href: `/organiser/events/${id}/pairings?by=name`, target: "_blank", testid: "print-pairings-by-name", text: t("run.print_pairings_by_name") }),
       h("a", { class: "btn btn-small", href: `/e/${ev.slug}`, target: "_blank", testid: "players-page", text: t("run.players_page") }),
       h("a", { class: "btn btn-small", href: `/judge/e/${id}`, testid: "floor-link", text: t("staff.open_floor") })));
 

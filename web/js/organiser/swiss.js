@@ -87,12 +87,47 @@ function cycleCard(card, eventId, s, act, hooks) {
   card.replaceChildren(...parts);
 }
 
+/** A registered list as text, part by part ("Main deck (40)", then "3 Card" lines). */
+function listText(cards, counts) {
+  return ["main", "extra", "side"].filter((part) => Object.keys(cards[part] || {}).length)
+    .map((part) => [`${t(`deck.${part}`)} (${counts[part]})`, ...Object.entries(cards[part]).map(([card, n]) => `${n} ${card}`)].join("\n"))
+    .join("\n\n");
+}
+
+/** A player's deck list for the event (R2.6): shown to staff; the organiser registers or
+ * replaces it (the server refuses once the player's first round has started). */
+function deckBox(eventId, number, say, canSet, redraw) {
+  const path = `/api/events/${eventId}/swiss/players/${number}/decklist`;
+  const shown = h("pre", { class: "deck-text", testid: `deck-list-${number}` });
+  const text = h("textarea", { rows: "6", testid: `deck-text-${number}`, "aria-label": t("swiss.deck_paste") });
+  const box = h("div", { class: "deck-box", testid: `deck-box-${number}` }, shown);
+  call("GET", path).then((r) => {
+    shown.textContent = r.ok && r.body.cards ? listText(r.body.cards, r.body.counts) : t("swiss.deck_none");
+  });
+  if (canSet) {
+    box.append(field(t("swiss.deck_paste"), text), h("button", {
+      class: "btn btn-small", type: "button", testid: `deck-save-${number}`, text: t("swiss.deck_save"),
+      onclick: async () => {
+        const r = await call("PUT", path, { text: text.value });
+        say(r, t("swiss.deck_saved"));
+        if (r.ok) redraw();
+      },
+    }));
+  }
+  return box;
+}
+
 /** The section; it refreshes itself every few seconds while the page is open. The round cycle's
  * card (`hooks.card`) is drawn from the same summary. */
 export function swissSection(eventId, slug, say, hooks) {
   const box = h("section", { class: "card", testid: "swiss" });
   const base = `/api/events/${eventId}/swiss`;
   let timer = null;
+  // What the organiser typed in the desk's forms, kept when the server refuses it; Name takes
+  // the focus again after a player is added, for the next one (one by one at the door).
+  let draft = { name: "", id: "", deck: "", list: "" };
+  let focusName = false;
+  const openDecks = new Set();
 
   async function act(method, path, body, redraw = false) {
     const r = await call(method, path, body);
@@ -127,28 +162,88 @@ export function swissSection(eventId, slug, say, hooks) {
     const current = s.rounds[s.rounds.length - 1];
     const names = Object.fromEntries(s.players.map((p) => [p.number, p.name]));
 
-    // players
-    const pName = h("input", { type: "text", maxlength: "64", testid: "player-name" });
-    const pId = h("input", { type: "text", maxlength: "40", testid: "player-id" });
-    const pDeck = h("textarea", { rows: "3", testid: "player-deck" });
+    // players: one by one at the door, or a whole list (a spreadsheet's CSV, or pasted)
+    // Each field writes its draft as it is typed, so a redraw puts back what was there.
+    const typed = (el, key) => {
+      el.value = draft[key];
+      el.addEventListener("input", () => { draft[key] = el.value; });
+      return el;
+    };
+    const pName = typed(h("input", { type: "text", maxlength: "64", testid: "player-name" }), "name");
+    const pId = typed(h("input", { type: "text", maxlength: "40", testid: "player-id" }), "id");
+    const pDeck = typed(h("textarea", { rows: "3", testid: "player-deck" }), "deck");
+    const listText_ = typed(h("textarea", { rows: "4", testid: "import-text", "aria-label": t("swiss.import_paste"), placeholder: t("swiss.import_hint") }), "list");
+    const listFile = h("input", { type: "file", accept: ".csv,.txt,text/csv,text/plain", testid: "import-file", "aria-label": t("swiss.import_file"),
+      onchange: async () => {
+        const file = listFile.files && listFile.files[0];
+        if (!file) return;
+        // The whole file, as read (a byte order mark included: the server reads it).
+        draft.list = await file.text();
+        listText_.value = draft.list;
+      } });
+    const importForm = h("form", {
+      class: "desk-import", testid: "import", onsubmit: async (e) => {
+        e.preventDefault();
+        const r = await call("POST", `${base}/players/import`, { text: listText_.value });
+        say(r, r.ok ? t("swiss.imported", { n: r.body.imported }) : "");
+        draft.list = r.ok ? "" : listText_.value;
+        await draw();
+      },
+    }, h("h4", { text: t("swiss.import_title") }), field(t("swiss.import_paste"), listText_), field(t("swiss.import_file"), listFile),
+    h("button", { class: "btn", type: "submit", testid: "import-go", text: t("swiss.import_go") }));
+    const checkIn = h("input", { type: "checkbox", checked: Boolean(s.check_in), testid: "swiss-check-in" });
+    checkIn.addEventListener("change", () => act("PATCH", base, { check_in: checkIn.checked }));
+    const isOrganiser = hooks && hooks.card; // the organiser's page (a judge's has no cycle card)
+    const playerLine = (p) => {
+      const parts = [`${p.number}. ${p.name} (${p.player_id})`,
+        p.entered_round > 1 ? ` · ${t("swiss.late", { n: p.entered_round })}` : "",
+        p.dropped_after === null ? " "
+          : ` · ${t(p.disqualified ? "swiss.disqualified" : "swiss.dropped", { n: p.dropped_after })}`];
+      if (s.check_in && p.dropped_after === null) {
+        parts.push(p.checked_in
+          ? h("span", { class: "ok", testid: `checked-in-${p.number}`, text: `${t("swiss.checked_in")} ` })
+          : null,
+        h("button", {
+          class: p.checked_in ? "btn btn-small btn-quiet" : "btn btn-small", type: "button",
+          testid: p.checked_in ? `checkout-${p.number}` : `checkin-${p.number}`,
+          text: p.checked_in ? t("swiss.check_out") : t("swiss.check_in_one"),
+          onclick: () => act("POST", `${base}/players/${p.number}/checkin`, { present: !p.checked_in }),
+        }));
+      }
+      parts.push(h("button", {
+        class: "btn btn-small btn-quiet", type: "button", testid: `deck-${p.number}`, "aria-expanded": String(openDecks.has(p.number)),
+        text: p.has_decklist ? t("swiss.deck_registered") : t("swiss.deck_missing"),
+        onclick: () => {
+          if (openDecks.has(p.number)) openDecks.delete(p.number);
+          else openDecks.add(p.number);
+          draw();
+        },
+      }));
+      if (p.dropped_after === null) parts.push(h("button", {
+        class: "btn btn-small btn-quiet", type: "button", testid: `drop-${p.number}`, text: t("swiss.drop"),
+        onclick: () => act("POST", `${base}/players/${p.number}/drop`),
+      }));
+      if (openDecks.has(p.number)) parts.push(deckBox(eventId, p.number, say, isOrganiser, () => draw()));
+      return h("li", { testid: `player-${p.number}` }, ...parts.filter(Boolean));
+    };
     const players = h("div", {},
       h("h3", { text: t("swiss.players_n", { n: s.players.length }) }),
+      h("label", { class: "check-inline" }, checkIn, h("span", { text: t("swiss.check_in") })),
+      s.check_in ? h("p", { testid: "checked-in-count", text: t("swiss.checked_in_n", { n: s.checked_in, of: s.players.length }) }) : null,
       h("form", {
-        class: "row", onsubmit: async (e) => {
+        class: "row", testid: "player-form", onsubmit: async (e) => {
           e.preventDefault();
-          await act("POST", `${base}/players`, { name: pName.value.trim(), player_id: pId.value.trim(), decklist: pDeck.value });
+          const sent = { name: pName.value.trim(), player_id: pId.value.trim(), decklist: pDeck.value };
+          const r = await call("POST", `${base}/players`, sent);
+          say(r, t("staff.done"));
+          draft = r.ok ? { ...draft, name: "", id: "", deck: "" } : { ...draft, name: pName.value, id: pId.value, deck: pDeck.value };
+          focusName = true;
+          await draw();
         },
       }, field(t("swiss.name"), pName), field(t("swiss.player_id"), pId), field(t("swiss.decklist"), pDeck),
       h("button", { class: "btn", type: "submit", testid: "player-add", text: t("swiss.register") })),
-      h("ul", { class: "staff-list", testid: "player-list" }, s.players.map((p) => h("li", { testid: `player-${p.number}` },
-        `${p.number}. ${p.name} (${p.player_id})`,
-        p.entered_round > 1 ? ` · ${t("swiss.late", { n: p.entered_round })}` : "",
-        p.dropped_after === null ? " "
-          : ` · ${t(p.disqualified ? "swiss.disqualified" : "swiss.dropped", { n: p.dropped_after })}`,
-        p.dropped_after === null ? h("button", {
-          class: "btn btn-small btn-quiet", type: "button", testid: `drop-${p.number}`, text: t("swiss.drop"),
-          onclick: () => act("POST", `${base}/players/${p.number}/drop`),
-        }) : null))));
+      isOrganiser ? importForm : null,
+      h("ul", { class: "staff-list", testid: "player-list" }, s.players.map(playerLine)));
 
     // the round and its tables
     const roundBox = h("div", {});
@@ -233,6 +328,10 @@ export function swissSection(eventId, slug, say, hooks) {
     // replaceChildren writes a null as the text "null": only the parts there are
     box.replaceChildren(...[h("h2", { text: t("swiss.title") }), settings, players, roundBox, bracket,
       h("h3", { text: t("swiss.standings") }), standings].filter(Boolean));
+    if (focusName) {
+      focusName = false;
+      pName.focus();
+    }
   }
 
   draw();

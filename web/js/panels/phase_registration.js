@@ -10,7 +10,7 @@ import { toastError } from "../toast.js";
 import { card, countsText, numberField, seatName } from "./kit.js";
 
 export const reads = ["decks", "seats", "banlist", "ruleset"];
-export const local = ["banlists"];
+export const local = ["banlists", "eventList"];
 // The list check's answer is painted in place as it arrives (not a redraw).
 // The deck counts last declared on this phone (kept by web/js/ui.js) start the form.
 // The card-name suggestions for the line being typed are painted in place the same way.
@@ -251,6 +251,15 @@ function deckListForm(ctx) {
       ui.keep({ suggestTimer: setTimeout(() => suggest(ctx, area), 250) });
     },
   });
+  // At an event table the player's list for the event is the one the table takes (R2.6): the
+  // form starts with it.
+  loadEventList(ctx);
+  const bound = ui.eventList && ui.eventList.text;
+  if (bound && form.text === undefined) {
+    form.text = bound;
+    clearTimeout(ui.listTimer);
+    ui.keep({ listTimer: setTimeout(() => checkList(ctx), 0) });
+  }
   area.value = form.text ?? ""; // a textarea's text is its value, not an attribute
   ui.keep({
     listRefs: {
@@ -266,6 +275,7 @@ function deckListForm(ctx) {
     h("h3", { text: t("list.title") }),
     h("p", { class: "muted", testid: "deck-list-banlist", text: banlist && banlist.name ? t("list.banlist", { name: banlist.name }) : t("list.no_banlist") }),
     banlistPicker(ctx),
+    bound ? h("p", { class: "status-line", testid: "deck-list-event", text: t("list.event_list") }) : null,
     h("label", { class: "field" }, h("span", { text: t("list.paste") }), area),
     ui.listRefs.suggest,
     ydkPicker(area),
@@ -280,6 +290,16 @@ function deckListForm(ctx) {
     }),
     registered ? h("p", { class: "status-line ok", testid: "deck-list-mine", text: t("list.mine", { counts: countsText(deck.declared) }) }) : null,
   );
+}
+
+// The list registered for this seat's player at the table's event (R2.6), asked once.
+function loadEventList(ctx) {
+  const { s, ui, code, token } = ctx;
+  if (ui.eventList !== null || !token || !get(s, "ruleset.staff_start", false)) return;
+  ui.keep({ eventList: {} });
+  api("GET", `/api/tables/${encodeURIComponent(code)}/decklist/event`, undefined, token).then((res) => {
+    if (res.ok && res.body.text) ui.set({ eventList: res.body });
+  });
 }
 
 // A casual table picks its ban list here (R2.5), before either seat registers a list; an
