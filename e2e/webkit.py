@@ -533,3 +533,83 @@ class World:
                 pass
         self.display.stop()
         shutil.rmtree(self.config, ignore_errors=True)
+
+
+# --- a table's steps (e2e/steps.py's, for WebDriver) ------------------------------------------
+
+
+def take_seat(p: Phone, seat: str, name: str) -> None:
+    p.fill("name-input", name)
+    p.tap(f"take-seat-{seat}")
+    p.wait_text("role", seat)
+    p.wait_attr("conn-status", "data-status", "online")
+
+
+def seat_both(a: Phone, b: Phone) -> str:
+    """Phone A makes a table on its home screen and takes A; B types the code and takes B."""
+    a.go("/")
+    a.tap("new-table")
+    a.wait_count("join-screen", 1)
+    code = a.text("table-code").strip()
+    take_seat(a, "A", "Yugi")
+    b.go("/")
+    b.fill("join-code", code)
+    b.tap("join-go")
+    b.wait_count("join-screen", 1)
+    take_seat(b, "B", "Kaiba")
+    a.wait_text("name-B", "Kaiba")
+    return code
+
+
+def phase(p: Phone, name: str, timeout: float = 10) -> None:
+    p.wait_attr("phase", "data-phase", name, timeout)
+
+
+def start_duel(a: Phone, b: Phone) -> None:
+    """Decks declared and confirmed, the checklist, rock-paper-scissors won by A, A goes
+    first, both drew five: duel 1 is on."""
+    for p in (a, b):
+        p.fill("deck-main", "40")
+        p.fill("deck-extra", "15")
+        p.fill("deck-side", "15")
+        if p is b:
+            p.wait_text("deck-declare", "40")
+        p.tap("deck-declare")
+    a.tap("confirm-deck")
+    for p in (a, b):
+        phase(p, "pregame")
+    for p in (a, b):
+        p.tap("checks-all-done")
+    for p in (a, b):
+        p.wait_count("checks-all-done", 0)
+    a.tap("rps-report-me")
+    b.tap("rps-confirm")
+    a.tap("choose-first")
+    for p in (a, b):
+        p.tap("draw-5")
+    for p in (a, b):
+        phase(p, "duel")
+
+
+def keypad(p: Phone, amount: int, kind: str = "damage", target: str = "opp") -> None:
+    p.tap(f"keypad-target-{target}")
+    p.tap(f"keypad-kind-{kind}")
+    p.tap("keypad-clear")
+    for digit in str(amount):
+        p.tap(f"keypad-digit-{digit}")
+    p.tap("propose")
+
+
+def confirm_entry(p: Phone) -> None:
+    """Confirm the first entry waiting on this phone; wait until its banner goes."""
+    entry = p.until(lambda: p.attr("confirm-banner", "data-entry"), "a banner to confirm")
+    p.tap("confirm-entry", within="confirm-banner")
+    p.until(lambda: p.attr("confirm-banner", "data-entry") != entry, f"entry {entry} confirmed")
+
+
+def lp(p: Phone, seat: str) -> str:
+    return p.text(f"lp-{seat}").strip()
+
+
+def wait_lp(p: Phone, seat: str, value: str) -> None:
+    p.until(lambda: lp(p, seat) == value, f"LP {seat} = {value}, is {lp(p, seat)!r}")
