@@ -32,7 +32,7 @@ WEBDRIVER = "/usr/bin/WebKitWebDriver"
 MINIBROWSER_GLOB = "/usr/lib/*/webkit2gtk-4.1/MiniBrowser"
 PACKAGES = "webkit2gtk-driver xvfb libgl1-mesa-dri xauth"
 WIDTH, HEIGHT = 390, 844
-WAIT = 10.0  # seconds: what a step waits for the page before it fails
+WAIT = 15.0  # seconds: what a step waits for the page before it fails
 ANSWER = 20  # seconds: what one WebDriver command may take (a hung page never answers)
 
 # The page-error collector: uncaught errors (a script's or a resource's), unhandled promise
@@ -295,9 +295,27 @@ class PhoneProxy:
         client.sendall(self._with_collector(answer))
 
     @staticmethod
+    def _dechunk(body: bytes) -> bytes:
+        """A chunked body's bytes, joined."""
+        out, rest = b"", body
+        while rest:
+            size_line, _, rest = rest.partition(b"\r\n")
+            size = int(size_line.split(b";")[0] or b"0", 16)
+            if size == 0:
+                break
+            out += rest[:size]
+            rest = rest[size + 2 :]
+        return out
+
+    @staticmethod
     def _with_collector(answer: bytes) -> bytes:
+        """The server's answer, a page's with the collector first in its <head>."""
         top, sep, body = answer.partition(b"\r\n\r\n")
-        if not sep or b"content-type: text/html" not in top.lower() or b"<head>" not in body:
+        if not sep or b"content-type: text/html" not in top.lower():
+            return answer
+        if b"transfer-encoding: chunked" in top.lower():
+            body = PhoneProxy._dechunk(body)
+        if b"<head>" not in body:
             return answer
         body = body.replace(b"<head>", b"<head>" + ERRS_TAG, 1)
         lines = [
