@@ -219,7 +219,8 @@ def test_the_one_phone_table(phones, live_server):
 
 
 def test_the_language_picker_on_every_screen(phones):
-    a, _ = phones
+    """Home, join, a seat's table, a spectator's table and the one-phone table."""
+    a, b = phones
 
     def shown(p: Phone) -> list[str]:
         """The page's language, and its shown picker's value and label."""
@@ -245,6 +246,20 @@ def test_the_language_picker_on_every_screen(phones):
     a.tap("new-table")  # the home screen still acts
     a.wait_count("join-screen", 1)
     pick_each(a, "join")
+    code = a.text("table-code").strip()
     take_seat(a, "A", "Yugi")
     pick_each(a, "table")
     assert fields_too_small(a) == []
+    b.go(f"/t/{code}?watch")
+    b.wait_count("table-screen", 1)
+    pick_each(b, "spectator")
+    b.go("/")
+    b.tap("new-table")
+    b.wait_count("join-screen", 1)
+    b.fill("name-input", "Yugi")
+    b.fill("duo-name-b", "Kaiba")
+    b.tap("duo-start")
+    b.tap("recovery-ok")
+    b.wait_count("duo-screen", 1)
+    pick_each(b, "one phone")
+    b.wait_text("duo-tag", WORDS[b.js("return document.documentElement.lang")]["duo.tag"])
