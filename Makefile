@@ -5,8 +5,8 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 STAMP := $(VENV)/.installed
 
-.PHONY: install lock chromium run test test-fast test-postgres e2e lint bench bench-pairing \
-	reliability bench-firstload bench-updates profile
+.PHONY: install lock chromium run test test-fast test-postgres test-webkit e2e lint bench \
+	bench-pairing reliability bench-firstload bench-updates profile
 
 install: $(STAMP)
 
@@ -29,8 +29,13 @@ lock: install
 		$(if $(filter all,$(UPGRADE)),--upgrade,$(addprefix --upgrade-package ,$(UPGRADE))) \
 		pyproject.toml
 
+# The browsers of the tests: Chromium (Playwright), and WebKit, the iPhone's engine (Debian's
+# WebKitGTK through its WebDriver on an Xvfb display; e2e/webkit.py).
+WEBKIT_PACKAGES := webkit2gtk-driver xvfb libgl1-mesa-dri xauth
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
+	@dpkg -s $(WEBKIT_PACKAGES) >/dev/null 2>&1 || \
+		(apt-get update && apt-get install -y --no-install-recommends $(WEBKIT_PACKAGES))
 	@fc-list :lang=ja | grep -q . || (apt-get update && apt-get install -y fonts-noto-cjk)
 
 run: install
@@ -58,6 +63,10 @@ test-postgres: install
 
 e2e: install chromium
 	$(BIN)/pytest e2e
+
+# The player's journeys on WebKit, the iPhone's engine, alone (e2e/test_webkit.py).
+test-webkit: install chromium
+	$(BIN)/pytest e2e -m webkit
 
 # Style and types: ruff's checks and formatting, then mypy on `server/` (strict on the rules and
 # the store; pyproject.toml's [tool.mypy]). CI runs it before the tests.

@@ -88,7 +88,11 @@ export function setLang(code) {
   } catch {
     /* private mode */
   }
-  for (const fn of listeners) fn(code);
+  // A listener may re-render what holds the picker: drop its own listener and add a new one.
+  // A Set's walk visits entries added during it, so walking the live set would call each new
+  // listener in turn, forever (the page hangs). Walk the listeners as they were, and skip one
+  // removed meanwhile (its screen is gone).
+  for (const fn of [...listeners]) if (listeners.has(fn)) fn(code);
 }
 
 export function onLangChange(fn) {
