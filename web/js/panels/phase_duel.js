@@ -126,6 +126,11 @@ function phaseMatchOver(ctx) {
   const { s, view, send } = ctx;
   const parts = [];
   const votes = s.new_match_votes || [];
+  // An event table plays its round's one match: the result is recorded for the standings and
+  // only a judge corrects it (the rules refuse `match.new` there), so no new match is offered.
+  if (get(s, "ruleset.staff_start", false)) {
+    return card(t("phase.match_over"), "match-over", [h("p", { class: "status-line", testid: "match-recorded", text: t("match.recorded") })]);
+  }
   if (view.isSeat) {
     const voted = votes.includes(view.seat);
     parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-new", disabled: voted, onclick: () => send("match.new"), text: voted ? t("match.new_waiting") : t("match.new") }));
