@@ -7,6 +7,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from server.core import addresses
 from server.rules import view
 from server.rules.base import DECLARATIONS, RuleError
 from tests.rules_helpers import Table
@@ -176,7 +177,12 @@ def test_end_round_names_the_tables_still_playing_and_tells_them(app, client) ->
         assert [f["kind"] for f in flags] == (["round_ended"] if told else [])
 
 
-def test_table_cards_stay_right_in_every_round_and_pairings_carry_the_names(app, client) -> None:
+def test_table_cards_stay_right_in_every_round_and_pairings_carry_the_names(
+    app, client, monkeypatch
+) -> None:
+    # No LAN here: the cards carry the page's own address (tests/test_public_addresses.py has
+    # the LAN address a phone opens).
+    monkeypatch.setattr(addresses, "lan_addresses", lambda: [])
     org = Org(client, app)
     ev = event(org, tables=2)
     org.post(f"/api/events/{ev['id']}/pairings", {"csv": "1,Yugi <b>,0001,Kaiba,0002"})

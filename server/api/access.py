@@ -75,6 +75,7 @@ POLICIES: dict[str, str] = {
     "api.table_ledger": TABLE,  # the ledger by range: as visible as the table itself
     "api.server_time": PUBLIC,
     "api.venue": PUBLIC,  # the venue's time zone
+    "api.addresses": PUBLIC,  # the base of the addresses printed for phones (as on the cards)
     "table_ws.table_socket": SOCKET,
     "decklists.check_list": SEAT,
     "decklists.list_banlists": PUBLIC,
@@ -133,6 +134,7 @@ POLICIES: dict[str, str] = {
     "event_page.event_data": PUBLIC,  # the public projection: no player ID in it
     "event_page.find": PUBLIC,
     "event_page.players_page": PUBLIC,
+    "event_page.players_page_qr": PUBLIC,  # the players' page's address as a QR code (the hall)
     # the app shell and its files
     "openapi.spec": PUBLIC,
     "web.index": PUBLIC,

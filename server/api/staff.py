@@ -13,12 +13,13 @@ import base64
 import csv
 import io
 from typing import Any
+from urllib.parse import urlsplit
 
-import segno
 from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, request
 from markupsafe import escape
 
 from server.api.context import services
+from server.core.addresses import reaches_phones
 from server.core.errors import AppError, DomainError, error_body
 from server.projections.sheet import csv_safe
 from server.rules import RULESETS, Actor, view
@@ -26,7 +27,7 @@ from server.store.tournament import Staff, Tournament, parse_pairings
 
 from .access import end_session, may_see_pairing, viewer
 from .decklists import set_event_banlist
-from .http import load_body
+from .http import load_body, public_base_here, qr_svg
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
 from .lang import request_t
 from .logins import LoginThrottle, login_keys, retry_after
@@ -482,9 +483,8 @@ def printed_pairings(event_id: int) -> Response:
 
 
 def _qr_data_uri(url: str) -> str:
-    buffer = io.BytesIO()
-    segno.make(url, error="m").save(buffer, kind="svg", scale=5, border=2, xmldecl=False)
-    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    svg = qr_svg(url, scale=5)
+    return "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")
 
 
 @bp.get("/organiser/events/<int:event_id>/cards")
@@ -495,7 +495,9 @@ def cards(event_id: int) -> Response:
     if staff is None or tournament().role(staff, event_id) != "organiser":
         return Response(tr("login"), status=403, mimetype="text/plain")
     ev = tournament().event(event_id)
-    base = request.host_url.rstrip("/")
+    # Printed for phones: the LAN address or PUBLIC_URL, never the 127.0.0.1 the organiser's
+    # own browser opened this page on (`public_base_here`, the one maker of public addresses).
+    base, _ = public_base_here()
     parts = [
         f"<!doctype html><html lang='{escape(lang)}'><head><meta charset='utf-8'>",
         f"<title>{escape(tr('title', event=ev.name))}</title>",
@@ -504,7 +506,13 @@ def cards(event_id: int) -> Response:
         "<script type='module' src='/js/organiser/cards.js'></script></head><body>",
         f"<p class='noprint'><button id='print' type='button'>{escape(tr('print'))}</button></p>",
     ]
-    short = request.host.removeprefix("www.")
+    short = urlsplit(base).netloc.removeprefix("www.") + urlsplit(base).path.rstrip("/")
+    if not reaches_phones(base):
+        # No LAN address and no PUBLIC_URL: a phone could not open what these cards print.
+        parts.append(
+            f"<p class='noprint warn' role='alert' data-testid='cards-loopback'>"
+            f"{escape(tr('loopback', address=base))}</p>"
+        )
     slug = escape(ev.slug)
     # Printed once for the event: a card's number, short address and seat QR codes stay right
     # in every round (the round's codes and names are on the printed pairings). Its claims hold

@@ -1,5 +1,7 @@
-"""The addresses a phone can open: this machine's LAN addresses, and the base URL an invite
-carries (`PUBLIC_URL`, else the LAN address when the page was opened on a loopback address).
+"""The addresses a phone can open: this machine's LAN addresses, and the one base URL every
+public address is made from (`public_base`: `PUBLIC_URL`, else the LAN address when the page was
+opened on a loopback address). Table cards and their QR codes, invites, the hall's link and QR
+code to the players' page all come from it, so none prints 127.0.0.1.
 
 Standard library only: `server/gunicorn_conf.py` loads this file by its path in gunicorn's
 master to print the addresses as the server starts, before any of the app is imported.
@@ -75,8 +77,9 @@ def phone_urls(port: int, bind_host: str, public_url: str = "") -> list[str]:
     return urls
 
 
-def invite_base(page_url: str, bind_host: str, public_url: str = "") -> tuple[str, str]:
-    """The base URL an invite carries and where it came from: ("<PUBLIC_URL>", "public_url");
+def public_base(page_url: str, bind_host: str, public_url: str = "") -> tuple[str, str]:
+    """The base URL every printed or shown address carries (cards, QR codes, invites, the hall's
+    link) and where it came from: ("<PUBLIC_URL>", "public_url");
     for a page opened on a loopback address of a server that listens beyond it, the LAN
     address on the page's port ("http://192.168.1.20:8000", "lan"); else the page's own
     (`page_url`, "page")."""
@@ -91,6 +94,11 @@ def invite_base(page_url: str, bind_host: str, public_url: str = "") -> tuple[st
             port = page.port or (443 if page.scheme == "https" else 80)
             return f"{page.scheme}://{lan[0]}:{port}", "lan"
     return page_url.rstrip("/"), "page"
+
+
+def reaches_phones(base: str) -> bool:
+    """Whether a phone can open an address made from `base` (not this machine's loopback)."""
+    return not is_loopback(urlsplit(base).hostname or "")
 
 
 def banner(port: int, bind_host: str, public_url: str = "") -> str:
