@@ -32,6 +32,7 @@ lock: install
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
 	@fc-list :lang=ja | grep -q . || (apt-get update && apt-get install -y fonts-noto-cjk)
+	@test -x /usr/bin/zbarimg || (apt-get update && apt-get install -y zbar-tools)
 
 run: install
 	PORT=$(PORT) $(BIN)/gunicorn -c server/gunicorn_conf.py 'server:create_app()'
