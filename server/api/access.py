@@ -107,6 +107,7 @@ POLICIES: dict[str, str] = {
     "staff.results_csv": STAFF,
     "staff.staff_table": STAFF,
     "staff.table_event": TABLE,
+    "staff.next_table": SEAT,  # a seat's own phone: where its player sits in the next round
     "staff.seat_link": PUBLIC,  # the event's secret slug; answers only a redirect
     "staff.cards": STAFF,
     "staff.printed_pairings": STAFF,

@@ -21,6 +21,7 @@ from markupsafe import escape
 from server.api.context import services
 from server.core.addresses import reaches_phones
 from server.core.errors import AppError, DomainError, error_body
+from server.core.names import same_player_id
 from server.projections.sheet import csv_safe
 from server.rules import RULESETS, Actor, view
 from server.store.tournament import Staff, Tournament, parse_pairings
@@ -32,7 +33,7 @@ from .identity import COOKIE, check_request, current_staff, require_role, requir
 from .lang import request_t
 from .logins import LoginThrottle, login_keys, retry_after
 from .ratelimit import rate_limit
-from .seats import claim_for, claim_ok
+from .seats import card_claim, claim_for, claim_ok
 
 bp = Blueprint("staff", __name__)
 bp.before_request(check_request)
@@ -413,6 +414,50 @@ def table_event(code: str) -> Response:
         )
         info = {**info, "pairing": own}
     return jsonify(info)
+
+
+@bp.get("/api/tables/<code>/next")
+def next_table(code: str) -> Response:
+    """Where this seat's player sits in the event's current round, asked by the seat's own
+    phone (its token) at an earlier round's table: `{"next": {"round", "number", "seat",
+    "opponent", "code", "claim"}}`, or `{"next": null}` while that round is not paired with
+    them. The claim is the table card's for that seat: the phone takes it in one tap, as if it
+    had scanned the card (the pairing's player ID still decides, `seats.join`)."""
+    rate_limit()
+    code = code.upper()
+    info = tournament().table_info(code)
+    if info is None:
+        raise AppError("not_event_table", "This table belongs to no event.", status=404)
+    seat = viewer(code).seat
+    assert seat is not None and seat.seat is not None  # the route's `seat` policy
+    mine = services().store.snapshot(code).state.seats[seat.seat]
+    event_id = int(info["event"]["id"])
+    current = tournament().current_round(event_id)
+    found: dict[str, Any] | None = None
+    if int(current.number) > int(info["round"]):
+        for table in tournament().tables(event_id):
+            for side, other in (("A", "B"), ("B", "A")):
+                paired = table["pairing"][side]
+                if _is_them(paired, mine.name, mine.player_id):
+                    found = {
+                        "round": int(current.number),
+                        "number": table["number"],
+                        "seat": side,
+                        "opponent": table["pairing"][other]["name"],
+                        "code": table["code"],
+                        "claim": card_claim(event_id, table["number"], side),
+                    }
+    return jsonify({"next": found})
+
+
+def _is_them(paired: dict[str, str], name: str, player_id: str) -> bool:
+    """Whether a pairing's seat is this player: by the player ID where both have one, else by
+    the name (folded as the join compares names)."""
+    if not paired["name"]:
+        return False
+    if paired["player_id"] and player_id:
+        return same_player_id(player_id, paired["player_id"])
+    return paired["name"].strip().casefold() == name.strip().casefold()
 
 
 @bp.post("/api/events/<int:event_id>/cards/reissue")
