@@ -59,6 +59,7 @@ PUBLIC, TABLE, TABLES, SEAT, JOIN, STAFF, SOCKET = (
 POLICIES: dict[str, str] = {
     # tables, for phones
     "seats.request_status": JOIN,  # the route checks the request's own token
+    "seats.cancel_request": JOIN,  # the route checks the request's own token
     "seats.confirm_request": SEAT,  # the other seat of a casual table
     "seats.refuse_request": SEAT,  # the other seat of a casual table
     "seats.judge_refuse_request": STAFF,
