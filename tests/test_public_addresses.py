@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -136,3 +137,22 @@ def test_with_no_address_a_phone_can_open_the_organiser_is_warned_before_printin
 def test_the_addresses_answer_names_the_lan_base(lan_app, on_lan) -> None:
     said = lan_app.test_client().get("/api/addresses", base_url=LOCAL).json
     assert said == {"base": f"http://{LAN}:8000", "from": "lan", "phones": True}
+
+
+def test_one_place_makes_the_addresses_phones_are_given() -> None:
+    """No other code builds an absolute address from the request's or the page's own host: the
+    server's `public_base_here` is the one maker (the origin checks compare hosts, and a shared
+    invite falls back to the page's own address only when the server cannot answer)."""
+    root = Path(__file__).resolve().parent.parent
+    makers = {
+        str(p.relative_to(root))
+        for p in (root / "server").rglob("*.py")
+        if re.search(r"request\.(host_url|url_root|base_url)", p.read_text())
+    }
+    assert makers == {"server/api/http.py"}, makers
+    pages = {
+        str(p.relative_to(root))
+        for p in (root / "web" / "js").rglob("*.js")
+        if re.search(r"location\.(host|origin)\b", p.read_text())
+    }
+    assert pages <= {"web/js/panels/share.js"}, pages
