@@ -122,3 +122,25 @@ def test_a_browser_on_this_machine_is_not_a_phone(hall_browsers, hall_server) ->
         expect(page.get_by_test_id("new-table")).to_be_visible()
     finally:
         page.close()
+
+
+def test_a_phone_joins_by_the_invite_shown_on_the_laptop(hall_server, laptop, phones) -> None:
+    """A casual table opened on the laptop at 127.0.0.1: the invite's QR code, as shown, is
+    the LAN address, and the other phone joins by it."""
+    from e2e.steps import take_seat
+
+    here = laptop.new_page()
+    here.set_viewport_size({"width": 390, "height": 844})
+    here.goto("/")
+    here.get_by_test_id("new-table").click()
+    take_seat(here, "A", "Yugi")
+    qr = here.get_by_test_id("share-qr")
+    expect(qr).to_be_visible()
+    expect(here.get_by_test_id("share-link")).to_contain_text(hall_server.lan)
+    shown = decode_qr(qr.screenshot())
+    code = here.get_by_test_id("share-code").inner_text().strip()
+    assert shown == f"{hall_server.lan}/t/{code}", shown
+    phone = phones()
+    phone.goto(shown)
+    take_seat(phone, "B", "Kaiba")
+    expect(here.get_by_test_id("name-B")).to_have_text("Kaiba")
