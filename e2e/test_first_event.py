@@ -235,9 +235,7 @@ def test_a_first_event_with_phones_on_the_clubs_wifi(
 
         # The results hold: the organiser's page, results.csv with the duels, the standings.
         for t in (t1, t2):
-            expect(org.get_by_test_id(f"result-{t.table}")).to_have_text(
-                f"{winners[t.table]} wins"
-            )
+            expect(org.get_by_test_id(f"result-{t.table}")).to_have_text(f"{winners[t.table]} wins")
         rows = results_csv(org, event_id, 1)
         for t in (t1, t2):
             row = rows[t.table]
