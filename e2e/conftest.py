@@ -166,7 +166,9 @@ def hall_server(
         assert not phones_net.can_connect("127.0.0.1", server.port)
         with urllib.request.urlopen(server + "/api/time", timeout=5) as answer:
             assert answer.status == 200  # the organiser's 127.0.0.1
-        yield Hall(server, str(server), f"http://{found[0]}:{server.port}")
+        lan = f"http://{found[0]}:{server.port}"
+        assert f"On a phone:        {lan}" in server.read_log()  # the address it prints
+        yield Hall(server, str(server), lan)
     finally:
         stop_server(process)
 
