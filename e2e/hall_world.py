@@ -12,6 +12,7 @@ Without root or iproute2 the tests that need this world are skipped, with the re
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import stat
@@ -26,6 +27,7 @@ from pathlib import Path
 from e2e.steps import CHROMIUM
 
 ZBARIMG = "/usr/bin/zbarimg"
+_made = itertools.count()
 
 
 @dataclass
@@ -82,9 +84,11 @@ def _subnet(seed: int) -> tuple[str, str]:
 def phone_net() -> Iterator[PhoneNet]:
     """Make the phones' namespace, its veth pair and the Chromium wrapper; remove them after
     (the veth pair goes with the namespace)."""
-    pid = os.getpid()
-    namespace, host_end, phone_end = f"dt-phones-{pid}", f"dth{pid}", f"dtp{pid}"
-    host_address, phone_address = _subnet(pid)
+    # Unique per run and per use in it (a run's modules each make their own, one after another).
+    pid, n = os.getpid(), next(_made)
+    tag = f"{pid % 100_000}x{n}"
+    namespace, host_end, phone_end = f"dt-phones-{tag}", f"dth{tag}", f"dtp{tag}"
+    host_address, phone_address = _subnet(pid * 16 + n)
     folder = Path(tempfile.mkdtemp(prefix="dt-phones-"))
     wrapper = folder / "chromium-in-phones"
     wrapper.write_text(f'#!/bin/sh\nexec ip netns exec {namespace} {CHROMIUM} "$@"\n')
