@@ -156,3 +156,17 @@ def test_one_place_makes_the_addresses_phones_are_given() -> None:
         if re.search(r"location\.(host|origin)\b", p.read_text())
     }
     assert pages <= {"web/js/panels/share.js"}, pages
+
+
+def test_the_machines_addresses_are_looked_up_once_per_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hall asks every second: its answers reuse the look-up (LAN_TTL_S), then look again."""
+    calls: list[int] = []
+    monkeypatch.setattr(addresses, "_look_up_lan", lambda: calls.append(1) or [LAN])
+    monkeypatch.setattr(addresses, "_lan_cache", (float("-inf"), []))
+    clock = iter([100.0, 101.0, 100.0 + addresses.LAN_TTL_S + 1])
+    monkeypatch.setattr(addresses, "_now", lambda: next(clock))
+    assert addresses.lan_addresses() == [LAN] and addresses.lan_addresses() == [LAN]
+    assert len(calls) == 1
+    assert addresses.lan_addresses() == [LAN] and len(calls) == 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import time
 from urllib.parse import urlsplit
 
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
@@ -36,10 +37,29 @@ def _usable(address: str) -> bool:
     return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast)
 
 
+# The hall polls its data every second and each answer carries the players' page's address:
+# the machine's addresses are looked up again at most every LAN_TTL_S (a laptop that joins the
+# club's Wi-Fi after the start is seen within that).
+LAN_TTL_S = 10.0
+_lan_cache: tuple[float, list[str]] = (float("-inf"), [])
+_now = time.monotonic
+
+
 def lan_addresses() -> list[str]:
     """This machine's IPv4 addresses another device on the network can reach: the one of the
     default route first (a UDP socket's connect picks it and sends nothing), then the host
-    name's other addresses. Empty with no network."""
+    name's other addresses. Empty with no network. Kept for LAN_TTL_S."""
+    global _lan_cache
+    at, known = _lan_cache
+    now = _now()
+    if now - at < LAN_TTL_S:
+        return list(known)
+    found = _look_up_lan()
+    _lan_cache = (now, found)
+    return list(found)
+
+
+def _look_up_lan() -> list[str]:
     found: list[str] = []
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
