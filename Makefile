@@ -29,10 +29,13 @@ lock: install
 		$(if $(filter all,$(UPGRADE)),--upgrade,$(addprefix --upgrade-package ,$(UPGRADE))) \
 		pyproject.toml
 
+# Chromium and what the browser tests' hall needs: fonts for CJK, a QR decoder (zbarimg) and
+# iproute2 for the phones' network namespace (e2e/hall_world.py).
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
 	@fc-list :lang=ja | grep -q . || (apt-get update && apt-get install -y fonts-noto-cjk)
 	@test -x /usr/bin/zbarimg || (apt-get update && apt-get install -y zbar-tools)
+	@command -v ip >/dev/null || (apt-get update && apt-get install -y iproute2)
 
 run: install
 	PORT=$(PORT) $(BIN)/gunicorn -c server/gunicorn_conf.py 'server:create_app()'
