@@ -30,13 +30,16 @@ lock: install
 		pyproject.toml
 
 # The browsers of the tests: Chromium (Playwright), and WebKit, the iPhone's engine (Debian's
-# WebKitGTK through its WebDriver on an Xvfb display; e2e/webkit.py).
+# WebKitGTK through its WebDriver on an Xvfb display; e2e/webkit.py); fonts for CJK, a QR decoder
+# (zbarimg) and iproute2 for the phones' network namespace (e2e/hall_world.py).
 WEBKIT_PACKAGES := webkit2gtk-driver xvfb libgl1-mesa-dri xauth
 chromium:
 	@test -x /usr/bin/chromium || (apt-get update && apt-get install -y chromium)
 	@dpkg -s $(WEBKIT_PACKAGES) >/dev/null 2>&1 || \
 		(apt-get update && apt-get install -y --no-install-recommends $(WEBKIT_PACKAGES))
 	@fc-list :lang=ja | grep -q . || (apt-get update && apt-get install -y fonts-noto-cjk)
+	@test -x /usr/bin/zbarimg || (apt-get update && apt-get install -y zbar-tools)
+	@command -v ip >/dev/null || (apt-get update && apt-get install -y iproute2)
 
 run: install
 	PORT=$(PORT) $(BIN)/gunicorn -c server/gunicorn_conf.py 'server:create_app()'

@@ -7,7 +7,10 @@ rock-paper-scissors, choose, draw) are in e2e/steps.py, so tests stay short.
 from __future__ import annotations
 
 import re
+import urllib.request
+import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import pytest
 from playwright.sync_api import (
@@ -19,7 +22,10 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+from clients.testing import LiveServer, isolated_database, start_server, stop_server
+from e2e.hall_world import PhoneNet, phone_net, unavailable
 from e2e.steps import CHROMIUM, CHROMIUM_ARGS, PHONE
+from server.core.addresses import lan_addresses
 
 
 class ScriptErrors:
@@ -112,3 +118,70 @@ def new_phone(new_context) -> Callable[..., Page]:
         return new_context(**options).new_page()
 
     return make
+
+
+# --- a test world like the hall: phones are other devices (e2e/hall_world.py) ---------------
+
+
+@pytest.fixture(scope="module")
+def phones_net() -> Iterator[PhoneNet]:
+    """The phones' network namespace for one test module (skipped, with the reason, where this
+    machine cannot make one)."""
+    why = unavailable()
+    if why:
+        pytest.skip(why)
+    with phone_net() as net:
+        yield net
+
+
+@dataclass
+class Hall:
+    """The server as the hall sees it: `laptop` is the organiser's 127.0.0.1 address, `lan`
+    the address phones open (the LAN address the server prints, or PUBLIC_URL)."""
+
+    server: LiveServer
+    laptop: str
+    lan: str
+
+
+@pytest.fixture(scope="module")
+def hall_server(
+    phones_net: PhoneNet, tmp_path_factory: pytest.TempPathFactory, database_url: str
+) -> Iterator[Hall]:
+    """A server listening on 0.0.0.0, as `make run` starts it; phones reach it only by the
+    laptop's LAN address, the one it prints. Skipped on a machine with no such address (no
+    default route: no Wi-Fi for phones either)."""
+    found = lan_addresses()
+    if not found:
+        pytest.skip("this machine has no LAN address (no default route) for the phones")
+    schema = f"hall_{uuid.uuid4().hex[:6]}"
+    env = {"HOST": "0.0.0.0", "PASSWORD_HASH_METHOD": "scrypt:1024:1:1"}
+    server, process = start_server(
+        tmp_path_factory.mktemp("hall"), isolated_database(database_url, schema), env
+    )
+    try:
+        # The world is as it should be: from the phones' side the LAN address answers and
+        # 127.0.0.1 is refused (their own loopback, not the server).
+        assert phones_net.can_connect(found[0], server.port), found[0]
+        assert not phones_net.can_connect("127.0.0.1", server.port)
+        with urllib.request.urlopen(server + "/api/time", timeout=5) as answer:
+            assert answer.status == 200  # the organiser's 127.0.0.1
+        lan = f"http://{found[0]}:{server.port}"
+        assert f"On a phone:        {lan}" in server.read_log()  # the address it prints
+        yield Hall(server, str(server), lan)
+    finally:
+        stop_server(process)
+
+
+@pytest.fixture(scope="module")
+def hall_browsers(phones_net: PhoneNet) -> Iterator[tuple[Browser, Browser]]:
+    """The organiser's Chromium on this machine, and the phones' Chromium in their namespace
+    (one Playwright for both: Playwright drives Chromium over a pipe, not the network)."""
+    with sync_playwright() as p:
+        laptop = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        phones = p.chromium.launch(executable_path=phones_net.chromium, args=CHROMIUM_ARGS)
+        try:
+            yield laptop, phones
+        finally:
+            phones.close()
+            laptop.close()

@@ -7,7 +7,9 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from server.core import addresses
 from server.rules import view
+from server.rules.base import DECLARATIONS, RuleError
 from tests.rules_helpers import Table
 from tests.tables import tables_of
 
@@ -22,6 +24,48 @@ def test_a_seat_cannot_start_an_event_tables_clock() -> None:
     t.refuse("A", "clock.start", "staff_start")
     t.refuse("B", "clock.start", "staff_start")
     assert t.types(t.do("organiser", "clock.start")) == ["clock.started"]
+
+
+def _event_match_over() -> Table:
+    """An event table whose match A won 2-0, confirmed by both seats."""
+    t = Table(staff_start=True).register()
+    t.win_duel("A").between().win_duel("A")
+    t.do("A", "match.confirm")
+    t.do("B", "match.confirm")
+    assert t.state.phase == "match_over"
+    return t
+
+
+def test_r7_4_an_event_tables_seats_cannot_start_a_new_match() -> None:
+    t = _event_match_over()
+    recorded = (t.state.match, t.state.duels, t.state.wins, t.state.match_no)
+    t.refuse("A", "match.new", "event_table")
+    t.refuse("B", "match.new", "event_table")
+    assert (t.state.match, t.state.duels, t.state.wins, t.state.match_no) == recorded
+
+
+def test_r7_4_no_seat_command_replaces_an_event_tables_recorded_match() -> None:
+    """Every command a seat may send, with its protocol sample, from either seat: refused, or
+    the recorded 2-0 and its duels stay as they were."""
+    t = _event_match_over()
+    recorded = (t.state.match, t.state.duels, t.state.wins, t.state.match_no, t.state.phase)
+    for name, declared in sorted(DECLARATIONS.items()):
+        if "seat" not in declared.roles or declared.args is None:
+            continue
+        for seat in "AB":
+            try:
+                t.do(seat, name, **declared.sample)
+            except RuleError:
+                continue
+            now = (t.state.match, t.state.duels, t.state.wins, t.state.match_no, t.state.phase)
+            assert now == recorded, (name, seat)
+
+
+def test_a_judge_still_corrects_an_event_tables_result_keeping_its_duels() -> None:
+    t = _event_match_over()
+    duels = t.state.duels
+    t.do("judge", "result.set", match_winner="B", correct=True, note="wrong slip")
+    assert t.state.match.winner == "B" and t.state.duels == duels  # the duel record kept
 
 
 def test_a_casual_table_still_starts_on_both_votes() -> None:
@@ -133,7 +177,12 @@ def test_end_round_names_the_tables_still_playing_and_tells_them(app, client) ->
         assert [f["kind"] for f in flags] == (["round_ended"] if told else [])
 
 
-def test_table_cards_stay_right_in_every_round_and_pairings_carry_the_names(app, client) -> None:
+def test_table_cards_stay_right_in_every_round_and_pairings_carry_the_names(
+    app, client, monkeypatch
+) -> None:
+    # No LAN here: the cards carry the page's own address (tests/test_public_addresses.py has
+    # the LAN address a phone opens).
+    monkeypatch.setattr(addresses, "lan_addresses", lambda: [])
     org = Org(client, app)
     ev = event(org, tables=2)
     org.post(f"/api/events/{ev['id']}/pairings", {"csv": "1,Yugi <b>,0001,Kaiba,0002"})

@@ -442,8 +442,52 @@ def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
         from server.rules.view import view
 
         v = view(services().store.snapshot(code).state, privileged=True)
-    [alert] = [a for a in alerts_of(v) if a["kind"] == "seat_request"]
-    assert alert["why"] == "id_mismatch" and "0009" in alert["detail"]
+    # The pairing's player sat with the right ID: the wrong ID's request is answered by that,
+    # and no stale alert stays on the floor (the log keeps both).
+    assert [a for a in alerts_of(v) if a["kind"] == "seat_request"] == []
+    assert "seat.requested" in types(app, code) and "seat.refused" in types(app, code)
+
+
+def _mistyped(app: Flask, world: World) -> tuple[str, Any]:
+    """Table 1's seat B paired with ID 0002; a phone with the card types 0020."""
+    from server.api.seats import claim_for
+    from server.store.tournament import parse_pairings
+
+    with app.app_context():
+        world.tournament().set_pairings(
+            world.event_id, parse_pairings("1,Yugi Muto,0001,Seto Kaiba,0002\n")
+        )
+        claim = claim_for(world.slug, 1, "B")
+    body = {"name": "Seto Kaiba", "player_id": "0020", "seat": "B", "claim": claim}
+    wrong = app.test_client().post(f"/api/tables/{world.code}/join", json=body)
+    assert wrong.status_code == 202 and wrong.get_json()["why"] == "id_mismatch"
+    return claim, wrong.get_json()
+
+
+def test_a_mistyped_id_corrected_closes_its_own_request(app: Flask, world: World):
+    claim, asked = _mistyped(app, world)
+    assert [r.why for r in state(app, world.code).seat_requests] == ["id_mismatch"]
+    body = {"name": "Seto Kaiba", "player_id": "0002", "seat": "B", "claim": claim}
+    right = app.test_client().post(f"/api/tables/{world.code}/join", json=body)
+    assert right.status_code == 201, right.get_json()
+    assert state(app, world.code).seat_requests == ()  # nothing left for the floor
+    status = app.test_client().get(
+        f"/api/tables/{world.code}/seat-requests/{asked['request']}", headers=bearer(asked["token"])
+    )
+    assert status.get_json()["status"] == "refused"  # the waiting phone stops waiting
+
+
+def test_a_waiting_phone_takes_its_own_request_back(app: Flask, world: World):
+    _claim, asked = _mistyped(app, world)
+    url = f"/api/tables/{world.code}/seat-requests/{asked['request']}/cancel"
+    stranger = app.test_client().post(url, headers=bearer("not-its-token"))
+    assert stranger.status_code == 404 and stranger.get_json()["code"] == "no_such_request"
+    assert len(state(app, world.code).seat_requests) == 1
+    mine = app.test_client().post(url, headers=bearer(asked["token"]))
+    assert mine.status_code == 200 and mine.get_json()["status"] == "refused"
+    assert state(app, world.code).seat_requests == ()
+    again = app.test_client().post(url, headers=bearer(asked["token"]))
+    assert again.status_code == 404
 
 
 def test_guessing_player_ids_spends_the_miss_budget(app: Flask, world: World):

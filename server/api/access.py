@@ -59,6 +59,7 @@ PUBLIC, TABLE, TABLES, SEAT, JOIN, STAFF, SOCKET = (
 POLICIES: dict[str, str] = {
     # tables, for phones
     "seats.request_status": JOIN,  # the route checks the request's own token
+    "seats.cancel_request": JOIN,  # the route checks the request's own token
     "seats.confirm_request": SEAT,  # the other seat of a casual table
     "seats.refuse_request": SEAT,  # the other seat of a casual table
     "seats.judge_refuse_request": STAFF,
@@ -75,6 +76,7 @@ POLICIES: dict[str, str] = {
     "api.table_ledger": TABLE,  # the ledger by range: as visible as the table itself
     "api.server_time": PUBLIC,
     "api.venue": PUBLIC,  # the venue's time zone
+    "api.addresses": PUBLIC,  # the base of the addresses printed for phones (as on the cards)
     "table_ws.table_socket": SOCKET,
     "decklists.check_list": SEAT,
     "decklists.list_banlists": PUBLIC,
@@ -109,6 +111,7 @@ POLICIES: dict[str, str] = {
     "staff.results_csv": STAFF,
     "staff.staff_table": STAFF,
     "staff.table_event": TABLE,
+    "staff.next_table": SEAT,  # a seat's own phone: where its player sits in the next round
     "staff.seat_link": PUBLIC,  # the event's secret slug; answers only a redirect
     "staff.cards": STAFF,
     "staff.printed_pairings": STAFF,
@@ -143,6 +146,7 @@ POLICIES: dict[str, str] = {
     # a player's own deck list for the event: their player ID says who (rate-limited, once)
     "event_decks.register_own": PUBLIC,
     "event_page.players_page": PUBLIC,
+    "event_page.players_page_qr": PUBLIC,  # the players' page's address as a QR code (the hall)
     # the app shell and its files
     "openapi.spec": PUBLIC,
     "web.index": PUBLIC,

@@ -28,7 +28,7 @@ from server.store import hall
 from server.store.swiss import SwissService
 from server.store.tournament import Tournament
 
-from .http import load_query
+from .http import load_query, public_base_here, qr_svg
 from .ratelimit import rate_limit
 
 bp = Blueprint("event_page", __name__)
@@ -212,9 +212,22 @@ def hall_clock(slug: str) -> Response:
     from the event's projection; `now_ms` is this answer's own."""
     event_id = _event_id(slug)
     entry = cache().get(event_id)
-    response = jsonify({**entry.hall, "now_ms": services().clock()})
+    # The players' page as a phone opens it (the hall shows it as text and a QR code).
+    link = f"{public_base_here()[0]}/e/{slug}"
+    response = jsonify({**entry.hall, "now_ms": services().clock(), "link": link})
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Projection"] = str(id(entry))
+    return response
+
+
+@bp.get("/api/e/<slug>/qr.svg")
+def players_page_qr(slug: str) -> Response:
+    """A QR code of the players' page at the address a phone opens (the hall shows it)."""
+    rate_limit()
+    _event_id(slug)  # 404 for an unknown event
+    svg = qr_svg(f"{public_base_here()[0]}/e/{slug}", scale=10)
+    response = Response(svg, mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = "no-store"
     return response
 
 

@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
 from server.api.context import services
-from server.core.addresses import invite_base, is_loopback
+from server.core.addresses import is_loopback, public_base, reaches_phones
 from server.core.errors import (
     AppError,
     Busy,
@@ -150,20 +150,33 @@ def table_qr(code: str) -> Response:
     code = code.upper()
     if not services().store.exists(code):
         raise AppError("no_such_table", "No table has this code.", status=404)
-    base, _ = invite_base_here()
-    buffer = io.BytesIO()
-    segno.make(f"{base}/t/{code}", error="m").save(
-        buffer, kind="svg", scale=4, border=2, xmldecl=False
-    )
-    return Response(buffer.getvalue(), mimetype="image/svg+xml")
+    base, _ = public_base_here()
+    return Response(qr_svg(f"{base}/t/{code}"), mimetype="image/svg+xml")
 
 
-def invite_base_here() -> tuple[str, str]:
-    """The base URL an invite from this request carries, and where it came from
-    (`server.core.addresses.invite_base`): PUBLIC_URL, the LAN address for a page opened on
+def public_base_here() -> tuple[str, str]:
+    """The base URL of every public address made for this request, and where it came from
+    (`server.core.addresses.public_base`): PUBLIC_URL, the LAN address for a page opened on
     127.0.0.1, else the page's own."""
     conf = current_app.config
-    return invite_base(request.host_url, conf["HOST"], conf["PUBLIC_URL"])
+    return public_base(request.host_url, conf["HOST"], conf["PUBLIC_URL"])
+
+
+def qr_svg(url: str, scale: int = 4) -> bytes:
+    """A QR code of `url` as SVG (medium error correction, a two-module quiet zone)."""
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="svg", scale=scale, border=2, xmldecl=False)
+    return buffer.getvalue()
+
+
+@bp.get("/addresses")
+def addresses() -> Response:
+    """The base of the addresses this page would print (`{"base", "from", "phones"}`):
+    `phones` false when a phone could not open them (a loopback address: no LAN, no PUBLIC_URL),
+    for the organiser's page to warn before printing."""
+    rate_limit()
+    base, source = public_base_here()
+    return jsonify({"base": base, "from": source, "phones": reaches_phones(base)})
 
 
 @bp.get("/tables/<code>/invite")
@@ -173,7 +186,7 @@ def table_invite(code: str) -> Response:
     code = code.upper()
     if not services().store.exists(code):
         raise AppError("no_such_table", "No table has this code.", status=404)
-    base, source = invite_base_here()
+    base, source = public_base_here()
     return jsonify({"url": f"{base}/t/{code}", "from": source})
 
 

@@ -43,7 +43,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from server.api.context import services
-from server.core.errors import AppError
+from server.core.errors import AppError, DomainError
 from server.core.names import same_player_id
 from server.rules.table import seat_answer
 from server.store.events import hash_token, new_recovery_code, normal_recovery_code
@@ -174,6 +174,8 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     if taken and body.get("takeover"):
         return _request(code, str(seat), name, player_id, "takeover", device), 202
     joined = found.tables.join(code, seat, name, player_id, found.clock(), device)
+    if event_table and verdict == OK:
+        _close_answered(code, str(joined.seat))
     answer: dict[str, Any] = {"seat": joined.seat, "token": joined.token, "seq": joined.seq}
     if device and not event_table:
         # One phone now holds both seats: the code that moves them to another phone, once.
@@ -181,6 +183,23 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         if found.store.set_recovery(code, device, hash_token(recovery)):
             answer["recovery"] = recovery
     return answer, 201
+
+
+# Requests a seat's proper join answers: they asked for a free seat with a wrong or missing ID
+# or card, and the pairing's player now sits there (a request for a held seat stays a judge's).
+ANSWERED_BY_JOIN = ("id_mismatch", "no_claim", "old_claim")
+
+
+def _close_answered(code: str, seat: str) -> None:
+    """Close the waiting requests for `seat` that its card's join with the pairing's ID has
+    answered (a mistyped ID, corrected): no stale alert stays on the floor."""
+    found = services()
+    for asked in found.store.fresh(code).state.seat_requests:
+        if asked.seat == seat and asked.why in ANSWERED_BY_JOIN:
+            try:
+                found.tables.refuse_request(code, asked.request, "seated", found.clock())
+            except DomainError:
+                pass  # answered meanwhile (a judge, or the asker's own cancel)
 
 
 def _request(
@@ -260,6 +279,22 @@ def request_status(code: str, ref: str) -> Response:
     ):
         raise AppError("no_such_request", "No request has this id and token.", status=404)
     return jsonify({"request": ref, "seat": request_row.seat, "status": request_row.status})
+
+
+@bp.post("/api/tables/<code>/seat-requests/<ref>/cancel")
+def cancel_request(code: str, ref: str) -> Response:
+    """The waiting phone takes its own request back (its request token as Bearer): a player who
+    mistyped their ID corrects it or goes; the floor's alert closes with it."""
+    code = code.upper()
+    request_row = services().store.seat_request(code, ref)
+    token = bearer()
+    if (
+        request_row is None
+        or not token
+        or not hmac.compare_digest(request_row.token_hash, hash_token(token))
+    ):
+        raise AppError("no_such_request", "No request has this id and token.", status=404)
+    return _refuse(code, ref, "asker")
 
 
 def unseen_ms(code: str, seat: str, asked_ms: int) -> int:

@@ -14,13 +14,15 @@ import csv
 import io
 import unicodedata
 from typing import Any
+from urllib.parse import urlsplit
 
-import segno
 from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, request
 from markupsafe import escape
 
 from server.api.context import services
+from server.core.addresses import reaches_phones
 from server.core.errors import AppError, DomainError, error_body
+from server.core.names import same_player_id
 from server.projections.sheet import csv_safe
 from server.rules import RULESETS, Actor, view
 from server.store.tournament import Staff, Tournament, parse_pairings
@@ -28,12 +30,12 @@ from server.store.tournament import Staff, Tournament, parse_pairings
 from .access import end_session, may_see_pairing, viewer
 from .decklists import set_event_banlist
 from .event_decks import event_lists
-from .http import load_body
+from .http import load_body, public_base_here, qr_svg
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
 from .lang import request_t
 from .logins import LoginThrottle, login_keys, retry_after
 from .ratelimit import rate_limit
-from .seats import claim_for, claim_ok
+from .seats import card_claim, claim_for, claim_ok
 
 bp = Blueprint("staff", __name__)
 bp.before_request(check_request)
@@ -420,6 +422,50 @@ def table_event(code: str) -> Response:
     return jsonify(info)
 
 
+@bp.get("/api/tables/<code>/next")
+def next_table(code: str) -> Response:
+    """Where this seat's player sits in the event's current round, asked by the seat's own
+    phone (its token) at an earlier round's table: `{"next": {"round", "number", "seat",
+    "opponent", "code", "claim"}}`, or `{"next": null}` while that round is not paired with
+    them. The claim is the table card's for that seat: the phone takes it in one tap, as if it
+    had scanned the card (the pairing's player ID still decides, `seats.join`)."""
+    rate_limit()
+    code = code.upper()
+    info = tournament().table_info(code)
+    if info is None:
+        raise AppError("not_event_table", "This table belongs to no event.", status=404)
+    seat = viewer(code).seat
+    assert seat is not None and seat.seat is not None  # the route's `seat` policy
+    mine = services().store.snapshot(code).state.seats[seat.seat]
+    event_id = int(info["event"]["id"])
+    current = tournament().current_round(event_id)
+    found: dict[str, Any] | None = None
+    if int(current.number) > int(info["round"]):
+        for table in tournament().tables(event_id):
+            for side, other in (("A", "B"), ("B", "A")):
+                paired = table["pairing"][side]
+                if _is_them(paired, mine.name, mine.player_id):
+                    found = {
+                        "round": int(current.number),
+                        "number": table["number"],
+                        "seat": side,
+                        "opponent": table["pairing"][other]["name"],
+                        "code": table["code"],
+                        "claim": card_claim(event_id, table["number"], side),
+                    }
+    return jsonify({"next": found})
+
+
+def _is_them(paired: dict[str, str], name: str, player_id: str) -> bool:
+    """Whether a pairing's seat is this player: by the player ID where both have one, else by
+    the name (folded as the join compares names)."""
+    if not paired["name"]:
+        return False
+    if paired["player_id"] and player_id:
+        return same_player_id(player_id, paired["player_id"])
+    return paired["name"].strip().casefold() == name.strip().casefold()
+
+
 @bp.post("/api/events/<int:event_id>/cards/reissue")
 def reissue_cards(event_id: int) -> Response:
     """Void every printed table card of the event (a card lost or photographed): the cards page
@@ -522,9 +568,8 @@ def _pairings_by_name(event_id: int, round_no: int) -> list[str]:
 
 
 def _qr_data_uri(url: str) -> str:
-    buffer = io.BytesIO()
-    segno.make(url, error="m").save(buffer, kind="svg", scale=5, border=2, xmldecl=False)
-    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+    svg = qr_svg(url, scale=5)
+    return "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii")
 
 
 @bp.get("/organiser/events/<int:event_id>/cards")
@@ -535,7 +580,9 @@ def cards(event_id: int) -> Response:
     if staff is None or tournament().role(staff, event_id) != "organiser":
         return Response(tr("login"), status=403, mimetype="text/plain")
     ev = tournament().event(event_id)
-    base = request.host_url.rstrip("/")
+    # Printed for phones: the LAN address or PUBLIC_URL, never the 127.0.0.1 the organiser's
+    # own browser opened this page on (`public_base_here`, the one maker of public addresses).
+    base, _ = public_base_here()
     parts = [
         f"<!doctype html><html lang='{escape(lang)}'><head><meta charset='utf-8'>",
         f"<title>{escape(tr('title', event=ev.name))}</title>",
@@ -544,7 +591,13 @@ def cards(event_id: int) -> Response:
         "<script type='module' src='/js/organiser/cards.js'></script></head><body>",
         f"<p class='noprint'><button id='print' type='button'>{escape(tr('print'))}</button></p>",
     ]
-    short = request.host.removeprefix("www.")
+    short = urlsplit(base).netloc.removeprefix("www.") + urlsplit(base).path.rstrip("/")
+    if not reaches_phones(base):
+        # No LAN address and no PUBLIC_URL: a phone could not open what these cards print.
+        parts.append(
+            f"<p class='noprint warn' role='alert' data-testid='cards-loopback'>"
+            f"{escape(tr('loopback', address=base))}</p>"
+        )
     slug = escape(ev.slug)
     # Printed once for the event: a card's number, short address and seat QR codes stay right
     # in every round (the round's codes and names are on the printed pairings). Its claims hold

@@ -1,5 +1,7 @@
-"""The addresses a phone can open: this machine's LAN addresses, and the base URL an invite
-carries (`PUBLIC_URL`, else the LAN address when the page was opened on a loopback address).
+"""The addresses a phone can open: this machine's LAN addresses, and the one base URL every
+public address is made from (`public_base`: `PUBLIC_URL`, else the LAN address when the page was
+opened on a loopback address). Table cards and their QR codes, invites, the hall's link and QR
+code to the players' page all come from it, so none prints 127.0.0.1.
 
 Standard library only: `server/gunicorn_conf.py` loads this file by its path in gunicorn's
 master to print the addresses as the server starts, before any of the app is imported.
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import time
 from urllib.parse import urlsplit
 
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
@@ -34,10 +37,29 @@ def _usable(address: str) -> bool:
     return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified or ip.is_multicast)
 
 
+# The hall polls its data every second and each answer carries the players' page's address:
+# the machine's addresses are looked up again at most every LAN_TTL_S (a laptop that joins the
+# club's Wi-Fi after the start is seen within that).
+LAN_TTL_S = 10.0
+_lan_cache: tuple[float, list[str]] = (float("-inf"), [])
+_now = time.monotonic
+
+
 def lan_addresses() -> list[str]:
     """This machine's IPv4 addresses another device on the network can reach: the one of the
     default route first (a UDP socket's connect picks it and sends nothing), then the host
-    name's other addresses. Empty with no network."""
+    name's other addresses. Empty with no network. Kept for LAN_TTL_S."""
+    global _lan_cache
+    at, known = _lan_cache
+    now = _now()
+    if now - at < LAN_TTL_S:
+        return list(known)
+    found = _look_up_lan()
+    _lan_cache = (now, found)
+    return list(found)
+
+
+def _look_up_lan() -> list[str]:
     found: list[str] = []
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
@@ -75,8 +97,9 @@ def phone_urls(port: int, bind_host: str, public_url: str = "") -> list[str]:
     return urls
 
 
-def invite_base(page_url: str, bind_host: str, public_url: str = "") -> tuple[str, str]:
-    """The base URL an invite carries and where it came from: ("<PUBLIC_URL>", "public_url");
+def public_base(page_url: str, bind_host: str, public_url: str = "") -> tuple[str, str]:
+    """The base URL every printed or shown address carries (cards, QR codes, invites, the hall's
+    link) and where it came from: ("<PUBLIC_URL>", "public_url");
     for a page opened on a loopback address of a server that listens beyond it, the LAN
     address on the page's port ("http://192.168.1.20:8000", "lan"); else the page's own
     (`page_url`, "page")."""
@@ -91,6 +114,11 @@ def invite_base(page_url: str, bind_host: str, public_url: str = "") -> tuple[st
             port = page.port or (443 if page.scheme == "https" else 80)
             return f"{page.scheme}://{lan[0]}:{port}", "lan"
     return page_url.rstrip("/"), "page"
+
+
+def reaches_phones(base: str) -> bool:
+    """Whether a phone can open an address made from `base` (not this machine's loopback)."""
+    return not is_loopback(urlsplit(base).hostname or "")
 
 
 def banner(port: int, bind_host: str, public_url: str = "") -> str:

@@ -468,10 +468,21 @@ def confirm_match(tx: Tx, args: Mapping[str, Any]) -> None:
 
 
 @command("match.new", SEAT, NONE, {})
-@row("S", "`{}`", "both seats: start a new match at this table (R2.7)")
+@row(
+    "S",
+    "`{}`",
+    "both seats: start a new match at this table (R2.7); refused at an event table (`event_table`)",
+)
 def new_match(tx: Tx, args: Mapping[str, Any]) -> None:
-    """Both seats agree to play a new match at this table; decks revert to registration (R2.7)."""
+    """Both seats agree to play a new match at this table; decks revert to registration (R2.7).
+    Not at an event table: its one match is the round's, recorded for the standings; a judge's
+    correction, with a note, is the only way to change it."""
     seat = tx.seat
+    require(
+        not tx.state.ruleset.staff_start,
+        "event_table",
+        "An event table plays its round's match only; a judge corrects a recorded result.",
+    )
     _phase(tx, MATCH_OVER, message="The current match is not over.")
     twokey.vote(NEW_MATCH, tx.state.new_match, seat)
     _require_no_failed_check(tx)

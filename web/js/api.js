@@ -46,6 +46,9 @@ export const getTableEvent = (code, seat, claim) => {
 /** How a seat request that waits for approval stands (its own token). */
 export const getSeatRequest = (code, ref, token) =>
   api("GET", `/api/tables/${encodeURIComponent(code)}/seat-requests/${encodeURIComponent(ref)}`, undefined, token);
+/** A waiting phone takes its own seat request back (its request token). */
+export const cancelSeatRequest = (code, ref, token) =>
+  api("POST", `/api/tables/${encodeURIComponent(code)}/seat-requests/${encodeURIComponent(ref)}/cancel`, undefined, token);
 /** A one-phone table moves to this phone with its recovery code. */
 export const recoverTable = (code, body) => api("POST", `/api/tables/${encodeURIComponent(code)}/recover`, body);
 /** This phone says it is not the seat's player's any more (a casual table). */

@@ -1,9 +1,9 @@
 // The router and the home and join screens. "/" is home; "/t/<CODE>" is a table: the join screen
 // when this phone holds no seat there (unless it chose to watch), else the table itself.
 
-import { createTable, disownSeat, getSeatRequest, getTable, getTableEvent, joinTable, recoverTable } from "./api.js";
+import { cancelSeatRequest, createTable, disownSeat, getSeatRequest, getTable, getTableEvent, joinTable, recoverTable } from "./api.js";
 import { h } from "./dom.js";
-import { initLang, onLangChange, t } from "./i18n.js";
+import { has, initLang, onLangChange, t } from "./i18n.js";
 import { get } from "./state.js";
 import { insecureNote } from "./panels/share.js";
 import { showSeatLost } from "./seat_asks.js";
@@ -188,12 +188,38 @@ async function openTable(code, token) {
 }
 
 /** A seat request waits for a judge (event table) or the other seat (casual table): poll it. */
-function waitForSeat(code, request, name) {
+function waitForSeat(code, request, name, retry = null) {
   const routeAt = routeToken;
   const key = request.why === "takeover" ? "join.waiting_seat" : "join.waiting_judge";
-  root.replaceChildren(
-    h("main", { class: "loading", testid: "join-waiting" }, h("p", { role: "status", text: t(key, { seat: request.seat }) })),
-  );
+  const parts = [h("p", { role: "status", testid: "join-waiting-text", text: t(key, { seat: request.seat }) })];
+  // Why it waits, in words: a mistyped player ID is the usual one, and the player fixes it here.
+  if (has(`join.why_${request.why}`)) parts.push(h("p", { class: "attention", testid: "join-waiting-why", text: t(`join.why_${request.why}`) }));
+  const withdraw = () => cancelSeatRequest(code, request.request, request.token);
+  if (retry && request.why === "id_mismatch") {
+    const fixed = h("input", { id: "f-fix-id", type: "text", maxlength: "40", autocomplete: "off", testid: "join-fix-id" });
+    parts.push(
+      h("label", { class: "field", for: "f-fix-id" }, h("span", { text: t("join.player_id_pairing") }), fixed),
+      h("button", {
+        class: "btn btn-primary btn-wide", type: "button", testid: "join-fix-go", text: t("join.fix_go"),
+        onclick: async () => {
+          const pid = fixed.value.trim();
+          if (!pid) return fixed.focus();
+          routeToken += 1; // this screen's poll stops: the new join answers
+          await withdraw();
+          retry(pid);
+        },
+      }),
+    );
+  }
+  parts.push(h("button", {
+    class: "btn btn-wide", type: "button", testid: "join-cancel", text: t("join.cancel_request"),
+    onclick: async () => {
+      routeToken += 1;
+      await withdraw();
+      navigate("/");
+    },
+  }));
+  root.replaceChildren(h("main", { class: "loading stack", testid: "join-waiting", dataset: { why: request.why || "" } }, parts));
   const poll = async () => {
     if (routeAt !== routeToken) return;
     const res = await getSeatRequest(code, request.request, request.token);
@@ -351,7 +377,11 @@ function showJoin(code, state) {
     const res = await joinTable(code, body);
     busy = false;
     if (res.status === 202 && res.body.request) {
-      waitForSeat(code, res.body, name);
+      // A mistyped ID is corrected on the waiting screen: the same join again with it.
+      waitForSeat(code, res.body, name, (pid) => {
+        pidInput.value = pid;
+        take(seat, takeover);
+      });
       return;
     }
     if (!res.ok || !res.body.token) {

@@ -29,6 +29,7 @@ const el = {
   playing: h("p", { class: "hall-playing", testid: "hall-playing" }),
   extra: h("p", { class: "hall-extra", testid: "hall-extra" }),
   message: h("p", { class: "hall-message", testid: "hall-message", "aria-live": "polite", hidden: true }),
+  link: h("p", { class: "hall-link", testid: "hall-event-link" }),
   full: h("button", { class: "hall-full", type: "button", text: t("hall.fullscreen"), onclick: () => document.documentElement.requestFullscreen?.().catch(() => {}) }),
 };
 root.replaceChildren(
@@ -36,8 +37,11 @@ root.replaceChildren(
   h("section", { class: "hall-body" }, el.clock, el.banner, el.note),
   h("section", { class: "hall-stats" }, el.playing, el.extra),
   el.message,
-  // The event's public link: players find their table and opponent there on their phone.
-  h("p", { class: "hall-link", testid: "hall-event-link", text: t("hall.event_link", { url: `${location.host}/e/${slug}` }) }),
+  // The players' page as a phone opens it (the server's LAN address or PUBLIC_URL, never the
+  // 127.0.0.1 this screen may run on): a QR code to scan from a seat, and the address to type.
+  h("footer", { class: "hall-foot" },
+    h("img", { class: "hall-qr", testid: "hall-qr", src: `/api/e/${encodeURIComponent(slug)}/qr.svg`, alt: t("hall.qr_alt") }),
+    el.link),
 );
 
 const serverNow = () => Date.now() + offset.value;
@@ -66,6 +70,8 @@ function render() {
   el.playing.dataset.playing = String(tb.playing);
   el.extra.textContent = tb.extra.length ? t("hall.extra", { list: tb.extra.join(", ") }) : "";
   el.extra.dataset.tables = tb.extra.join(",");
+  const link = data.link ? t("hall.event_link", { url: data.link.replace(/^https?:\/\//, "") }) : "";
+  if (el.link.textContent !== link) el.link.textContent = link;
   const msg = data.message && data.message.text;
   el.message.hidden = !msg;
   if (el.message.textContent !== (msg || "")) el.message.textContent = msg || "";

@@ -27,6 +27,7 @@ const FIELDS = {
   banlists: ["phase", () => null], // the lists a casual table may pick ([] at an event table)
   eventList: ["phase", () => null], // the deck list registered for this seat's player at the event
   eventRound: ["phase", () => null], // an event table's round number (0 while it is asked for)
+  nextRound: ["phase", () => null], // a finished event table: where this seat's player sits next (0 while asked)
   deckLast: ["phase", () => null, "dt.deck.last"], // the deck counts last declared on this phone
   muted: ["bar", () => false, "dt.mute"], // tone and vibration off (the flash stays)
   forms: ["*", () => ({})], // values typed into forms survive redraws: each form is its panel's

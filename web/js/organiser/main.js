@@ -184,6 +184,20 @@ async function showEvent(id) {
   const roundBox = h("section", { class: "card" }, h("h2", { text: t("staff.round", { n: rnd.number }) }));
   if (rnd.started_ms) roundBox.append(h("p", { testid: "round-started", text: t("staff.round_started", { n: rnd.number, time: formatTime(rnd.started_ms) }) }));
   if (rnd.ended_ms) roundBox.append(h("p", { text: t("staff.round_ended", { n: rnd.number, time: formatTime(rnd.ended_ms) }) }));
+  // Before printing: where the cards' QR codes will send the phones, and a warning when no
+  // phone could open it (this computer's 127.0.0.1: no Wi-Fi address and no PUBLIC_URL).
+  const printsAt = h("p", { class: "muted", testid: "print-address" });
+  roundBox.append(printsAt);
+  call("GET", "/api/addresses").then((r) => {
+    if (!r.ok) return;
+    if (r.body.phones) printsAt.textContent = t("run.prints_at", { address: r.body.base });
+    else {
+      printsAt.className = "attention";
+      printsAt.setAttribute("role", "alert");
+      printsAt.dataset.testid = "print-warning";
+      printsAt.textContent = t("cards.loopback", { address: r.body.base });
+    }
+  });
   roundBox.append(
     h("p", { class: "row" },
       // Every round of the event in one sheet, its reasons in the organiser's language.

@@ -1,13 +1,15 @@
 // A duel and its ends: whose turn and End turn (R5.5), conceding, the duel's result to confirm
 // or dispute (R7.4), the match's result, and a new match.
 
+import { api, joinTable } from "../api.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
+import { getSeat, saveSeat } from "../seats.js";
 import { get, other } from "../state.js";
 import { card, openPending, seatName } from "./kit.js";
 
 export const reads = ["phase", "turn", "disputes", "duel_no", "pending", "seats", "result", "wins", "ruleset", "extra_duel", "time", "match", "new_match_votes"];
-export const local = ["concedeArmed", "resultDisputeOpen"];
+export const local = ["concedeArmed", "resultDisputeOpen", "nextRound"];
 // Set when the deciding duel's confirmation should confirm the match too (the mount sends it).
 export const own = ["matchConfirmAfter"];
 
@@ -126,10 +128,70 @@ function phaseMatchOver(ctx) {
   const { s, view, send } = ctx;
   const parts = [];
   const votes = s.new_match_votes || [];
+  // An event table plays its round's one match: the result is recorded for the standings and
+  // only a judge corrects it (the rules refuse `match.new` there), so no new match is offered.
+  if (get(s, "ruleset.staff_start", false)) {
+    const recorded = [h("p", { class: "status-line", testid: "match-recorded", text: t("match.recorded") })];
+    if (view.isSeat) {
+      followRound(ctx);
+      const next = ctx.ui.nextRound;
+      if (next && next.code) recorded.push(nextTable(ctx, next));
+    }
+    return card(t("phase.match_over"), "match-over", recorded);
+  }
   if (view.isSeat) {
     const voted = votes.includes(view.seat);
     parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-new", disabled: voted, onclick: () => send("match.new"), text: voted ? t("match.new_waiting") : t("match.new") }));
   }
   for (const seat of votes) if (!view.isSeat || seat !== view.seat) parts.push(h("p", { class: "status-line", testid: `match-new-${seat}`, text: t("match.new_voted", { name: seatName(s, seat) }) }));
   return card(t("phase.match_over"), "match-over", parts);
+}
+
+// Phones follow the round: a finished event table's seat asks the server, now and every
+// NEXT_POLL_MS while this page shows the table, where its player sits in the next round.
+const NEXT_POLL_MS = 10000;
+
+function followRound(ctx) {
+  const { ui, code } = ctx;
+  if (ui.nextRound !== null || !code) return;
+  ui.keep({ nextRound: 0 });
+  const ask = async () => {
+    if (!location.pathname.endsWith(`/${code}`)) return; // the phone moved on
+    const token = getSeat(code)?.token;
+    const res = token ? await api("GET", `/api/tables/${encodeURIComponent(code)}/next`, undefined, token) : { ok: false };
+    if (res.ok && res.body.next) ui.set({ nextRound: res.body.next });
+    else setTimeout(ask, NEXT_POLL_MS);
+  };
+  ask();
+}
+
+// "Round 2: table 5, seat B, against Chen: sit there", and the one tap that takes that seat
+// with its table card's claim and this player's own name and ID (as scanning the card would).
+function nextTable(ctx, next) {
+  const { s, view } = ctx;
+  const where = t("next.where", { round: next.round, table: next.number, seat: next.seat, name: next.opponent || "—" });
+  const sit = async (button) => {
+    button.disabled = true;
+    let pid = get(s, `seats.${view.seat}.player_id`, "") || "";
+    try {
+      pid = pid || localStorage.getItem("dt.player_id") || "";
+    } catch {
+      /* storage blocked */
+    }
+    const name = get(s, `seats.${view.seat}.name`, "") || "";
+    const body = { seat: next.seat, name, claim: next.claim };
+    if (pid) body.player_id = pid;
+    const res = await joinTable(next.code, body);
+    if (res.ok && res.body.token) {
+      saveSeat(next.code, { seat: res.body.seat || next.seat, token: res.body.token, name });
+      location.assign(`/t/${encodeURIComponent(next.code)}`);
+      return;
+    }
+    // Anything else (the seat taken, a judge to confirm): the card's own join screen says it.
+    location.assign(`/t/${encodeURIComponent(next.code)}?seat=${next.seat}&claim=${encodeURIComponent(next.claim)}`);
+  };
+  return h("div", { class: "stack next-round", testid: "next-round", dataset: { code: next.code, seat: next.seat } },
+    h("p", { class: "attention big-line", role: "status", testid: "next-where", text: where }),
+    h("button", { class: "btn btn-primary btn-wide", testid: "next-sit", type: "button", onclick: (e) => sit(e.currentTarget), text: t("next.sit", { table: next.number }) }),
+  );
 }

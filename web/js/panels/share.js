@@ -10,7 +10,7 @@ export const name = "share";
 export const reads = ["seats"];
 
 // The link another phone can open, as the server sees it (PUBLIC_URL, or the LAN address for a
-// page opened on 127.0.0.1): asked once per table, the page's own address until it answers.
+// page opened on 127.0.0.1): asked once per table (the page's own address if it cannot answer).
 const invites = new Map();
 
 function inviteLink(code, apply) {
@@ -23,7 +23,7 @@ function inviteLink(code, apply) {
     }));
   }
   invites.get(code).then(apply);
-  return `${location.origin}/t/${code}`;
+  return ""; // until the server answers: never this page's own 127.0.0.1 for a moment
 }
 
 /** What needs HTTPS, said where the page is not a secure context (plain http on a hall's Wi-Fi). */

@@ -1,0 +1,313 @@
+"""A club's first event as it is lived, in a test world like the hall (e2e/hall_world.py): the
+organiser on the laptop at 127.0.0.1, a judge on another laptop page, and eight players' phones
+in a network namespace of their own, where the server is reached only by the LAN address.
+Everything is driven through the pages, with no HTTP call but `create-organiser`.
+
+8 players, 4 tables. Each phone opens its seat only by the QR code decoded (zbarimg) from the
+printed cards page. Tables 1 and 2 play a whole 2-0 match on their phones; at table 3 a player
+does not show (the organiser enters the result); at table 4 a player mistypes their ID and
+corrects it on the waiting screen (no stale alert on the floor), then calls a judge, who settles
+the call from the floor. Both players of tables 1 and 2 tap every button their finished table
+offers: the standings, the organiser's page and results.csv still hold each 2-0 with its duels.
+Round 2 is paired: the finished tables' phones say where their players sit next, and one tap
+seats them there.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from e2e.hall_world import decode_qr
+from e2e.steps import PHONE, play_match
+from tests.staff_actions import PASSWORD, create_organiser
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
+
+LAPTOP = {"viewport": {"width": 1280, "height": 900}, "is_mobile": False, "has_touch": False}
+PLAYERS = [
+    ("Chen Wei", "0100000001"),
+    ("Ito Ren", "0100000002"),
+    ("Mai Kujaku", "0100000003"),
+    ("Joey Wheeler", "0100000004"),
+    ("Rex Raptor", "0100000005"),
+    ("Weevil Underwood", "0100000006"),
+    ("Tea Gardner", "0100000007"),
+    ("Duke Devlin", "0100000008"),
+]
+ID = dict(PLAYERS)
+
+
+@dataclass
+class Paired:
+    table: int
+    a: str
+    b: str
+
+
+def log_in(page: Page, username: str) -> None:
+    page.get_by_test_id("login-user").fill(username)
+    page.get_by_test_id("login-pass").fill(PASSWORD)
+    page.get_by_test_id("login-go").click()
+
+
+def add_players(org: Page, players: list[tuple[str, str]]) -> None:
+    """Today's way of registering players: one at a time on the organiser's page. (The place
+    where registration at the door, an imported list and check-in, comes in.)"""
+    for n, (name, player_id) in enumerate(players, start=1):
+        org.get_by_test_id("player-name").fill(name)
+        org.get_by_test_id("player-id").fill(player_id)
+        org.get_by_test_id("player-add").click()
+        expect(org.get_by_test_id(f"player-{n}")).to_contain_text(name)
+
+
+def pairings(org: Page, tables: int) -> list[Paired]:
+    """The round's pairing as the organiser's page shows it (table, seat A, seat B)."""
+    found = []
+    for n in range(1, tables + 1):
+        cells = org.get_by_test_id(f"swiss-table-{n}").locator("td")
+        found.append(
+            Paired(n, cells.nth(1).inner_text().strip(), cells.nth(2).inner_text().strip())
+        )
+    return found
+
+
+def scan(cards: Page, table: int, seat: str) -> str:
+    """What the printed card's QR code for `seat` of `table` says, read by zbarimg."""
+    card = cards.locator(f"section.card[data-table='{table}']")
+    figure = card.locator("figure").nth(0 if seat == "A" else 1)
+    return decode_qr(figure.locator("img").screenshot())
+
+
+@pytest.fixture
+def world(
+    hall_browsers, hall_server
+) -> Iterator[tuple[list[BrowserContext], list[BrowserContext]]]:
+    """Laptop contexts (127.0.0.1) and phone contexts (the namespace), closed after."""
+    laptops: list[BrowserContext] = []
+    phones: list[BrowserContext] = []
+    yield laptops, phones
+    for context in laptops + phones:
+        context.close()
+
+
+def test_a_first_event_with_phones_on_the_clubs_wifi(
+    hall_browsers, hall_server, world, script_errors
+) -> None:
+    script_errors.allow(r"/api/auth/me")  # the judges' page asks whether it is logged in yet
+    expect.set_options(timeout=15_000)
+    laptops, phone_contexts = world
+    laptop_browser, phone_browser = hall_browsers
+
+    def laptop() -> Page:
+        context = laptop_browser.new_context(
+            base_url=hall_server.laptop, locale="en-GB", service_workers="block", **LAPTOP
+        )
+        context.set_default_timeout(20_000)
+        laptops.append(context)
+        return context.new_page()
+
+    def phone() -> Page:
+        context = phone_browser.new_context(locale="en-GB", service_workers="block", **PHONE)
+        context.set_default_timeout(20_000)
+        phone_contexts.append(context)
+        return context.new_page()
+
+    suffix = uuid.uuid4().hex[:6]
+    organiser, judge = f"org{suffix}", f"judge{suffix}"
+    create_organiser(hall_server.server, organiser)
+    try:
+        # --- the organiser, at 127.0.0.1: the event, a judge, the players, round 1 ----------
+        org = laptop()
+        org.goto("/organiser")
+        log_in(org, organiser)
+        org.get_by_test_id("ev-name").fill("First Friday")
+        org.get_by_test_id("ev-tables").fill("4")
+        org.get_by_test_id("ev-create").click()
+        expect(org.get_by_test_id("event-title")).to_contain_text("First Friday")
+        event_url = org.url
+        event_id = int(event_url.rstrip("/").split("/")[-1])
+        org.get_by_test_id("judge-user").fill(judge)
+        org.get_by_test_id("judge-pass").fill(PASSWORD)
+        org.get_by_test_id("judge-add").click()
+        expect(org.get_by_test_id("staff-list")).to_contain_text(judge)
+        add_players(org, PLAYERS)
+        org.get_by_test_id("cycle-pair").click()
+        expect(org.get_by_test_id("round-start")).to_be_visible()
+        round1 = pairings(org, 4)
+        # Where the cards will send the phones: the LAN address, not this computer's.
+        expect(org.get_by_test_id("print-address")).to_contain_text(hall_server.lan)
+
+        # The judge's floor, on another laptop page.
+        floor = laptop()
+        floor.goto("/judge")
+        log_in(floor, judge)
+        expect(floor.get_by_test_id("floor")).to_be_visible()
+
+        # --- the printed cards: each phone scans its own seat's QR code ----------------------
+        with org.expect_popup() as opened:
+            org.get_by_test_id("cards").click()
+        cards = opened.value
+        expect(cards.locator("section.card")).to_have_count(4)
+        expect(cards.get_by_test_id("cards-loopback")).to_have_count(0)
+        phones: dict[str, Page] = {}
+
+        def sit(name: str, table: int, seat: str, typed_id: str | None = None) -> Page:
+            printed = scan(cards, table, seat)
+            assert printed.startswith(f"{hall_server.lan}/s/"), printed  # a phone can open it
+            page = phones.setdefault(name, phone())
+            page.goto(printed)  # exactly as printed
+            expect(page.get_by_test_id("name-input")).to_have_value(name)  # the pairing's
+            page.get_by_test_id("player-id-input").fill(typed_id or ID[name])
+            page.get_by_test_id(f"take-seat-{seat}").click()
+            return page
+
+        t1, t2, t3, t4 = round1
+        for t in (t1, t2):
+            for seat, name in (("A", t.a), ("B", t.b)):
+                expect(sit(name, t.table, seat).get_by_test_id("clock")).to_be_visible()
+        # Table 3: only seat A comes; B is a no-show.
+        expect(sit(t3.a, 3, "A").get_by_test_id("clock")).to_be_visible()
+        # Table 4: seat A sits; seat B mistypes the ID, is told why it waits, and corrects it.
+        expect(sit(t4.a, 4, "A").get_by_test_id("clock")).to_be_visible()
+        wrong = ID[t4.b][:-1] + ("9" if ID[t4.b][-1] != "9" else "8")
+        mistyped = sit(t4.b, 4, "B", typed_id=wrong)
+        expect(mistyped.get_by_test_id("join-waiting")).to_have_attribute("data-why", "id_mismatch")
+        expect(mistyped.get_by_test_id("join-waiting-why")).to_contain_text("player ID you typed")
+        table4 = floor.get_by_test_id("floor-table-4")
+        expect(table4.get_by_test_id("alert-seat_request")).to_have_count(1)
+        mistyped.get_by_test_id("join-fix-id").fill(ID[t4.b])
+        mistyped.get_by_test_id("join-fix-go").click()
+        expect(mistyped.get_by_test_id("clock")).to_be_visible()
+        expect(mistyped.get_by_test_id("role")).to_contain_text("B")
+        expect(table4.get_by_test_id("alert-seat_request")).to_have_count(0)  # closed by itself
+
+        # --- round 1 -------------------------------------------------------------------------
+        org.get_by_test_id("round-start").click()
+        expect(org.get_by_test_id("round-started")).to_be_visible()
+
+        # Table 4 calls a judge; the judge settles it from the floor.
+        caller = phones[t4.a]
+        caller.get_by_test_id("call-judge").click()
+        caller.get_by_test_id("judge-reason").fill("Does my trap resolve first?")
+        caller.get_by_test_id("judge-send").click()
+        expect(table4.get_by_test_id("alert-judge_call")).to_have_count(1)
+        table4.click()
+        close = floor.locator("[data-testid^=close-]").first
+        expect(close).to_be_visible()
+        floor.locator("[data-testid^=call-note-]").first.fill("Chain resolves backwards.")
+        close.click()
+        expect(floor.locator("[data-testid^=close-]")).to_have_count(0)
+        floor.get_by_test_id("back-to-floor").click()
+        expect(table4.get_by_test_id("alert-judge_call")).to_have_count(0)
+
+        # Tables 1 and 2 play a 2-0 match each; seat A wins at 1, seat B at 2.
+        winners = {1: "A", 2: "B"}
+        for t in (t1, t2):
+            names = {"A": t.a, "B": t.b}
+            play_match(phones[t.a], phones[t.b], winners[t.table], names)
+
+        # Both players tap everything their finished table offers: no new match at an event
+        # table, and nothing they tap changes the recorded result.
+        for t in (t1, t2):
+            for name in (t.a, t.b):
+                page = phones[name]
+                expect(page.get_by_test_id("match-recorded")).to_be_visible()
+                expect(page.get_by_test_id("match-new")).to_have_count(0)
+                tap_everything(page)
+                expect(page.get_by_test_id("match-result")).to_contain_text(
+                    t.a if winners[t.table] == "A" else t.b
+                )
+
+        # The no-show and table 4: the organiser enters their results.
+        for table, result in ((3, "A"), (4, "A")):
+            org.get_by_test_id(f"result-pick-{table}").select_option(result)
+            org.get_by_test_id(f"result-enter-{table}").click()
+            expect(org.get_by_test_id(f"result-{table}")).not_to_have_text("")
+        expect(org.get_by_test_id("cycle-step")).to_have_attribute("data-step", "results_in")
+
+        # The results hold: the organiser's page, results.csv with the duels, the standings.
+        for t in (t1, t2):
+            expect(org.get_by_test_id(f"result-{t.table}")).to_have_text(f"{winners[t.table]} wins")
+        rows = results_csv(org, event_id, 1)
+        for t in (t1, t2):
+            row = rows[t.table]
+            assert row["match_winner"] == winners[t.table], row
+            assert row["match_reason"] == "wins", row
+            assert row[f"wins_{winners[t.table].lower()}"] == "2", row
+            w = winners[t.table]
+            assert row["duels"] == f"1:{w} 2:{w}" or re.fullmatch(r"1:[AB].*2:[AB]", row["duels"])
+
+        # --- round 2: the phones follow the round ---------------------------------------------
+        org.get_by_test_id("cycle-pair").click()
+        expect(org.get_by_test_id("round-start")).to_be_visible()
+        round2 = pairings(org, 4)
+        where = {}
+        for t in round2:
+            where[t.a] = (t.table, "A", t.b)
+            where[t.b] = (t.table, "B", t.a)
+        for t in (t1, t2):
+            for name in (t.a, t.b):
+                page = phones[name]
+                table, seat, opponent = where[name]
+                said = page.get_by_test_id("next-where")
+                expect(said).to_have_text(
+                    f"Round 2: table {table}, seat {seat}, against {opponent}: sit there.",
+                    timeout=25_000,
+                )
+                page.get_by_test_id("next-sit").click()
+                expect(page.get_by_test_id("clock")).to_be_visible()
+                expect(page.get_by_test_id("role")).to_contain_text(seat)
+                expect(page.get_by_test_id(f"name-{seat}")).to_have_text(name)
+        # Round 1's results are still what was played.
+        rows = results_csv(org, event_id, 1)
+        for t in (t1, t2):
+            assert rows[t.table]["match_winner"] == winners[t.table]
+            assert rows[t.table]["duels"] != ""
+    finally:
+        expect.set_options(timeout=5_000)
+
+
+def results_csv(org: Page, event_id: int, round_no: int) -> dict[int, dict[str, str]]:
+    """The organiser's "Results (CSV)" of one round, read with the page's own login."""
+    answer = org.request.get(f"/api/events/{event_id}/results.csv?round={round_no}")
+    assert answer.ok, answer.status
+    text = answer.text().removeprefix("\ufeff")
+    return {int(r["table"]): r for r in csv.DictReader(io.StringIO(text))}
+
+
+def tap_everything(page: Page) -> None:
+    """Tap every button the table's page offers (each once, found again after each tap: the
+    page redraws), but those that leave the table or open a menu of other tables."""
+    tapped: set[str] = set()
+    for _ in range(20):
+        buttons = page.locator("main button:visible:enabled")
+        keys = []
+        for i in range(buttons.count()):
+            b = buttons.nth(i)
+            key = (b.get_attribute("data-testid") or "") + "|" + b.inner_text()
+            keys.append((key, b))
+        fresh = [(k, b) for k, b in keys if k not in tapped and not LEAVES.search(k)]
+        if not fresh:
+            return
+        key, button = fresh[0]
+        tapped.add(key)
+        button.click()
+        page.wait_for_timeout(300)
+        cancel = page.locator(
+            "[data-testid$=-cancel]:visible, [data-testid=judge-cancel]:visible"
+        ).first
+        if cancel.count():
+            cancel.click()
+
+
+# Buttons that leave the table's page (its result stays either way) or would call a judge for
+# nothing: not what a player finishing a match taps.
+LEAVES = re.compile(r"leave|home|sheet|judge-send|disown|lang|recover", re.IGNORECASE)
