@@ -580,6 +580,42 @@ def test_a_one_phone_table_is_recovered_on_a_new_phone(app: Flask):
     assert moved == ["seat.moved", "seat.moved"]
 
 
+def test_a_recovery_code_dies_when_the_table_becomes_two_phones(app: Flask):
+    """Seat B moves from the one phone to its player's own: the code of the one-phone days no
+    longer moves anything (before: it moved both seats to a third phone and revoked B's)."""
+    client = app.test_client()
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    url = f"/api/tables/{code}/join"
+    a = client.post(url, json={"name": "Yugi", "seat": "A", "device": "duo"}).get_json()
+    b = client.post(url, json={"name": "Kaiba", "seat": "B", "device": "duo"}).get_json()
+    recovery = b["recovery"]
+    asked = client.post(
+        url, json={"name": "Kaiba", "seat": "B", "takeover": True, "device": "kaiba-own"}
+    ).get_json()
+    confirm = f"/api/tables/{code}/seat-requests/{asked['request']}/confirm"
+    assert client.post(confirm, headers=bearer(b["token"])).status_code == 200
+    got = client.post(f"/api/tables/{code}/recover", json={"recovery": recovery, "device": "x"})
+    assert got.status_code == 403 and got.get_json()["code"] == "bad_recovery"
+    assert seat_works(app, code, asked["token"]) and seat_works(app, code, a["token"])
+
+
+def test_a_recovery_code_dies_when_a_seat_is_released(app: Flask):
+    """A seat freed (a judge's release) ends the one-phone table: its code dies with it."""
+    client = app.test_client()
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    url = f"/api/tables/{code}/join"
+    client.post(url, json={"name": "Yugi", "seat": "A", "device": "duo"})
+    recovery = client.post(url, json={"name": "Kaiba", "seat": "B", "device": "duo"}).get_json()[
+        "recovery"
+    ]
+    with app.app_context():
+        found = services()
+        found.tables.release_seat(code, "B", "judge", found.clock())
+    client.post(url, json={"name": "Kaiba", "seat": "B", "device": "duo"})
+    got = client.post(f"/api/tables/{code}/recover", json={"recovery": recovery, "device": "x"})
+    assert got.status_code == 403 and got.get_json()["code"] == "bad_recovery"
+
+
 def test_a_two_phone_table_has_no_recovery_code(app: Flask):
     client = app.test_client()
     code, a, b = casual(client)

@@ -376,6 +376,7 @@ class TableService:
             args = {**args, "by": by, "request": ref}
             made = self._decide(snap, cmd, args, SYSTEM_ACTOR, now_ms)
             statements.append(self.store.request_answered(request.id, "approved"))
+            statements.append(self.store.recovery_ended(snap.table_id))
             return made, statements
 
         self._write(code, None, decide_on)
@@ -412,7 +413,10 @@ class TableService:
                 snap, "seat.release", {"seat": seat, "by": by}, SYSTEM_ACTOR, now_ms
             )
             old[0] = self.store.seat_token_hash(snap.table_id, seat)
-            return made, [self.store.seat_freed(snap.table_id, seat)]
+            return made, [
+                self.store.seat_freed(snap.table_id, seat),
+                self.store.recovery_ended(snap.table_id),
+            ]
 
         self._write(code, None, decide_on)
         if ended is not None:

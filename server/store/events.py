@@ -682,6 +682,12 @@ class EventStore:
             (new_hash, table_id, old_hash),
         )
 
+    def recovery_ended(self, table_id: int) -> Statement:
+        """The table is no longer one phone's (a seat handed on or freed): its recovery code
+        dies, so a code seen in the one-phone days never moves a seat of another phone."""
+        mark = self.db.param
+        return (f'UPDATE "table" SET recovery_hash = NULL WHERE id = {mark}', (table_id,))
+
     def asker_waiting(self, table_id: int, asker: str) -> bool:
         """Whether `asker` has a request waiting at the table."""
         with self.db.connection_context():
