@@ -539,6 +539,17 @@ def test_the_seat_link_reveals_no_code_without_a_valid_claim(app: Flask, world: 
     assert good.status_code == 302 and f"/t/{world.code}?" in good.headers["Location"]
 
 
+def test_the_short_address_reveals_no_code(app: Flask, world: World):
+    """The card's typed address (`/s/<slug>/<n>`, no claim) leads to the event's page, never to
+    a table: before, one address walked it for 338 codes of 400 tables in 3.9 s."""
+    client = app.test_client()
+    for number in (1, 2):
+        link = client.get(f"/s/{world.slug}/{number}")
+        assert link.status_code == 302
+        assert link.headers["Location"] == f"/e/{world.slug}"
+        assert world.code not in link.get_data(as_text=True)
+
+
 # -- a one-phone table recovered on a new phone ------------------------------------------------
 
 
