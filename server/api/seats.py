@@ -38,6 +38,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
@@ -45,10 +47,12 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from server.api.context import services
 from server.core.errors import AppError
 from server.core.names import same_player_id
+from server.rules.state import SeatAsk
 from server.rules.table import seat_answer
 from server.store.events import hash_token, new_recovery_code, normal_recovery_code
 
 from .access import bearer, end_seat, viewer
+from .buckets import KeyedLimiter
 from .identity import check_request, require_staff, tournament
 from .session import sessions
 
@@ -196,8 +200,11 @@ def _request(
             {"seat": holder.seat},
             status=409,
         )
+    _charge_request()
     per_table = int(current_app.config.get("SEAT_REQUESTS_PER_TABLE", 3))
-    if per_table and len(found.store.fresh(code).state.seat_requests) >= per_table:
+    stale = _stale()
+    waiting = [r for r in found.store.fresh(code).state.seat_requests if not stale(r)]
+    if per_table and len(waiting) >= per_table:
         # Refused before the writer (which checks again, on the latest state): a flood of
         # requests costs a cached look-up each.
         raise AppError(
@@ -214,8 +221,54 @@ def _request(
         found.clock(),
         asker=_asker(device, seat),
         per_table=per_table,
+        stale=stale,
     )
     return {"status": "waiting", "request": ref, "seat": seat, "token": token, "why": why}
+
+
+def _stale() -> Callable[[SeatAsk], bool]:
+    """Whether a waiting seat request has expired: its phone stopped asking how it stands
+    (`SEAT_REQUEST_GONE_SECONDS`), or it was made `SEAT_REQUEST_SECONDS` ago. Before, they
+    never expired: one address kept 75 tables at their cap for 45 minutes."""
+    config = current_app.config
+    now = services().clock()
+    gone_ms = int(config.get("SEAT_REQUEST_GONE_SECONDS", 60)) * 1000
+    most_ms = int(config.get("SEAT_REQUEST_SECONDS", 300)) * 1000
+    polls = _polls()
+
+    def stale(r: SeatAsk) -> bool:
+        asked = max(r.at_ms, polls.get(r.request, 0))
+        return bool(most_ms and now - r.at_ms >= most_ms) or bool(
+            gone_ms and now - asked >= gone_ms
+        )
+
+    return stale
+
+
+def _polls() -> OrderedDict[str, int]:
+    """When each waiting request's phone last asked how it stands (this process's memory: after
+    a restart a request counts from when it was made)."""
+    found: OrderedDict[str, int] = current_app.extensions.setdefault(
+        "duel_table_seat_polls", OrderedDict()
+    )
+    return found
+
+
+def _polled(ref: str) -> None:
+    polls = _polls()
+    polls[ref] = services().clock()
+    polls.move_to_end(ref)
+    while len(polls) > 20_000:  # requests answered long ago fall out first
+        polls.popitem(last=False)
+
+
+def _charge_request() -> None:
+    """A seat request counts against its address: a few a minute (429 past them)."""
+    limiter = current_app.extensions.get("duel_table_seat_asks")
+    if limiter is not None and not limiter.take(request.remote_addr or "?"):
+        raise AppError(
+            "rate_limited", "Too many seat requests from here; try again later.", status=429
+        )
 
 
 def pairing_of(info: dict[str, Any] | None, seat: Any) -> dict[str, str] | None:
@@ -259,7 +312,13 @@ def request_status(code: str, ref: str) -> Response:
         or not hmac.compare_digest(request_row.token_hash, hash_token(token))
     ):
         raise AppError("no_such_request", "No request has this id and token.", status=404)
-    return jsonify({"request": ref, "seat": request_row.seat, "status": request_row.status})
+    status = str(request_row.status)
+    if status == "waiting":
+        _polled(ref)  # its phone is still there
+        asked = SeatAsk(ref, str(request_row.seat), "", "", "", int(request_row.created_ms))
+        if _stale()(asked):
+            status = "expired"  # written as such by the table's next request
+    return jsonify({"request": ref, "seat": request_row.seat, "status": status})
 
 
 def unseen_ms(code: str, seat: str, asked_ms: int) -> int:
@@ -381,3 +440,6 @@ def release_seat(code: str, seat: str) -> Response:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    per_minute = int(app.config.get("SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE", 6))
+    if per_minute:
+        app.extensions["duel_table_seat_asks"] = KeyedLimiter(per_minute / 60, per_minute)

@@ -143,6 +143,12 @@ DEFAULTS: dict[str, Any] = {
     # seat's own phone answers. Waiting seat requests a table holds (one per asker).
     "SEAT_AWAY_SECONDS": 60,
     "SEAT_REQUESTS_PER_TABLE": 3,
+    # A waiting seat request expires once its phone stopped asking how it stands (it asks every
+    # 2 s) for SEAT_REQUEST_GONE_SECONDS, or SEAT_REQUEST_SECONDS after it was made; an address
+    # makes SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE (as a burst, then that many a minute).
+    "SEAT_REQUEST_GONE_SECONDS": 60,
+    "SEAT_REQUEST_SECONDS": 300,
+    "SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE": 6,
     # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
@@ -204,6 +210,9 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "HTTP_MISS_BURST": parse_int,
     "SEAT_AWAY_SECONDS": parse_int,
     "SEAT_REQUESTS_PER_TABLE": parse_int,
+    "SEAT_REQUEST_GONE_SECONDS": parse_int,
+    "SEAT_REQUEST_SECONDS": parse_int,
+    "SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE": parse_int,
     "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
     "STALL_REPORT": parse_str,

@@ -27,7 +27,7 @@ import json
 import logging
 import secrets
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -688,19 +688,16 @@ class EventStore:
         mark = self.db.param
         return (f'UPDATE "table" SET recovery_hash = NULL WHERE id = {mark}', (table_id,))
 
-    def asker_waiting(self, table_id: int, asker: str) -> bool:
-        """Whether `asker` has a request waiting at the table."""
+    def asker_waiting(self, table_id: int, asker: str, expiring: Iterable[str] = ()) -> bool:
+        """Whether `asker` has a request waiting at the table (those in `expiring` do not)."""
+        ending = set(expiring)
         with self.db.connection_context():
-            found = (
-                SeatRequest.select(SeatRequest.id)
-                .where(
-                    (SeatRequest.table == table_id)
-                    & (SeatRequest.asker == asker)
-                    & (SeatRequest.status == "waiting")
-                )
-                .first()
+            found = SeatRequest.select(SeatRequest.ref).where(
+                (SeatRequest.table == table_id)
+                & (SeatRequest.asker == asker)
+                & (SeatRequest.status == "waiting")
             )
-        return found is not None
+            return any(r.ref not in ending for r in found)
 
     def seat_token_hash(self, table_id: int, seat: str) -> str | None:
         """The token hash of the phone that holds a seat (None: the seat is free)."""
