@@ -50,6 +50,7 @@ def start_server(
         "TIMER_INTERVAL_MS": "100",
         "HTTP_RATE_PER_MINUTE": "100000",
         "HTTP_RATE_BURST": "10000",
+        "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": "0",  # every test's tables come from one address
         "ACCESS_LOG": "",
         **(extra_env or {}),
     }

@@ -141,6 +141,10 @@ DEFAULTS: dict[str, Any] = {
     # A casual table's seat moves: a seat's phone unseen this long (or one that said it is not
     # its player's any more) lets the other seat give the seat to a new phone; until then the
     # seat's own phone answers. Waiting seat requests a table holds (one per asker).
+    # Casual tables one address opens (a burst of this many, then this many an hour; 0: no
+    # limit), and how long a table nobody joined is kept (0: for ever).
+    "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": 60,
+    "UNJOINED_TABLE_HOURS": 24,
     "SEAT_AWAY_SECONDS": 60,
     "SEAT_REQUESTS_PER_TABLE": 3,
     # A waiting seat request expires once its phone stopped asking how it stands (it asks every
@@ -208,6 +212,8 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "HTTP_RATE_BURST": parse_int,
     "HTTP_MISS_PER_MINUTE": parse_int,
     "HTTP_MISS_BURST": parse_int,
+    "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": parse_int,
+    "UNJOINED_TABLE_HOURS": parse_int,
     "SEAT_AWAY_SECONDS": parse_int,
     "SEAT_REQUESTS_PER_TABLE": parse_int,
     "SEAT_REQUEST_GONE_SECONDS": parse_int,

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from peewee import DatabaseProxy, IntegrityError
+from peewee import DatabaseProxy, IntegrityError, fn
 
 from server.core.errors import Busy, DomainError, NotFound
 from server.rules import (
@@ -63,7 +63,7 @@ from .chain import (
     verify_chain,
 )
 from .group import GroupCommit
-from .models import EventRow, HeadSignature, SeatRequest, SeatRow, TableRow
+from .models import CommandRow, EventRow, HeadSignature, SeatRequest, SeatRow, TableRow
 from .signing import SIGN_AT
 from .writers import INTEGRITY_ERRORS, Pending, Statement, Writer, writer_for
 
@@ -558,6 +558,38 @@ class EventStore:
                 continue
             return code
         raise Busy("busy", "Could not find a free table code.")
+
+    def sweep_unjoined(self, before_ms: int, limit: int) -> list[str]:
+        """Delete up to `limit` casual tables made before `before_ms` that nobody ever joined:
+        no seat taken, no event after `table.created` (so nothing played is ever deleted), no
+        tournament event. Their codes."""
+        with self.db.connection_context(), self.db.atomic():
+            played = EventRow.select(EventRow.id).where(
+                (EventRow.table == TableRow.id) & (EventRow.seq > 1)
+            )
+            seated = SeatRow.select(SeatRow.id).where(SeatRow.table == TableRow.id)
+            rows = list(
+                TableRow.select(TableRow.id, TableRow.code)
+                .where(
+                    (TableRow.created_ms < before_ms)
+                    & TableRow.event_id.is_null()
+                    & (TableRow.seq <= 1)
+                    & ~fn.EXISTS(played)
+                    & ~fn.EXISTS(seated)
+                )
+                .limit(limit)
+            )
+            ids = [r.id for r in rows]
+            if not ids:
+                return []
+            for model in (EventRow, CommandRow, SeatRequest, SeatRow):
+                model.delete().where(model.table.in_(ids)).execute()
+            HeadSignature.delete().where(HeadSignature.table_id.in_(ids)).execute()
+            TableRow.delete().where(TableRow.id.in_(ids)).execute()
+        codes = [str(r.code) for r in rows]
+        for code in codes:
+            self._cache.drop(code)
+        return codes
 
     # -- signed heads and tamper alarms -------------------------------------------------------
 
