@@ -198,7 +198,8 @@ def table_log(code: str) -> Response:
     """The whole event log, each entry with its chain hashes (secret picks hidden)."""
     rate_limit()
     code = code.upper()
-    events = [event_for(entry, None) for entry in services().store.log(code)]
+    judged = services().store.snapshot(code).state.ruleset.staff_start
+    events = [event_for(entry, None, judged=judged) for entry in services().store.log(code)]
     return jsonify({"code": code, "events": events})
 
 
