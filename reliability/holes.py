@@ -8,6 +8,13 @@ sender opening a new connection whenever the server closed the last, for the who
 figures: another table's ping (max and p99, ms), the worker's restarts, how much each sender got
 to send before the server closed its connection. Targets (docs/reliability.md): ping max <= 300
 ms, no worker restart, every connection closed.
+
+The probes, from one address, as fast as it goes: `short_links` walks every table card's short
+address (held: no table code given out); `seat_requests` asks for a seat at every casual table
+(held: a few requests, not a table at its cap); `id_search` tries player IDs 000-999 on the
+players' page search (held: refused within the join's budget); `old_recovery` uses a one-phone
+table's code after seat B moved to its own phone (held: refused); `table_flood` opens tables
+(held: refused within the per-address bound).
 """
 
 from __future__ import annotations
@@ -27,7 +34,11 @@ from bench.servers import start_gunicorn, wait_ready
 
 from .adversary import _seated_table, p99
 
-ATTACKS = ("unread_length", "unread_chunked", "unread_200mb")
+UNREAD = ("unread_length", "unread_chunked", "unread_200mb")
+PROBES = ("short_links", "seat_requests", "id_search", "old_recovery", "table_flood")
+ATTACKS = UNREAD + PROBES
+EVENT_TABLES = 20
+TABLES_PER_ADDRESS = 60  # the server's CASUAL_TABLES_PER_ADDRESS_PER_HOUR default
 PING_MAX_TARGET_MS = 300.0
 PIECE = 65536
 
@@ -103,9 +114,121 @@ def _unread_sender(host: str, port: int, framing: str, total: int, until: float)
     return out
 
 
-def _attack_main(name: str, base: str, seconds: float, cpus: set[int] | None, queue: Any) -> None:
+def _call(base: str, method: str, path: str, body: Any = None, token: str = "") -> tuple[int, Any]:
+    """One JSON request: (status, answer, or the redirect's Location for a 3xx)."""
+    import http.client
+
+    parts = urlsplit(base)
+    conn = http.client.HTTPConnection(parts.hostname or "", parts.port or 80, timeout=30)
+    headers = {"Content-Type": "application/json", "Origin": base}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    conn.request(method, path, None if body is None else json.dumps(body), headers)
+    answer = conn.getresponse()
+    text = answer.read()
+    conn.close()
+    if 300 <= answer.status < 400:
+        return answer.status, answer.getheader("Location") or ""
+    try:
+        return answer.status, json.loads(text)
+    except ValueError:
+        return answer.status, text[:200].decode(errors="replace")
+
+
+def _probe(name: str, base: str, seconds: float, world: dict[str, Any]) -> dict[str, Any]:
+    """One probe from one address; what it got, and whether the edge held."""
+    until = time.monotonic() + seconds
+    if name == "short_links":
+        got = [_call(base, "GET", f"/s/{world['slug']}/{n}") for n in range(1, EVENT_TABLES + 1)]
+        leaked = [loc for _, loc in got if "/t/" in str(loc)]
+        return {
+            "held": not leaked,
+            "detail": f"{len(got)} short addresses walked: codes given out {len(leaked)}, "
+            f"led to {sorted({str(loc) for _, loc in got})[:2]}",
+        }
+    if name == "seat_requests":
+        statuses: dict[str, int] = {}
+        waiting = 0
+        for code in world["casual"]:
+            status, said = _call(
+                base,
+                "POST",
+                f"/api/tables/{code}/join",
+                {"name": "Bandit", "seat": "B", "takeover": True, "device": "bandit"},
+            )
+            word = (said.get("code") or said.get("status")) if isinstance(said, dict) else ""
+            key = f"{status} {word}"
+            statuses[key] = statuses.get(key, 0) + 1
+            waiting += status == 202
+        full = 0
+        for code in world["casual"]:
+            _, table = _call(base, "GET", f"/api/tables/{code}")
+            full += len(table["state"]["seat_requests"]) >= 3
+        return {
+            "held": full == 0 and waiting <= 6,
+            "detail": f"asked at {len(world['casual'])} tables: {statuses}; "
+            f"tables at their cap {full}",
+        }
+    if name == "id_search":
+        answered = found = 0
+        first_429 = None
+        for n in range(1000):
+            if time.monotonic() > until:
+                break
+            status, said = _call(base, "GET", f"/api/e/{world['slug']}/find?q={n:03}")
+            if status == 429:
+                first_429 = first_429 or n + 1
+                continue
+            answered += 1
+            found += any(p.get("by_id") for p in said.get("players", []))
+        return {
+            # The join's budget: a burst of 30 misses, then 30 a minute.
+            "held": first_429 is not None and first_429 <= 31,
+            "detail": f"IDs tried {n + 1}: answered {answered}, IDs found {found} of "
+            f"{len(world['ids'])}, first 429 at guess {first_429}",
+        }
+    if name == "old_recovery":
+        code, recovery = world["recovery"]
+        status, said = _call(
+            base, "POST", f"/api/tables/{code}/recover", {"recovery": recovery, "device": "thief"}
+        )
+        code_word = said.get("code") if isinstance(said, dict) else said
+        return {
+            "held": status != 200,
+            "detail": f"the one-phone days' code after B moved: {status} {code_word}",
+        }
+    if name == "table_flood":
+        made = 0
+        refusal = ""
+        while time.monotonic() < until:
+            status, said = _call(base, "POST", "/api/tables", {})
+            if status != 201:
+                refusal = f"{status} {said.get('code') if isinstance(said, dict) else said}"
+                break
+            made += 1
+        return {
+            "held": bool(refusal) and made <= TABLES_PER_ADDRESS,
+            "detail": f"{made} tables opened, then {refusal or 'no refusal'}",
+        }
+    raise ValueError(name)
+
+
+def _attack_main(
+    name: str,
+    base: str,
+    seconds: float,
+    cpus: set[int] | None,
+    queue: Any,
+    world: dict[str, Any] | None = None,
+) -> None:
     if cpus:
         os.sched_setaffinity(0, cpus)
+    if name in PROBES:
+        try:
+            queue.put([_probe(name, base, seconds, world or {})])
+        except Exception as exc:  # reported, not hung on
+            queue.put([{"held": False, "detail": f"probe failed: {exc!r}"}])
+        return
     parts = urlsplit(base)
     host, port = parts.hostname or "", parts.port or 80
     until = time.monotonic() + seconds
@@ -162,6 +285,71 @@ async def _pings(ws_url: str, seconds: float, stop: Any = None) -> list[float]:
     return times
 
 
+def prepare(server: Any) -> dict[str, Any]:
+    """What the probes need, made before them: an event of `EVENT_TABLES` tables with players
+    of 3-digit IDs, casual tables with both seats taken, and a one-phone table whose seat B
+    moved to its own phone (its one-phone days' recovery code kept)."""
+    import subprocess
+    import sys
+
+    from .adversary import _seated_table
+
+    world: dict[str, Any] = {"casual": [_seated_table(server.url)[0] for _ in range(20)]}
+    base = server.url
+    code = _call(base, "POST", "/api/tables", {})[1]["code"]
+    _call(base, "POST", f"/api/tables/{code}/join", {"name": "Yugi", "seat": "A", "device": "duo"})
+    b = _call(
+        base, "POST", f"/api/tables/{code}/join", {"name": "Kaiba", "seat": "B", "device": "duo"}
+    )[1]
+    asked = _call(
+        base,
+        "POST",
+        f"/api/tables/{code}/join",
+        {"name": "Kaiba", "seat": "B", "takeover": True, "device": "kaiba"},
+    )[1]
+    _call(
+        base,
+        "POST",
+        f"/api/tables/{code}/seat-requests/{asked['request']}/confirm",
+        token=b["token"],
+    )
+    world["recovery"] = (code, b["recovery"])
+    password = "holes organiser password"
+    username = f"holes{os.getpid()}"
+    subprocess.run(
+        [sys.executable, "-m", "server", "create-organiser", username, "--password", password],
+        cwd=server.root,
+        env=server.env,
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    import http.cookiejar
+    import urllib.request
+
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    csrf = ""
+
+    def call(method: str, path: str, body: Any = None) -> Any:
+        headers = {"Content-Type": "application/json", "Origin": base}
+        if csrf:
+            headers["X-CSRF-Token"] = csrf
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(base + path, data, method=method, headers=headers)
+        with opener.open(req, timeout=30) as response:
+            return json.load(response)
+
+    csrf = call("POST", "/api/auth/login", {"username": username, "password": password})["csrf"]
+    ev = call("POST", "/api/events", {"name": "Holes Cup", "date": "2026-12-01", "tables": 20})
+    ids = [f"{(n * 397 + 101) % 1000:03}" for n in range(8)]
+    for n, pid in enumerate(ids):
+        call("POST", f"/api/events/{ev['id']}/swiss/players", {"name": f"P{n}", "player_id": pid})
+    world["slug"] = call("GET", f"/api/events/{ev['id']}")["slug"]
+    world["ids"] = ids
+    return world
+
+
 def run(
     workdir: Path, only: list[str] | None = None, seconds: float = 30, quiet_seconds: float = 5
 ) -> HolesReport:
@@ -178,9 +366,12 @@ def run(
     )
     if client_cpus:
         os.sched_setaffinity(0, client_cpus)
-    server = start_gunicorn("holes", "server:create_app()", run_dir, cpus=server_cpus)
+    # The per-address bound on casual tables as it ships (the bench's servers lift it).
+    env = {"CASUAL_TABLES_PER_ADDRESS_PER_HOUR": str(TABLES_PER_ADDRESS)}
+    server = start_gunicorn("holes", "server:create_app()", run_dir, env, cpus=server_cpus)
     try:
         wait_ready(server, "/api/time")
+        world = prepare(server) if any(a in PROBES for a in attacks) else {}
         code, _ = _seated_table(server.url)
         ws_url = f"ws{server.url[4:]}/ws/table/{code}"
         quiet = asyncio.run(_pings(ws_url, quiet_seconds))
@@ -190,7 +381,15 @@ def run(
             workers = set(server.worker_pids())
             queue = ctx.Queue()
             proc = ctx.Process(
-                target=_attack_main, args=(name, server.url, seconds, client_cpus, queue)
+                target=_attack_main,
+                args=(
+                    name,
+                    server.url,
+                    seconds if name in UNREAD else 20,
+                    client_cpus,
+                    queue,
+                    world,
+                ),
             )
             proc.start()
             times = asyncio.run(_pings(ws_url, seconds + 60, stop=lambda p=proc: not p.is_alive()))
@@ -206,6 +405,18 @@ def run(
             result.restarts = len(set(server.worker_pids()) - workers)
             if times:
                 result.ping_max_ms, result.ping_p99_ms = max(times), p99(times)
+            if name in PROBES:
+                [probe] = senders or [{"held": False, "detail": "no answer from the probe"}]
+                result.detail = probe["detail"]
+                if not probe["held"]:
+                    result.problems.append("the edge did not hold")
+                # The ping is reported, not judged: a probe is a few hundred ordinary requests.
+                if result.restarts:
+                    result.problems.append(f"{result.restarts} worker restarts")
+                result.held = not result.problems
+                report.attacks.append(result)
+                print(line(result), flush=True)
+                continue
             connections = sum(s["connections"] for s in senders)
             closed = sum(s["closed"] for s in senders)
             answers: dict[str, int] = {}
