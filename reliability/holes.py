@@ -59,6 +59,7 @@ class HoleResult:
 class HolesReport:
     pinned: str = ""
     quiet_ping_max_ms: float | None = None
+    quiet_ping_p99_ms: float | None = None
     attacks: list[HoleResult] = field(default_factory=list)
 
     @property
@@ -351,9 +352,14 @@ def prepare(server: Any) -> dict[str, Any]:
 
 
 def run(
-    workdir: Path, only: list[str] | None = None, seconds: float = 30, quiet_seconds: float = 5
+    workdir: Path,
+    only: list[str] | None = None,
+    seconds: float = 30,
+    quiet_seconds: float = 5,
+    root: Path | None = None,
 ) -> HolesReport:
-    """Run each attack against one server; the figures in a report."""
+    """Run each attack against one server (of checkout `root`: an earlier release's, to compare;
+    by default this one); the figures in a report."""
     attacks = [a for a in ATTACKS if not only or a in only]
     run_dir = workdir / "holes"
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -368,7 +374,8 @@ def run(
         os.sched_setaffinity(0, client_cpus)
     # The per-address bound on casual tables as it ships (the bench's servers lift it).
     env = {"CASUAL_TABLES_PER_ADDRESS_PER_HOUR": str(TABLES_PER_ADDRESS)}
-    server = start_gunicorn("holes", "server:create_app()", run_dir, env, cpus=server_cpus)
+    more = {"root": root} if root is not None else {}
+    server = start_gunicorn("holes", "server:create_app()", run_dir, env, cpus=server_cpus, **more)
     try:
         wait_ready(server, "/api/time")
         world = prepare(server) if any(a in PROBES for a in attacks) else {}
@@ -376,6 +383,7 @@ def run(
         ws_url = f"ws{server.url[4:]}/ws/table/{code}"
         quiet = asyncio.run(_pings(ws_url, quiet_seconds))
         report.quiet_ping_max_ms = max(quiet) if quiet else None
+        report.quiet_ping_p99_ms = p99(quiet)
         ctx = multiprocessing.get_context("spawn")
         for name in attacks:
             workers = set(server.worker_pids())
@@ -459,5 +467,8 @@ if __name__ == "__main__":  # `python -m reliability.holes [attack ...]`
     import tempfile
 
     found = run(Path(tempfile.mkdtemp(prefix="holes-")), sys.argv[1:] or None)
-    print(f"pinned: {found.pinned}; quiet ping max {found.quiet_ping_max_ms}")
+    print(
+        f"pinned: {found.pinned}; quiet ping max {found.quiet_ping_max_ms:.1f} ms, "
+        f"p99 {found.quiet_ping_p99_ms:.1f} ms"
+    )
     sys.exit(0 if found.ok else 1)
