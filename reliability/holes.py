@@ -259,30 +259,37 @@ def _attack_main(
 
 async def _pings(ws_url: str, seconds: float, stop: Any = None) -> list[float]:
     """Another table's phone: a ping every 50 ms for `seconds` (or until `stop()`), each round
-    trip in ms; one that goes unanswered for 10 s counts as 10 s."""
+    trip in ms; one that goes unanswered for 10 s counts as 10 s, and a socket the server drops
+    (a worker restart) counts 10 s and is opened again."""
     from websockets.asyncio.client import connect
 
     times: list[float] = []
-    async with connect(ws_url) as ws:
-        await ws.send(json.dumps({"type": "hello"}))
-        while json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] != "welcome":
-            pass
-        end = time.monotonic() + seconds
-        n = 0
-        while time.monotonic() < end and not (stop and stop()):
-            n += 1
-            start = time.monotonic()
-            await ws.send(json.dumps({"type": "ping", "t": n}))
-            try:
-                while True:
-                    left = 10 - (time.monotonic() - start)
-                    message = json.loads(await asyncio.wait_for(ws.recv(), max(left, 0.01)))
-                    if message.get("type") == "pong" and message.get("t") == n:
-                        break
-            except TimeoutError:
-                pass
-            times.append((time.monotonic() - start) * 1000)
-            await asyncio.sleep(0.05)
+    end = time.monotonic() + seconds
+    n = 0
+    while time.monotonic() < end and not (stop and stop()):
+        try:
+            async with connect(ws_url) as ws:
+                await ws.send(json.dumps({"type": "hello"}))
+                while json.loads(await asyncio.wait_for(ws.recv(), 10))["type"] != "welcome":
+                    pass
+                while time.monotonic() < end and not (stop and stop()):
+                    n += 1
+                    start = time.monotonic()
+                    await ws.send(json.dumps({"type": "ping", "t": n}))
+                    try:
+                        while True:
+                            left = 10 - (time.monotonic() - start)
+                            raw = await asyncio.wait_for(ws.recv(), max(left, 0.01))
+                            message = json.loads(raw)
+                            if message.get("type") == "pong" and message.get("t") == n:
+                                break
+                    except TimeoutError:
+                        pass
+                    times.append((time.monotonic() - start) * 1000)
+                    await asyncio.sleep(0.05)
+        except Exception:  # dropped: the phone opens its socket again
+            times.append(10_000.0)
+            await asyncio.sleep(0.5)
     return times
 
 
