@@ -473,6 +473,33 @@ def test_guessing_player_ids_spends_the_miss_budget(app: Flask, world: World):
     assert other.status_code == 400 and other.get_json()["code"] == "player_id_required"
 
 
+def test_past_a_few_wrong_ids_the_right_one_waits_for_a_judge(app: Flask, world: World):
+    """Wrong IDs at a seat, from addresses enough to never run out of budget: after five, even
+    the pairing's own ID waits for a judge (202 id_mismatch) instead of seating the phone, so a
+    guess that hits looks like one that misses. (Before: past the budget a miss was 429 and a
+    hit 201, so guessing went on at the HTTP rate; with a round-1 card the seat was taken.)"""
+    from server.api.seats import claim_for
+    from server.store.tournament import parse_pairings
+
+    with app.app_context():
+        world.tournament().set_pairings(
+            world.event_id, parse_pairings("1,Yugi Muto,0001,Seto Kaiba,0002\n")
+        )
+        claim = claim_for(world.slug, 1, "B")
+    app.config["SEAT_REQUESTS_PER_TABLE"] = 0  # every guess's request waits: none refused
+    url = f"/api/tables/{world.code}/join"
+
+    def join(player_id: str, address: str) -> Any:
+        body = {"name": "X", "player_id": player_id, "seat": "B", "claim": claim}
+        return app.test_client().post(url, json=body, environ_base={"REMOTE_ADDR": address})
+
+    for n in range(5):
+        assert join(f"9{n:03}", f"10.5.0.{n}").status_code == 202
+    right = join("0002", "10.5.1.1")
+    assert right.status_code == 202 and right.get_json()["why"] == "id_mismatch"
+    assert not state(app, world.code).seats["B"].joined
+
+
 def test_reissued_cards_void_the_old_ones(app: Flask, world: World):
     from server.api.seats import claim_for
 

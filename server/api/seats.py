@@ -152,7 +152,11 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
             if not player_id:
                 raise AppError("player_id_required", "Type your player ID.", status=400)
             mismatch = not same_player_id(player_id, paired["player_id"])
-            if mismatch:
+            # Past a few wrong IDs at this seat, no ID seats a phone there: right or wrong, it
+            # waits for a judge, so a guesser past its budget cannot tell a hit (201) from a miss.
+            locked = _id_guessed(f"{code}:{seat}", mismatch)
+            if mismatch or locked:
+                mismatch = True
                 _spend_miss("player IDs")  # guessing IDs is throttled like guessing codes
         if not mismatch:
             name, player_id = carried_identity(paired, name, player_id)
@@ -224,6 +228,26 @@ def _request(
         stale=stale,
     )
     return {"status": "waiting", "request": ref, "seat": seat, "token": token, "why": why}
+
+
+def _id_guessed(key: str, wrong: bool) -> bool:
+    """Count a wrong player ID typed at a seat (`key`: table code and seat, one round's); whether
+    the seat has had `SEAT_ID_GUESSES` wrong ones, after which its card seats nobody by itself."""
+    most = int(current_app.config.get("SEAT_ID_GUESSES", 5))
+    if not most:
+        return False
+    wrongs: OrderedDict[str, int] = current_app.extensions.setdefault(
+        "duel_table_id_guesses", OrderedDict()
+    )
+    count = wrongs.get(key, 0)
+    if count >= most:
+        return True
+    if wrong:
+        wrongs[key] = count + 1
+        wrongs.move_to_end(key)
+        while len(wrongs) > 50_000:  # the oldest seats fall out first
+            wrongs.popitem(last=False)
+    return False
 
 
 def _stale() -> Callable[[SeatAsk], bool]:

@@ -153,6 +153,9 @@ DEFAULTS: dict[str, Any] = {
     "SEAT_REQUEST_GONE_SECONDS": 60,
     "SEAT_REQUEST_SECONDS": 300,
     "SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE": 6,
+    # Wrong player IDs typed at one event seat (one round's table) before its card seats nobody
+    # by itself: every later join there waits for a judge (0: no such lock).
+    "SEAT_ID_GUESSES": 5,
     # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
@@ -219,6 +222,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "SEAT_REQUEST_GONE_SECONDS": parse_int,
     "SEAT_REQUEST_SECONDS": parse_int,
     "SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE": parse_int,
+    "SEAT_ID_GUESSES": parse_int,
     "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
     "STALL_REPORT": parse_str,
