@@ -87,3 +87,13 @@ def test_seat_requests_count_against_their_address(app: Flask, clock):
     refused = ask(app, codes[7], "10.0.2.1")
     assert refused.status_code == 429 and refused.get_json()["code"] == "rate_limited"
     assert ask(app, codes[7], "10.0.2.2").status_code == 202
+
+
+def test_a_phone_back_after_its_request_expired_finds_it_expired(app: Flask, clock):
+    """Gone for over a minute, the phone's next ask does not bring its request back."""
+    code = casual(app.test_client())
+    asked = ask(app, code, "10.0.3.1").get_json()
+    clock.advance(61_000)
+    assert status(app, code, asked) == "expired"
+    clock.advance(1_000)
+    assert status(app, code, asked) == "expired"

@@ -338,10 +338,11 @@ def request_status(code: str, ref: str) -> Response:
         raise AppError("no_such_request", "No request has this id and token.", status=404)
     status = str(request_row.status)
     if status == "waiting":
-        _polled(ref)  # its phone is still there
         asked = SeatAsk(ref, str(request_row.seat), "", "", "", int(request_row.created_ms))
         if _stale()(asked):
             status = "expired"  # written as such by the table's next request
+        else:
+            _polled(ref)  # its phone is still there (a phone back after it expired is not)
     return jsonify({"request": ref, "seat": request_row.seat, "status": status})
 
 
