@@ -126,8 +126,12 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
         )
     found = services()
     unjoined_ms = int(config.get("UNJOINED_TABLE_HOURS", 24)) * 3_600_000
-    if unjoined_ms:
-        found.store.sweep_unjoined(found.clock() - unjoined_ms, SWEEP_AT_A_TIME)
+    now = found.clock()
+    swept = current_app.extensions.get("duel_table_swept_ms")
+    if unjoined_ms and (swept is None or now - swept >= SWEEP_EVERY_MS):
+        # At most once a minute: a burst of new tables costs no look-up each.
+        current_app.extensions["duel_table_swept_ms"] = now
+        found.store.sweep_unjoined(now - unjoined_ms, SWEEP_AT_A_TIME)
     code = found.tables.create_table(ruleset, found.clock())
     join_url = f"/t/{code}"
     return jsonify({"code": code, "join_url": join_url}), 201, {"Location": join_url}
@@ -300,9 +304,10 @@ def handle_unexpected(exc: Exception) -> Response:
     return error_response(500, "internal", "Something went wrong on the server.")
 
 
-# Tables nobody joined deleted at each new table: a few, so a creation stays cheap, and more
-# than one an address may make, so they never pile up.
-SWEEP_AT_A_TIME = 8
+# Tables nobody joined deleted at a new table, at most once a minute and a hundred at a time: a
+# creation stays cheap, and 100 addresses at their steady rate (one a minute each) are kept up with.
+SWEEP_AT_A_TIME = 100
+SWEEP_EVERY_MS = 60_000
 
 
 # Routes that take an uploaded file (a ban list, a round's pairings): HTTP_MAX_UPLOAD_BYTES.
