@@ -379,8 +379,12 @@ def run(
     )
     if client_cpus:
         os.sched_setaffinity(0, client_cpus)
-    # The per-address bound on casual tables as it ships (the bench's servers lift it).
-    env = {"CASUAL_TABLES_PER_ADDRESS_PER_HOUR": str(TABLES_PER_ADDRESS)}
+    # The per-address bounds on casual tables and seat requests as they ship (the bench's
+    # servers lift them).
+    env = {
+        "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": str(TABLES_PER_ADDRESS),
+        "SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE": "6",
+    }
     more = {"root": root} if root is not None else {}
     server = start_gunicorn("holes", "server:create_app()", run_dir, env, cpus=server_cpus, **more)
     try:
