@@ -178,6 +178,7 @@ def measure(commands: int, tables: int, spectators: int, profile: bool) -> tuple
                 "CLOCK": clock,
                 "HTTP_RATE_PER_MINUTE": 1_000_000,
                 "HTTP_RATE_BURST": 100_000,
+                "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": 0,
                 "WS_RATE_PER_SECOND": 1_000_000,
                 "WS_RATE_BURST": 100_000,
             }

@@ -117,6 +117,8 @@ def start_gunicorn(
             # One address opens every table of the bench: lift the per-address HTTP limit.
             "HTTP_RATE_PER_MINUTE": "100000000",
             "HTTP_RATE_BURST": "100000000",
+            "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": "0",
+            "SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE": "0",
             "PYTHONUNBUFFERED": "1",
         }
     )

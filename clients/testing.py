@@ -50,6 +50,10 @@ def start_server(
         "TIMER_INTERVAL_MS": "100",
         "HTTP_RATE_PER_MINUTE": "100000",
         "HTTP_RATE_BURST": "10000",
+        # Every test's tables and seat requests come from one address (the bounds have tests of
+        # their own: tests/test_table_expiry.py, tests/test_seat_request_expiry.py).
+        "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": "0",
+        "SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE": "0",
         "ACCESS_LOG": "",
         **(extra_env or {}),
     }

@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from . import access, adversary, crash, fuzz, openapi_fuzz
+from . import access, adversary, crash, fuzz, holes, openapi_fuzz
 from .proc import postgres_answers
 
 
@@ -36,8 +36,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip",
         action="append",
         default=[],
-        choices=["crash", "fuzz", "http", "access", "adversary"],
+        choices=["crash", "fuzz", "http", "access", "adversary", "holes"],
     )
+    parser.add_argument(
+        "--hole",
+        action="append",
+        default=[],
+        choices=list(holes.ATTACKS),
+        help="run only these of the holes' attacks (repeatable)",
+    )
+    parser.add_argument("--hole-seconds", type=float, default=30)
     parser.add_argument(
         "--adversary-tables", type=int, default=500, help="ordinary tables playing meanwhile"
     )
@@ -164,6 +172,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  ! {problem}")
         if missed:
             failures.append("adversary")
+
+    if "holes" not in args.skip:
+        found = holes.run(workdir, args.hole, args.hole_seconds)
+        figures["holes"] = {**asdict(found), "ok": found.ok}
+        print(f"[holes] {found.pinned}; quiet ping max {adversary._ms(found.quiet_ping_max_ms)}")
+        if not found.ok:
+            failures.append("holes")
 
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, default=str))

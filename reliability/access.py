@@ -327,7 +327,11 @@ def run(workdir: Path) -> AccessReport:
     report = AccessReport()
     plans = [
         (
-            {"HTTP_RATE_PER_MINUTE": "100000", "HTTP_RATE_BURST": "10000"},
+            {
+                "HTTP_RATE_PER_MINUTE": "100000",
+                "HTTP_RATE_BURST": "10000",
+                "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": "0",
+            },
             (check_tokens, check_spectators, check_origin, check_headers, check_flood)
             + (rec.check_routes, rec.check_salt, rec.check_seat_move, rec.check_logout)
             + (rec.check_rechained_edit,),

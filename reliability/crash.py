@@ -256,6 +256,7 @@ async def run_async(
         extra_env={
             "HTTP_RATE_PER_MINUTE": "1000000",
             "HTTP_RATE_BURST": "100000",
+            "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": "0",
             "WS_RATE_PER_SECOND": "200",
             "WS_RATE_BURST": "400",
             # Frames and bytes too: the fuzzer and the resending phones are not attackers.

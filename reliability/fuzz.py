@@ -288,6 +288,7 @@ def run(workdir: Path, examples: int = 3000, seed: int = 0) -> FuzzReport:
         extra_env={
             "HTTP_RATE_PER_MINUTE": "1000000",
             "HTTP_RATE_BURST": "100000",
+            "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": "0",
             "WS_RATE_PER_SECOND": "100000",
             "WS_RATE_BURST": "100000",
             # Frames and bytes too: the fuzzer and the resending phones are not attackers.

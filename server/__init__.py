@@ -35,7 +35,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     from server.api.buckets import KeyedLimiter
     from server.api.keepalive import Pinger
-    from server.api.middleware import DeclineWebSocketCompression
+    from server.api.middleware import CloseOnUnreadBody, DeclineWebSocketCompression
     from server.core import config as settings
     from server.service.hub import make_hub
     from server.service.timer import Timer
@@ -115,4 +115,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
             app.wsgi_app, x_for=count, x_proto=count, x_host=count
         )
+    # Outermost: whatever answers, a body left unread is never drained in one go.
+    app.wsgi_app = CloseOnUnreadBody(app.wsgi_app)  # type: ignore[method-assign]
     return app

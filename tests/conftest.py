@@ -48,6 +48,8 @@ def app_config(tmp_path: Path, database_url: str, clock: FixedClock) -> dict[str
         # Staff passwords hashed at 1/256 of production's cost (a stored hash names
         # its own cost, so login checks are unchanged): the accounts a test makes are cheap.
         "PASSWORD_HASH_METHOD": "scrypt:1024:1:1",
+        # One address opens every table of a test (tests/test_table_expiry.py checks the bound).
+        "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": 0,
     }
 
 

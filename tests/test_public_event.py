@@ -96,3 +96,20 @@ def test_the_standings_page_is_rendered_once_per_language(org: Org):
     for _ in range(5):
         assert anyone.get(f"/e/{slug}/standings?lang=zh-Hant").data == first.data
     assert cache(org).builds == builds and "standings:zh-Hant" in entry.texts
+
+
+def test_the_search_is_no_id_oracle(org: Org):
+    """Searches that find nobody (IDs tried one after another) spend the join's budget for
+    wrong IDs, 30 from one address, then 429; another address still finds itself. (Before:
+    ~600 guesses a minute found a 3-digit ID in 43 s.)"""
+    _ev, slug = paired_event(org)
+    guesser = org.app.test_client()
+    url = f"/api/e/{slug}/find"
+    answers = [guesser.get(url, query_string={"q": f"9{n:03}"}).status_code for n in range(40)]
+    assert answers[:30] == [200] * 30
+    assert answers[30:] == [429] * 10
+    refused = guesser.get(url, query_string={"q": "0003"})
+    assert refused.status_code == 429 and refused.json["code"] == "rate_limited"
+    player = org.app.test_client()
+    found = player.get(url, query_string={"q": "0003"}, environ_base={"REMOTE_ADDR": "10.9.0.1"})
+    assert [p["number"] for p in found.json["players"]] == [3]

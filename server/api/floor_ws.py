@@ -22,7 +22,7 @@ from flask import Blueprint, Flask, current_app, request
 from server.api.context import Services, services
 from server.core.errors import error_body
 from server.projections.floor import summarise
-from server.rules.view import calls_view, people_view, shared_view
+from server.rules.view import calls_view, own_disputes, people_view, shared_view
 from server.runtime.stalls import span
 from server.service.hub import Hub
 from server.store import EventStore
@@ -106,6 +106,7 @@ class Feed:
         # The summary reads no deck list, pick or ledger: the view without them.
         v = shared_view(snap.state) | people_view(snap.state, None, True)
         v["calls"] = calls_view(snap.state, None, True)  # judges read the calls' reasons
+        v |= own_disputes(snap.state, None, True)  # and the rejections' reasons
         now = self.registry.clock()
         seen = self._phase_since.get(code)
         if seen is None or seen[0] != v["phase"]:

@@ -6,10 +6,11 @@ of control characters and capped, and unknown fields are refused (marshmallow's 
 
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Any
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from server.core.names import clean, invisible
 from server.rules import RULESETS
@@ -241,8 +242,10 @@ class PickSchema(Schema):
 
 
 class PlayerSchema(Schema):
-    name = Text(64, min_length=1, required=True)
-    player_id = Text(40, min_length=1, required=True)
+    # As long as a join's (NAME_MAX): a longer name was registered, then its player's join
+    # refused.
+    name = Text(NAME_MAX, min_length=1, required=True)
+    player_id = Text(NAME_MAX, min_length=1, required=True)
     decklist = ListText(20_000, load_default="")
 
 
@@ -301,9 +304,19 @@ class LoginSchema(Schema):
     password = fields.String(required=True, validate=validate.Length(min=1, max=200))
 
 
+def real_date(text: str) -> None:
+    """A day of the calendar (2026-99-99 has the shape, not the day)."""
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        raise ValidationError("Not a day of the calendar.") from None
+
+
 class EventSchema(Schema):
     name = Text(80, min_length=1, required=True)
-    date = fields.String(required=True, validate=validate.Regexp(r"^\d{4}-\d{2}-\d{2}$"))
+    date = fields.String(
+        required=True, validate=[validate.Regexp(r"^\d{4}-\d{2}-\d{2}$"), real_date]
+    )
     ruleset = fields.String(load_default="ocg-2008", validate=validate.OneOf(sorted(RULESETS)))
     match_minutes = Int(1, 600, load_default=40)
     tables = Int(1, 1000, required=True)

@@ -38,6 +38,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
@@ -45,10 +47,12 @@ from flask import Blueprint, Flask, Response, current_app, jsonify, request
 from server.api.context import services
 from server.core.errors import AppError, DomainError
 from server.core.names import same_player_id
+from server.rules.state import SeatAsk
 from server.rules.table import seat_answer
 from server.store.events import hash_token, new_recovery_code, normal_recovery_code
 
 from .access import bearer, end_seat, viewer
+from .buckets import KeyedLimiter
 from .identity import check_request, require_staff, tournament
 from .session import sessions
 
@@ -148,7 +152,11 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
             if not player_id:
                 raise AppError("player_id_required", "Type your player ID.", status=400)
             mismatch = not same_player_id(player_id, paired["player_id"])
-            if mismatch:
+            # Past a few wrong IDs at this seat, no ID seats a phone there: right or wrong, it
+            # waits for a judge, so a guesser past its budget cannot tell a hit (201) from a miss.
+            locked = _id_guessed(f"{code}:{seat}", mismatch)
+            if mismatch or locked:
+                mismatch = True
                 _spend_miss("player IDs")  # guessing IDs is throttled like guessing codes
         if not mismatch:
             name, player_id = carried_identity(paired, name, player_id)
@@ -215,8 +223,11 @@ def _request(
             {"seat": holder.seat},
             status=409,
         )
+    _charge_request()
     per_table = int(current_app.config.get("SEAT_REQUESTS_PER_TABLE", 3))
-    if per_table and len(found.store.fresh(code).state.seat_requests) >= per_table:
+    stale = _stale()
+    waiting = [r for r in found.store.fresh(code).state.seat_requests if not stale(r)]
+    if per_table and len(waiting) >= per_table:
         # Refused before the writer (which checks again, on the latest state): a flood of
         # requests costs a cached look-up each.
         raise AppError(
@@ -233,8 +244,74 @@ def _request(
         found.clock(),
         asker=_asker(device, seat),
         per_table=per_table,
+        stale=stale,
     )
     return {"status": "waiting", "request": ref, "seat": seat, "token": token, "why": why}
+
+
+def _id_guessed(key: str, wrong: bool) -> bool:
+    """Count a wrong player ID typed at a seat (`key`: table code and seat, one round's); whether
+    the seat has had `SEAT_ID_GUESSES` wrong ones, after which its card seats nobody by itself."""
+    most = int(current_app.config.get("SEAT_ID_GUESSES", 5))
+    if not most:
+        return False
+    wrongs: OrderedDict[str, int] = current_app.extensions.setdefault(
+        "duel_table_id_guesses", OrderedDict()
+    )
+    count = wrongs.get(key, 0)
+    if count >= most:
+        return True
+    if wrong:
+        wrongs[key] = count + 1
+        wrongs.move_to_end(key)
+        while len(wrongs) > 50_000:  # the oldest seats fall out first
+            wrongs.popitem(last=False)
+    return False
+
+
+def _stale() -> Callable[[SeatAsk], bool]:
+    """Whether a waiting seat request has expired: its phone stopped asking how it stands
+    (`SEAT_REQUEST_GONE_SECONDS`), or it was made `SEAT_REQUEST_SECONDS` ago. Before, they
+    never expired: one address kept 75 tables at their cap for 45 minutes."""
+    config = current_app.config
+    now = services().clock()
+    gone_ms = int(config.get("SEAT_REQUEST_GONE_SECONDS", 60)) * 1000
+    most_ms = int(config.get("SEAT_REQUEST_SECONDS", 300)) * 1000
+    polls = _polls()
+
+    def stale(r: SeatAsk) -> bool:
+        asked = max(r.at_ms, polls.get(r.request, 0))
+        return bool(most_ms and now - r.at_ms >= most_ms) or bool(
+            gone_ms and now - asked >= gone_ms
+        )
+
+    return stale
+
+
+def _polls() -> OrderedDict[str, int]:
+    """When each waiting request's phone last asked how it stands (this process's memory: after
+    a restart a request counts from when it was made)."""
+    found: OrderedDict[str, int] = current_app.extensions.setdefault(
+        "duel_table_seat_polls", OrderedDict()
+    )
+    return found
+
+
+def _polled(ref: str) -> None:
+    polls = _polls()
+    polls[ref] = services().clock()
+    polls.move_to_end(ref)
+    while len(polls) > 20_000:  # requests answered long ago fall out first
+        polls.popitem(last=False)
+
+
+def _charge_request() -> None:
+    """A seat request counts against its address: a few a minute (429 past them)."""
+    limiter = current_app.extensions.get("duel_table_seat_asks")
+    if limiter is not None and not limiter.take(request.remote_addr or "?"):
+        raise AppError(
+            "rate_limited", "Too many seat requests from here; try again later.", status=429
+        )
 
 
 def pairing_of(info: dict[str, Any] | None, seat: Any) -> dict[str, str] | None:
@@ -278,7 +355,14 @@ def request_status(code: str, ref: str) -> Response:
         or not hmac.compare_digest(request_row.token_hash, hash_token(token))
     ):
         raise AppError("no_such_request", "No request has this id and token.", status=404)
-    return jsonify({"request": ref, "seat": request_row.seat, "status": request_row.status})
+    status = str(request_row.status)
+    if status == "waiting":
+        asked = SeatAsk(ref, str(request_row.seat), "", "", "", int(request_row.created_ms))
+        if _stale()(asked):
+            status = "expired"  # written as such by the table's next request
+        else:
+            _polled(ref)  # its phone is still there (a phone back after it expired is not)
+    return jsonify({"request": ref, "seat": request_row.seat, "status": status})
 
 
 @bp.post("/api/tables/<code>/seat-requests/<ref>/cancel")
@@ -416,3 +500,6 @@ def release_seat(code: str, seat: str) -> Response:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
+    per_minute = int(app.config.get("SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE", 6))
+    if per_minute:
+        app.extensions["duel_table_seat_asks"] = KeyedLimiter(per_minute / 60, per_minute)

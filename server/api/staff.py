@@ -25,6 +25,7 @@ from server.core.errors import AppError, DomainError, error_body
 from server.core.names import same_player_id
 from server.projections.sheet import csv_safe
 from server.rules import RULESETS, Actor, view
+from server.store import hall
 from server.store.tournament import Staff, Tournament, parse_pairings
 
 from .access import end_session, may_see_pairing, viewer
@@ -497,10 +498,13 @@ def seat_link(slug: str, number: int, seat: str) -> Response:
 
 @bp.get("/s/<slug>/<int:number>")
 def table_link(slug: str, number: int) -> Response:
-    """A table card's short address: table `number` of the event's current round."""
-    rate_limit()  # one HTTP token per look-up: walking every table's address is not free
-    code = tournament().seat_link(slug, number)
-    return redirect(f"/t/{code}", code=302)  # type: ignore[return-value]
+    """A table card's short address, typed when its QR will not scan: the event's page. It
+    carries no claim, so it leads to no table (a round's codes are on the printed pairings, and
+    a seat without its card's claim waits for a judge): walked table by table, it gave out
+    every round's codes."""
+    rate_limit()
+    hall.event_by_slug(slug)  # 404 no_such_event
+    return redirect(f"/e/{slug}", code=302)  # type: ignore[return-value]
 
 
 @bp.get("/organiser/events/<int:event_id>/pairings")

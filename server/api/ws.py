@@ -147,7 +147,8 @@ class Connection(Session):
         return self.actor.role in ("judge", "organiser")
 
     def _events(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [event_for(env, self.actor.seat, self.privileged) for env in rows]
+        judged = self.store.snapshot(self.code).state.ruleset.staff_start
+        return [event_for(env, self.actor.seat, self.privileged, judged) for env in rows]
 
     def _welcome(self, since: int | None) -> None:
         if since is None:

@@ -141,8 +141,21 @@ DEFAULTS: dict[str, Any] = {
     # A casual table's seat moves: a seat's phone unseen this long (or one that said it is not
     # its player's any more) lets the other seat give the seat to a new phone; until then the
     # seat's own phone answers. Waiting seat requests a table holds (one per asker).
+    # Casual tables one address opens (a burst of this many, then this many an hour; 0: no
+    # limit), and how long a table nobody joined is kept (0: for ever).
+    "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": 60,
+    "UNJOINED_TABLE_HOURS": 24,
     "SEAT_AWAY_SECONDS": 60,
     "SEAT_REQUESTS_PER_TABLE": 3,
+    # A waiting seat request expires once its phone stopped asking how it stands (it asks every
+    # 2 s) for SEAT_REQUEST_GONE_SECONDS, or SEAT_REQUEST_SECONDS after it was made; an address
+    # makes SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE (as a burst, then that many a minute).
+    "SEAT_REQUEST_GONE_SECONDS": 60,
+    "SEAT_REQUEST_SECONDS": 300,
+    "SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE": 6,
+    # Wrong player IDs typed at one event seat (one round's table) before its card seats nobody
+    # by itself: every later join there waits for a judge (0: no such lock).
+    "SEAT_ID_GUESSES": 5,
     # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
@@ -202,8 +215,14 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "HTTP_RATE_BURST": parse_int,
     "HTTP_MISS_PER_MINUTE": parse_int,
     "HTTP_MISS_BURST": parse_int,
+    "CASUAL_TABLES_PER_ADDRESS_PER_HOUR": parse_int,
+    "UNJOINED_TABLE_HOURS": parse_int,
     "SEAT_AWAY_SECONDS": parse_int,
     "SEAT_REQUESTS_PER_TABLE": parse_int,
+    "SEAT_REQUEST_GONE_SECONDS": parse_int,
+    "SEAT_REQUEST_SECONDS": parse_int,
+    "SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE": parse_int,
+    "SEAT_ID_GUESSES": parse_int,
     "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
     "STALL_REPORT": parse_str,

@@ -5,12 +5,13 @@ own phone, judges and the organiser see it; the opponent and spectators see coun
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .base import SEATS
 from .clock import next_due_ms
 from .registration import list_view
-from .state import Change, Deck, LedgerEntry, TableState
+from .state import Change, Deck, Dispute, LedgerEntry, TableState
 
 
 def _changes(changes: tuple[Change, ...]) -> list[dict[str, Any]]:
@@ -74,11 +75,41 @@ def _deck_fix(d: Deck) -> dict[str, Any]:
     return {"fixed_by": sorted(d.fix.yes) if d.fix else []} if d.check_failed else {}
 
 
+def disputes_view(s: TableState, reveal: Callable[[Dispute], bool]) -> list[dict[str, Any]]:
+    """The LP disputes, each rejection's reason where `reveal` says so (else "")."""
+    return [
+        {
+            "entry": d.entry,
+            "by": d.proposal.by,
+            "changes": _changes(d.proposal.changes),
+            "note": d.proposal.note,
+            "rejected_by": d.rejected_by,
+            "reason": d.reason if reveal(d) else "",
+            "status": d.status,
+            "duel": d.duel,
+            "judge": d.judge,
+            "at_ms": d.at_ms,
+        }
+        for d in s.disputes
+    ]
+
+
+def own_disputes(s: TableState, seat: str | None, privileged: bool) -> dict[str, Any]:
+    """At an event table, the disputes with the reasons this viewer may read (the judges every
+    one, a seat those it rejected), when it may read any: else nothing (the shared part's)."""
+    if not s.ruleset.staff_start or not s.disputes:
+        return {}
+    if not privileged and not any(d.rejected_by == seat for d in s.disputes if seat):
+        return {}
+    return {"disputes": disputes_view(s, lambda d: privileged or d.rejected_by == seat)}
+
+
 def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, Any]:
     """The parts of the view that depend on the viewer: deck lists, one's own RPS pick, the
     reasons of judge calls."""
     pg = s.pregame
     return {
+        **own_disputes(s, seat, privileged),
         **people_view(s, seat, privileged),
         "calls": calls_view(s, seat, privileged),
         "decks": {
@@ -143,21 +174,9 @@ def shared_view(s: TableState) -> dict[str, Any]:
             }
             for p in s.pending
         ],
-        "disputes": [
-            {
-                "entry": d.entry,
-                "by": d.proposal.by,
-                "changes": _changes(d.proposal.changes),
-                "note": d.proposal.note,
-                "rejected_by": d.rejected_by,
-                "reason": d.reason,
-                "status": d.status,
-                "duel": d.duel,
-                "judge": d.judge,
-                "at_ms": d.at_ms,
-            }
-            for d in s.disputes
-        ],
+        # At an event table a rejection's reason is its judge call's, read by the judges and
+        # the seat that rejected (`seat_view` gives it back to them), as the call's is (R7.1).
+        "disputes": disputes_view(s, lambda d: not s.ruleset.staff_start),
         "banlist": ({"name": s.banlist.name, "size": len(s.banlist.limits)} if s.banlist else None),
         "turn": (
             {"no": s.turn.no, "player": s.turn.player, "started_ms": s.turn.started_ms}
@@ -274,7 +293,7 @@ def people_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, 
 
 
 def event_for(
-    envelope: dict[str, Any], seat: str | None, privileged: bool = False
+    envelope: dict[str, Any], seat: str | None, privileged: bool = False, judged: bool = False
 ) -> dict[str, Any]:
     """An event envelope as ``seat`` may see it: another seat's secret pick is hidden, and so
     are the cards of another seat's deck list and side decking and the reason of another
@@ -286,6 +305,9 @@ def event_for(
         data["hand"] = None
         return {**envelope, "data": data}
     if kind == "judge.called" and owner != seat and not privileged:
+        return {**envelope, "data": {**envelope["data"], "reason": ""}}
+    if kind == "lp.rejected" and judged and envelope["data"].get("by") != seat and not privileged:
+        # `judged`: an event table, where the rejection's reason is its judge call's (above).
         return {**envelope, "data": {**envelope["data"], "reason": ""}}
     if kind in SEAT_EVENTS and not privileged:
         # A phone's device id would let whoever reads it ask for the other seat under it and be

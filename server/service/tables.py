@@ -31,6 +31,7 @@ from server.rules import (
     facts,
 )
 from server.rules.base import SYSTEM_ACTOR, judge_called
+from server.rules.state import SeatAsk
 from server.service.hub import Hub
 from server.store import Appended, EventStore, Joined, Snapshot
 from server.store.chain import hash_token
@@ -238,22 +239,36 @@ class TableService:
         now_ms: int,
         asker: str = "",
         per_table: int = 0,
+        stale: Callable[[SeatAsk], bool] | None = None,
     ) -> tuple[str, str, int]:
         """Ask for `seat` (it waits for approval): (request ref, token, seq). The request is an
         event in the log, so the judges and the other seat see it.
 
         At most one waiting request per `asker` (a hash of who asks) and, when `per_table`, at
-        most that many per table: each one is a prompt on the phones and the floor."""
+        most that many per table: each one is a prompt on the phones and the floor. Waiting
+        requests that are `stale` (their phone gone, or asked too long ago) expire first, in the
+        same write (`seat.refused` by "expired"), so they hold no place."""
         token, ref = secrets.token_urlsafe(32), secrets.token_hex(6)
 
         def decide_on(snap: Snapshot) -> Decided:
-            if per_table and len(snap.state.seat_requests) >= per_table:
+            expired = [r for r in snap.state.seat_requests if stale is not None and stale(r)]
+            waiting = len(snap.state.seat_requests) - len(expired)
+            if per_table and waiting >= per_table:
                 raise TooMany(
                     "too_many_requests",
                     "This table has enough phones waiting; ask a judge or the players.",
-                    {"waiting": len(snap.state.seat_requests)},
+                    {"waiting": waiting},
                 )
-            if asker and self.store.asker_waiting(snap.table_id, asker):
+            events: list[Event] = []
+            statements: list[Statement] = []
+            for r in expired:
+                data = {"request": r.request, "seat": r.seat, "by": "expired"}
+                events.append(Event("seat.refused", data, now_ms, SYSTEM_ACTOR))
+                old = self.store.seat_request(code, r.request)
+                if old is not None:
+                    statements.append(self.store.request_answered(old.id, "expired"))
+            gone = {r.request for r in expired}
+            if asker and self.store.asker_waiting(snap.table_id, asker, gone):
                 raise Conflict("request_waiting", "Your request for a seat here is still waiting.")
             data = {"request": ref, "seat": seat, "name": name, "player_id": player_id}
             asked = Event("seat.requested", {**data, "why": why}, now_ms, SYSTEM_ACTOR)
@@ -269,7 +284,7 @@ class TableService:
                     "asker": asker,
                 },
             )
-            return facts(snap.state, [asked]), [row]
+            return facts(snap.state, [*events, asked]), [*statements, row]
 
         stored = self._write(code, None, decide_on)
         self.hub.publish(code, stored.seq)
@@ -376,6 +391,7 @@ class TableService:
             args = {**args, "by": by, "request": ref}
             made = self._decide(snap, cmd, args, SYSTEM_ACTOR, now_ms)
             statements.append(self.store.request_answered(request.id, "approved"))
+            statements.append(self.store.recovery_ended(snap.table_id))
             return made, statements
 
         self._write(code, None, decide_on)
@@ -412,7 +428,10 @@ class TableService:
                 snap, "seat.release", {"seat": seat, "by": by}, SYSTEM_ACTOR, now_ms
             )
             old[0] = self.store.seat_token_hash(snap.table_id, seat)
-            return made, [self.store.seat_freed(snap.table_id, seat)]
+            return made, [
+                self.store.seat_freed(snap.table_id, seat),
+                self.store.recovery_ended(snap.table_id),
+            ]
 
         self._write(code, None, decide_on)
         if ended is not None:

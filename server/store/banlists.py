@@ -112,7 +112,11 @@ def _parse_csv(text: str) -> list[tuple[str, str]]:
     sample = text[:2000]
     delimiter = "\t" if "\t" in sample else (";" if sample.count(";") > sample.count(",") else ",")
     entries: list[tuple[str, str]] = []
-    for lineno, row in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter), start=1):
+    try:
+        rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    except csv.Error as exc:  # a field over the csv module's limit (131,072 characters)
+        raise DomainError("invalid", f"Not a ban-list CSV: {exc}.") from None
+    for lineno, row in enumerate(rows, start=1):
         cells = [c.strip() for c in row]
         if not any(cells) or cells[0].startswith("#"):
             continue
@@ -131,6 +135,8 @@ def _parse_json(text: str) -> list[tuple[str, str]]:
         data: Any = json.loads(text)
     except ValueError as exc:
         raise DomainError("invalid", f"Not valid JSON: {exc}.") from None
+    except RecursionError:  # thousands of nested brackets
+        raise DomainError("invalid", "Not valid JSON: nested too deeply.") from None
     if isinstance(data, dict) and "entries" in data:
         data = data["entries"]
     entries: list[tuple[str, str]] = []

@@ -27,12 +27,12 @@ import json
 import logging
 import secrets
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from peewee import DatabaseProxy, IntegrityError
+from peewee import DatabaseProxy, IntegrityError, fn
 
 from server.core.errors import Busy, DomainError, NotFound
 from server.rules import (
@@ -63,7 +63,7 @@ from .chain import (
     verify_chain,
 )
 from .group import GroupCommit
-from .models import EventRow, HeadSignature, SeatRequest, SeatRow, TableRow
+from .models import CommandRow, EventRow, HeadSignature, SeatRequest, SeatRow, TableRow
 from .signing import SIGN_AT
 from .writers import INTEGRITY_ERRORS, Pending, Statement, Writer, writer_for
 
@@ -559,6 +559,38 @@ class EventStore:
             return code
         raise Busy("busy", "Could not find a free table code.")
 
+    def sweep_unjoined(self, before_ms: int, limit: int) -> list[str]:
+        """Delete up to `limit` casual tables made before `before_ms` that nobody ever joined:
+        no seat taken, no event after `table.created` (so nothing played is ever deleted), no
+        tournament event. Their codes."""
+        with self.db.connection_context(), self.db.atomic():
+            played = EventRow.select(EventRow.id).where(
+                (EventRow.table == TableRow.id) & (EventRow.seq > 1)
+            )
+            seated = SeatRow.select(SeatRow.id).where(SeatRow.table == TableRow.id)
+            rows = list(
+                TableRow.select(TableRow.id, TableRow.code)
+                .where(
+                    (TableRow.created_ms < before_ms)
+                    & TableRow.event_id.is_null()
+                    & (TableRow.seq <= 1)
+                    & ~fn.EXISTS(played)
+                    & ~fn.EXISTS(seated)
+                )
+                .limit(limit)
+            )
+            ids = [r.id for r in rows]
+            if not ids:
+                return []
+            for model in (EventRow, CommandRow, SeatRequest, SeatRow):
+                model.delete().where(model.table.in_(ids)).execute()
+            HeadSignature.delete().where(HeadSignature.table_id.in_(ids)).execute()
+            TableRow.delete().where(TableRow.id.in_(ids)).execute()
+        codes = [str(r.code) for r in rows]
+        for code in codes:
+            self._cache.drop(code)
+        return codes
+
     # -- signed heads and tamper alarms -------------------------------------------------------
 
     def sign_head(self, code: str, snap: Snapshot, now_ms: int) -> dict[str, Any]:
@@ -682,19 +714,22 @@ class EventStore:
             (new_hash, table_id, old_hash),
         )
 
-    def asker_waiting(self, table_id: int, asker: str) -> bool:
-        """Whether `asker` has a request waiting at the table."""
+    def recovery_ended(self, table_id: int) -> Statement:
+        """The table is no longer one phone's (a seat handed on or freed): its recovery code
+        dies, so a code seen in the one-phone days never moves a seat of another phone."""
+        mark = self.db.param
+        return (f'UPDATE "table" SET recovery_hash = NULL WHERE id = {mark}', (table_id,))
+
+    def asker_waiting(self, table_id: int, asker: str, expiring: Iterable[str] = ()) -> bool:
+        """Whether `asker` has a request waiting at the table (those in `expiring` do not)."""
+        ending = set(expiring)
         with self.db.connection_context():
-            found = (
-                SeatRequest.select(SeatRequest.id)
-                .where(
-                    (SeatRequest.table == table_id)
-                    & (SeatRequest.asker == asker)
-                    & (SeatRequest.status == "waiting")
-                )
-                .first()
+            found = SeatRequest.select(SeatRequest.ref).where(
+                (SeatRequest.table == table_id)
+                & (SeatRequest.asker == asker)
+                & (SeatRequest.status == "waiting")
             )
-        return found is not None
+            return any(r.ref not in ending for r in found)
 
     def seat_token_hash(self, table_id: int, seat: str) -> str | None:
         """The token hash of the phone that holds a seat (None: the seat is free)."""

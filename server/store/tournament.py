@@ -179,7 +179,11 @@ def parse_pairings(text: str) -> list[Pairing]:
     delimiter = "\t" if "\t" in sample else (";" if sample.count(";") > sample.count(",") else ",")
     found: list[Pairing] = []
     seen: set[int] = set()
-    for lineno, row in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter), start=1):
+    try:
+        rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    except csv.Error as exc:  # a field over the csv module's limit (131,072 characters)
+        raise DomainError("invalid", f"Not a pairings CSV: {exc}.") from None
+    for lineno, row in enumerate(rows, start=1):
         raw = [c.strip() for c in row]
         # The table number in any decimal digits (full-width too); names and IDs cleaned.
         cells = [raw[0] if raw else "", *(clean(c) for c in raw[1:])]
@@ -201,6 +205,10 @@ def parse_pairings(text: str) -> list[Pairing]:
                     {"line": [lineno]},
                 )
         cells += [""] * (5 - len(cells))
+        if len(cells[0]) > 6:  # no event has a million tables (and int() refuses 4,300 digits)
+            raise DomainError(
+                "invalid", f"Line {lineno}: there is no table {cells[0][:12]}…", {"line": [lineno]}
+            )
         number = int(cells[0])
         if number in seen:
             raise DomainError("invalid", f"Line {lineno}: table {number} appears twice.")

@@ -232,7 +232,8 @@ function waitForSeat(code, request, name, retry = null) {
       return;
     }
     if (res.ok && status !== "waiting") {
-      toast(t("join.refused"), "error", 5000);
+      // Expired: its phone stopped asking for a minute, or five minutes passed unanswered.
+      toast(t(status === "expired" ? "join.expired" : "join.refused"), "error", 5000);
       route();
       return;
     }

@@ -47,7 +47,8 @@ export function eventWords(env) {
   const type = env.type;
   const d = env.data || {};
   const v = { ...d };
-  let key = `event.${type}`;
+  // A request nobody answered in time (its phone gone, or minutes passed) is refused by "expired".
+  let key = type === "seat.refused" && d.by === "expired" ? "event.seat.expired" : `event.${type}`;
   let note = "";
   switch (type) {
     case "seat.joined":
