@@ -214,3 +214,10 @@ def cards_issue(migrator: SchemaMigrator) -> None:
     """Version 8: which printing of an event's table cards holds (their claims are signed with
     it; re-issuing the cards voids the older ones)."""
     migrate(migrator.add_column("tournament", "cards_issue", IntegerField(default=1)))
+
+
+@migration
+def command_digests(migrator: SchemaMigrator) -> None:
+    """Version 9: what a command id was sent with, so the same id with other content is refused
+    (`id_reused`) rather than answered as a duplicate."""
+    migrate(migrator.add_column("command", "digest", CharField(max_length=32, default="")))
