@@ -24,6 +24,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         floor_ws,
         http,
         openapi,
+        protocol_schema,
         running,
         seats,
         sheets,
@@ -83,6 +84,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     sheets.init_app(app)
     seats.init_app(app)
     openapi.init_app(app)
+    protocol_schema.init_app(app)
     web.init_app(app)
 
     # The record proves itself: signed heads, and alarms for a log changed under the cache.

@@ -135,6 +135,7 @@ POLICIES: dict[str, str] = {
     "event_page.players_page": PUBLIC,
     # the app shell and its files
     "openapi.spec": PUBLIC,
+    "protocol_schema.schema": PUBLIC,
     "web.index": PUBLIC,
     "web.table_page": PUBLIC,
     "web.asset": PUBLIC,

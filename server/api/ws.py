@@ -160,6 +160,7 @@ class Connection(Session):
         self._send_with_state(
             {
                 "type": "welcome",
+                "v": self.version,  # the version this socket is served (docs/protocol.md)
                 "role": self.actor.role,
                 "seat": self.actor.seat,
                 "now_ms": self.clock(),

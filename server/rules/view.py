@@ -17,6 +17,42 @@ def _changes(changes: tuple[Change, ...]) -> list[dict[str, Any]]:
     return [c.to_dict() for c in changes]
 
 
+# Every top-level key of a view and its type (`server.rules.base.FIELD_TYPES`), besides the
+# ledger and the "seq" the edge adds: the socket's schema is generated from it.
+VIEW_FIELDS: dict[str, str] = {
+    "code": "str",
+    "ruleset": "object",
+    "match_no": "int",
+    "phase": "str",
+    "duel_no": "int",
+    "extra_duel": "bool",
+    "wins": "object",
+    "duels": "list",
+    "lp": "object",
+    "pending": "list",
+    "disputes": "list",
+    "banlist": "object?",
+    "turn": "object?",
+    "result": "object?",
+    "match": "object",
+    "new_match_votes": "list",
+    "clock": "object",
+    "time": "object",
+    "window": "object?",
+    "rolls": "list",
+    "counters": "object",
+    "tokens": "object",
+    "penalties": "list",
+    "flags": "list",
+    "next_due_ms": "int?",
+    "seats": "object",
+    "seat_requests": "list",
+    "calls": "list",
+    "decks": "object",
+    "pregame": "object",
+}
+
+
 def view(s: TableState, seat: str | None = None, privileged: bool = False) -> dict[str, Any]:
     """The state as one viewer may see it: ``seat`` for a player's phone, ``privileged`` for
     judges and the organiser (every deck list)."""
