@@ -9,6 +9,7 @@ from typing import Any
 
 from .base import SEATS
 from .clock import next_due_ms
+from .now import may_send
 from .registration import list_view
 from .state import Change, Deck, LedgerEntry, TableState
 
@@ -50,6 +51,7 @@ VIEW_FIELDS: dict[str, str] = {
     "calls": "list",
     "decks": "object",
     "pregame": "object",
+    "may_send": "list",
 }
 
 
@@ -116,6 +118,8 @@ def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, An
     pg = s.pregame
     return {
         **people_view(s, seat, privileged),
+        # What this seat may send now (`server.rules.now`); nothing for other viewers.
+        "may_send": may_send(s, seat) if seat in SEATS else [],
         "calls": calls_view(s, seat, privileged),
         "decks": {
             k: {
