@@ -6,17 +6,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import jsonschema_rs
 from flask.testing import FlaskClient
 from websockets.asyncio.client import connect
 from ws_helpers import Phone, http, new_table
 
+import server.rules as rules
 from clients.testing import SCHEMA_CHECK
 from server.rules import DECLARATIONS, EVENTS
 from server.rules.base import HANDLERS
 from server.rules.table import replay
 from server.rules.view import VIEW_FIELDS, view
+from tests import twokey_script
+
+REPLAY = Path(__file__).resolve().parent / "data" / "replay_match.json"
 
 
 def served(client: FlaskClient) -> dict:
@@ -86,3 +91,26 @@ def test_the_socket_tests_check_what_the_server_sends(live_server):
     assert SCHEMA_CHECK.checked - before >= 4
     assert http(live_server, "GET", "/api/protocol/schema.json")[0] == 200
     assert json.dumps(SCHEMA_CHECK.refused) == "[]"
+
+
+def test_every_event_of_the_recorded_matches_fits_its_declaration(client: FlaskClient):
+    """The recorded match of tests/test_replay.py (judges' rulings, penalties, time called, seat
+    moves) and the two-key scripts: every event, as the store keeps it, fits the schema."""
+    document = served(client)
+    envelope = jsonschema_rs.validator_for({**document, "oneOf": [{"$ref": "#/$defs/envelope"}]})
+    recorded = json.loads(REPLAY.read_text(encoding="utf-8"))["events"]
+    logs = [recorded] + [
+        [
+            {**e.to_dict(), "seq": i}
+            for i, e in enumerate(twokey_script.play(rules, name, False)[1], 1)
+        ]
+        for name in sorted(twokey_script.SCRIPTS)
+    ]
+    seen = set()
+    for log in logs:
+        for event in log:
+            kept = {k: event[k] for k in ("seq", "type", "data", "actor", "at_ms")}
+            errors = [e.message for e in envelope.iter_errors(kept)]
+            assert errors == [], (event["type"], errors)
+            seen.add(event["type"])
+    assert len(seen) > 40

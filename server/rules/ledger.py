@@ -503,7 +503,7 @@ def _removed(s: TableState, e: Event) -> TableState:
     "lp.applied",
     {
         "entry": "int",
-        "by": "seat",
+        "by": "str",  # a seat, or a judge's entry's `judge:<name>`
         "confirmed_by": "str",
         "changes": "list",
         "lp": "object",
