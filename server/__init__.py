@@ -24,6 +24,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         floor_ws,
         http,
         openapi,
+        overlay,
         protocol_schema,
         running,
         seats,
@@ -85,6 +86,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     seats.init_app(app)
     openapi.init_app(app)
     protocol_schema.init_app(app)
+    overlay.init_app(app)
     web.init_app(app)
 
     # The record proves itself: signed heads, and alarms for a log changed under the cache.

@@ -193,6 +193,10 @@ class CreateTableSchema(Schema):
     match_minutes = Minutes(*MATCH_MINUTES)
 
 
+class OverlaySchema(Schema):
+    on = Bool(required=True)
+
+
 class JoinSchema(Schema):
     seat = Seat(allow_none=True)
     name = Text(NAME_MAX, min_length=1, required=True)
@@ -303,6 +307,7 @@ BODIES: dict[str, type[Schema]] = {
     "decklists.check_list": CheckSchema,
     "decklists.pick_banlist": PickSchema,
     "running.hall_message": HallMessageSchema,
+    "overlay.set_overlay": OverlaySchema,
     "staff.login": LoginSchema,
     "staff.create_event": EventSchema,
     "staff.upload_banlist": BanListUploadSchema,

@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (register commands and handlers)
     judge,
     ledger,
     match,
+    overlay,
     registration,
     time_over,
 )
