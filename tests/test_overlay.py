@@ -4,6 +4,7 @@ organiser of the table's event turns it on, and then public facts only."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from access_world import World, make_world
@@ -11,6 +12,8 @@ from flask import Flask
 
 from server.rules import EMPTY, Actor, Event, apply
 from server.rules.overlay import overlay_view
+
+REPLAY = Path(__file__).resolve().parent / "data" / "replay_match.json"
 
 
 @pytest.fixture
@@ -82,3 +85,22 @@ def test_the_waiting_entry_and_the_last_roll():
     ]
     assert shown["lp"] == {"A": 8000, "B": 8000}  # as confirmed: the entry still waits
     assert shown["roll"] == {"roll": 1, "kind": "coin", "results": ["heads"], "by": "A"}
+
+
+def test_the_time_over_stage_and_the_score_along_the_recorded_match():
+    """The recorded match of tests/test_replay.py (three duels, time called, extra turns): the
+    overlay follows its score and time-over stages, and never shows a player ID or a pick."""
+    recorded = json.loads(REPLAY.read_text(encoding="utf-8"))["events"]
+    state, stages, scores = EMPTY, set(), set()
+    for e in recorded:
+        state = apply(state, Event.from_dict(e))
+        shown = overlay_view(state)
+        stages.add(shown["time"]["stage"])
+        scores.add((shown["wins"]["A"], shown["wins"]["B"]))
+        text = json.dumps(shown)
+        for seat in ("A", "B"):
+            player_id = state.seats[seat].player_id
+            assert not player_id or player_id not in text
+        assert '"hand"' not in text and '"cards"' not in text
+    assert {"finish_turn", "extra_turns"} <= stages and shown["match"]["decided"]
+    assert len(scores) >= 3
