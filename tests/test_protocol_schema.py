@@ -114,3 +114,23 @@ def test_every_event_of_the_recorded_matches_fits_its_declaration(client: FlaskC
             assert errors == [], (event["type"], errors)
             seen.add(event["type"])
     assert len(seen) > 40
+
+
+def test_every_view_along_the_recorded_matches_fits_the_state_schema(client: FlaskClient):
+    """Each viewer's view (both seats, a spectator, a judge) at every state of the recorded
+    match and the two-key scripts fits `#/$defs/state`."""
+    document = served(client)
+    state = jsonschema_rs.validator_for({**document, "oneOf": [{"$ref": "#/$defs/state"}]})
+    logs = [[rules.Event.from_dict(e) for e in json.loads(REPLAY.read_text())["events"]]]
+    logs += [twokey_script.play(rules, n, False)[1] for n in sorted(twokey_script.SCRIPTS)]
+    checked = 0
+    for log in logs:
+        s = rules.EMPTY
+        for seq, event in enumerate(log, 1):
+            s = rules.apply(s, event)
+            for seat, privileged in ((None, False), ("A", False), ("B", False), (None, True)):
+                shown = json.loads(json.dumps({**view(s, seat, privileged), "seq": seq}))
+                errors = [f"{e.message} at {e.instance_path}" for e in state.iter_errors(shown)]
+                assert errors == [], (event.type, seat, errors[:3])
+                checked += 1
+    assert checked > 1000

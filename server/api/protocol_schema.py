@@ -105,6 +105,78 @@ def event_data(event_type: str) -> dict[str, Any]:
     return {"type": "object", "properties": props, "additionalProperties": False}
 
 
+PER_SEAT_INT = {
+    "type": "object",
+    "properties": {"A": {"type": "integer"}, "B": {"type": "integer"}},
+    "required": ["A", "B"],
+    "additionalProperties": False,
+}
+
+
+def _state_details(commands: list[str]) -> dict[str, Any]:
+    """The parts of the view a bot or an overlay reads first, described field by field (the
+    others by their type, `VIEW_FIELDS`)."""
+    nullable_int = _nullable({"type": "integer"})
+    seat = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "player_id": {"type": "string"},
+            "joined": {"type": "boolean"},
+            "disowned": {"const": True},
+        },
+        "required": ["name", "player_id", "joined"],
+        "additionalProperties": False,
+    }
+    return {
+        "phase": {
+            "enum": [
+                "registration",
+                "pregame",
+                "duel",
+                "duel_result",
+                "between",
+                "match_result",
+                "match_over",
+            ]
+        },  # fmt: skip
+        "lp": PER_SEAT_INT,
+        "wins": PER_SEAT_INT,
+        "tokens": PER_SEAT_INT,
+        "seats": {
+            "type": "object",
+            "properties": {"A": seat, "B": seat},
+            "required": ["A", "B"],
+            "additionalProperties": False,
+        },
+        "may_send": {"type": "array", "items": {"enum": commands}, "uniqueItems": True},
+        "turn": _nullable(
+            _object({"no": {"type": "integer"}, "player": SEAT, "started_ms": {"type": "integer"}})
+        ),
+        "clock": _object(
+            {
+                "status": {"enum": ["idle", "running", "paused", "expired", "stopped"]},
+                "started_ms": nullable_int,
+                "duration_ms": {"type": "integer"},
+                "deadline_ms": nullable_int,
+                "remaining_ms": nullable_int,
+                "start_votes": {"type": "array", "items": SEAT},
+            }
+        ),
+        "time": _object(
+            {
+                "called": {"type": "boolean"},
+                "called_ms": nullable_int,
+                "during": _nullable({"type": "string"}),
+                "stage": _nullable({"type": "string"}),
+                "extra_turn": {"type": "integer"},
+                "extra_turns": {"type": "integer"},
+                "extra_duel_turns": {"type": "integer"},
+            }
+        ),
+    }
+
+
 def _object(props: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
     return {
         "type": "object",
@@ -153,8 +225,30 @@ def build_schema() -> dict[str, Any]:
         ],
     }
     state_props = {k: field_type(v) for k, v in VIEW_FIELDS.items()}
+    state_props.update(_state_details(commands))
     state_props["seq"] = {"type": "integer"}
-    state_props["ledger"] = {"type": "array", "items": {"type": "object"}}
+    state_props["ledger"] = {"type": "array", "items": {"$ref": ref + "ledger_row"}}
+    defs["change"] = _object(
+        {
+            "seat": SEAT,
+            "kind": {"enum": ["damage", "gain", "cost", "halve", "set"]},
+            "amount": {"type": "integer"},
+        },
+        ["seat", "kind"],
+    )
+    defs["ledger_row"] = _object(
+        {
+            "entry": {"type": "integer"},
+            "duel": {"type": "integer"},
+            "turn": {"type": "integer"},
+            "by": {"type": "string"},
+            "confirmed_by": {"type": "string"},
+            "changes": {"type": "array", "items": {"$ref": ref + "change"}},
+            "note": {"type": "string"},
+            "lp": PER_SEAT_INT,
+            "at_ms": {"type": "integer"},
+        }
+    )
     defs["state"] = _object(state_props)
     defs["delta"] = {**_object(state_props, []), "description": "the state's changed keys"}
     defs["error"] = _object(
