@@ -82,8 +82,15 @@ def test_the_overlay_follows_a_live_duel(live_server, browser: Browser, script_e
     root = page.get_by_test_id("overlay")
     expect(root).to_have_attribute("data-state", "off")  # not shown yet: nothing drawn
     transparent(page)
-    assert staff.request("POST", f"/api/tables/{code}/overlay", {"on": True})[0] == 200
+    # The organiser turns it on from the table's staff page (the J command `overlay.set`).
+    desk = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 800})
+    desk.add_cookies([{"name": c.name, "value": c.value, "url": live_server} for c in staff.jar])
+    judge = desk.new_page()
+    judge.goto(f"/judge/e/{event['id']}/t/{code}")
+    expect(judge.get_by_test_id("overlay-link")).to_have_attribute("href", f"/t/{code}/overlay")
+    judge.get_by_test_id("overlay-show").click()
     expect(root).to_have_attribute("data-state", "on")
+    desk.close()
     expect(page.get_by_test_id("ov-name-A")).to_have_text("Yugi")
     expect(page.get_by_test_id("ov-name-B")).to_have_text("Kaiba")
 
