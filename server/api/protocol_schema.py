@@ -324,8 +324,8 @@ def build_schema() -> dict[str, Any]:
         {
             "type": {"const": "hello"},
             "token": _nullable({"type": "string", "maxLength": ID_MAX}),
-            "since": _nullable({"type": "integer", "minimum": 0}),
-            "v": _nullable({"type": "integer", "minimum": 1}),
+            "since": _nullable({"type": "integer", "minimum": 0, "maximum": 2**53}),
+            "v": _nullable({"type": "integer", "minimum": 1, "maximum": 1000}),
         },
         ["type"],
     )
