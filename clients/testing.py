@@ -8,7 +8,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -108,3 +110,83 @@ def isolated_database(database_url: str, schema: str) -> str:
         connection.close()
     separator = "&" if "?" in database_url else "?"
     return f"{database_url}{separator}options=-csearch_path%3D{schema}"
+
+
+class SchemaCheck:
+    """Every message a table socket's server sends, checked against the schema the server
+    serves (`/api/protocol/schema.json`, docs/protocol.md): the socket tests install it on the
+    `websockets` clients (tests/conftest.py), so a message the schema refuses fails the test
+    that received it."""
+
+    PATH = "/api/protocol/schema.json"
+
+    def __init__(self) -> None:
+        self._validators: dict[str, Any] = {}
+        self.refused: list[str] = []
+        self.checked = 0
+
+    def validator(self, host: str) -> Any:
+        """The served schema's validator of a server's messages, fetched once per server."""
+        found = self._validators.get(host)
+        if found is None:
+            import json
+
+            import jsonschema_rs
+
+            with urllib.request.urlopen(f"http://{host}{self.PATH}", timeout=10) as answer:
+                document = json.load(answer)
+            server_message = {**document, "oneOf": [{"$ref": "#/$defs/server"}]}
+            found = self._validators[host] = jsonschema_rs.validator_for(server_message)
+        return found
+
+    def check(self, request: Any, message: Any) -> None:
+        """Check one received frame of a socket opened with `request` (its handshake)."""
+        if request is None or not str(request.path).startswith("/ws/table/"):
+            return
+        if not isinstance(message, str):
+            return
+        import json
+
+        try:
+            parsed = json.loads(message)
+        except ValueError:
+            self.refused.append(f"not JSON: {message[:200]}")
+            raise AssertionError(self.refused[-1]) from None
+        validator = self.validator(request.headers["Host"])
+        self.checked += 1
+        errors = [f"{e.message} at {'/'.join(map(str, e.instance_path))}" for e in
+                  validator.iter_errors(parsed)]  # fmt: skip
+        if errors:
+            self.refused.append(f"{errors[:3]} in {message[:500]}")
+            raise AssertionError("the protocol schema refuses: " + self.refused[-1])
+
+    def install(self) -> Callable[[], None]:
+        """Wrap the asyncio and sync clients' `recv`; returns what undoes it."""
+        from websockets.asyncio.client import ClientConnection as AsyncConnection
+        from websockets.sync.client import ClientConnection as SyncConnection
+
+        check = self.check
+        async_recv, sync_recv = AsyncConnection.recv, SyncConnection.recv
+
+        async def recv_async(conn: Any, *args: Any, **kwargs: Any) -> Any:
+            message = await async_recv(conn, *args, **kwargs)
+            check(getattr(conn, "request", None), message)
+            return message
+
+        def recv_sync(conn: Any, *args: Any, **kwargs: Any) -> Any:
+            message = sync_recv(conn, *args, **kwargs)
+            check(getattr(conn, "request", None), message)
+            return message
+
+        AsyncConnection.recv = recv_async  # type: ignore[method-assign,assignment]
+        SyncConnection.recv = recv_sync  # type: ignore[method-assign,assignment]
+
+        def undo() -> None:
+            AsyncConnection.recv = async_recv  # type: ignore[method-assign]
+            SyncConnection.recv = sync_recv  # type: ignore[method-assign]
+
+        return undo
+
+
+# The one check of a test session (tests/conftest.py installs it).
+SCHEMA_CHECK = SchemaCheck()

@@ -117,7 +117,7 @@ def check_table(base: str, reader: StoreReader, code: str, clients: list[Any]) -
     answered: set[str] = set()
     for client in clients:
         for out in client.outcomes.values():
-            key = phone_command_id(out.id)  # how the server stores a phone's command id
+            key = phone_command_id(out.id, out.seat)  # as the server stores a seat's command id
             answered.add(key)
             if not out.ok:
                 if key in stored:

@@ -25,6 +25,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         floor_ws,
         http,
         openapi,
+        overlay,
+        protocol_schema,
         running,
         seats,
         sheets,
@@ -85,6 +87,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     sheets.init_app(app)
     seats.init_app(app)
     openapi.init_app(app)
+    protocol_schema.init_app(app)
+    overlay.init_app(app)
     web.init_app(app)
 
     # The record proves itself: signed heads, and alarms for a log changed under the cache.

@@ -10,6 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from clients.testing import SCHEMA_CHECK, SchemaCheck
 from server import create_app
 from server.store import EventStore, bind, db, open_database
 
@@ -27,6 +28,25 @@ class FixedClock:
 
     def advance(self, ms: int) -> None:
         self.now_ms += ms
+
+
+@pytest.fixture(scope="session", autouse=True)
+def protocol_schema_check() -> Iterator[SchemaCheck]:
+    """Every message a table socket sends in these tests is checked against the served
+    protocol schema (docs/protocol.md): one the schema refuses fails the test that got it."""
+    undo = SCHEMA_CHECK.install()
+    try:
+        yield SCHEMA_CHECK
+    finally:
+        undo()
+
+
+@pytest.fixture(autouse=True)
+def _schema_refusals_fail_the_test() -> Iterator[None]:
+    before = len(SCHEMA_CHECK.refused)
+    yield
+    # A refusal raised inside code that swallows errors still fails the test here.
+    assert SCHEMA_CHECK.refused[before:] == [], SCHEMA_CHECK.refused[before:]
 
 
 @pytest.fixture

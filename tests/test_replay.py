@@ -14,7 +14,9 @@ the salts and request refs (`secrets.token_hex`). Record again (only for a chang
 change the log or the views) with `python -m tests.test_replay`. Last recorded when a player's
 ID left the other viewers' views (docs/security.md): before recording, the new views put back
 in the old shape (every ID shown to all, keys in their old places) gave every digest and the
-final views of the earlier recording exactly, and the events were unchanged."""
+final views of the earlier recording exactly, and the events were unchanged. Recorded again when
+each seat's view gained `may_send` (`server.rules.now`): the new views without that key gave
+every digest and the final views of the earlier recording exactly; the events were unchanged."""
 
 from __future__ import annotations
 

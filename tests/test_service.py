@@ -21,7 +21,7 @@ from server.core.errors import (
 from server.rules import Actor, RuleError, get_ruleset
 from server.service.hub import LocalHub
 from server.service.tables import TableService
-from server.store import EventStore
+from server.store import Appended, EventStore
 
 SERVER = Path(__file__).resolve().parent.parent / "server"
 T0 = 1_764_484_800_000
@@ -147,3 +147,26 @@ def test_a_released_seat_closes_its_phone_before_the_publish(store: EventStore):
     tables.release_seat(code, "A", "judge J", T0, ended=lambda old: order.append("ended"))
     assert order == ["ended", "publish"]
     assert store.snapshot(code).state.seats["A"].joined is False
+
+
+def test_a_staff_members_ids_are_apart_from_a_seats_and_from_other_staff(store: EventStore):
+    """docs/protocol.md, command ids: an id is its sender's (a seat, or a staff login); the same
+    sender's id with other content is `id_reused` and writes nothing."""
+    from server.core.errors import Conflict
+    from server.service.tables import command_digest, phone_command_id, sender_of
+
+    tables, _hub, code = seated(store)
+    seat, ayako, ren = Actor("seat", "A"), Actor("judge", name="ayako"), Actor("judge", name="ren")
+
+    def send(actor: Actor, cmd: str, args: dict) -> Appended:
+        stored = phone_command_id("1", sender_of(actor))
+        return tables.command(code, cmd, args, actor, stored, T0, digest=command_digest(cmd, args))
+
+    assert not send(seat, "coin.toss", {}).duplicate
+    assert not send(ayako, "clock.start", {}).duplicate  # the judge's "1" is not seat A's
+    assert not send(ren, "clock.pause", {}).duplicate  # nor another judge's
+    assert send(ayako, "clock.start", {}).duplicate  # the same again: a retry
+    seq = store.snapshot(code).seq
+    with pytest.raises(Conflict) as reused:
+        send(seat, "coin.toss", {"count": 2})
+    assert reused.value.code == "id_reused" and store.snapshot(code).seq == seq

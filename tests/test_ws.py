@@ -116,6 +116,48 @@ def test_a_retried_command_is_applied_once(table: Table):
     assert table.state()["seq"] == 4
 
 
+def test_a_command_id_belongs_to_the_seat_that_sent_it(table: Table):
+    """Seat B's die roll under the id seat A spent on a coin toss is B's own command: the die
+    is rolled, not answered as A's duplicate (docs/protocol.md, "Command ids")."""
+
+    async def scenario() -> None:
+        async with table.connect() as wa, table.connect() as wb:
+            a, b = Phone(wa), Phone(wb)
+            await a.hello(table.token_a)
+            await b.hello(table.token_b)
+            tossed = await a.command("coin.toss", {}, ref="1")
+            assert tossed["ok"] and not tossed.get("duplicate"), tossed
+            rolled = await b.command("die.roll", {}, ref="1")
+            assert rolled["ok"] and not rolled.get("duplicate"), rolled
+            assert rolled["seq"] == tossed["seq"] + 1
+            update = await b.until_seq(rolled["seq"])
+            [event] = [e for e in update["events"] if e["seq"] == rolled["seq"]]
+            assert event["type"] == "roll.made" and event["data"]["kind"] == "die"
+            assert event["actor"]["seat"] == "B"
+
+    run(scenario())
+
+
+def test_the_same_id_with_another_command_is_refused_not_a_duplicate(table: Table):
+    """A sender's id spent on one command and sent again with another command or other
+    arguments is `id_reused` and writes nothing; the same content again is a retry."""
+
+    async def scenario() -> None:
+        async with table.connect() as wa:
+            a = Phone(wa)
+            await a.hello(table.token_a)
+            first = await a.command("coin.toss", {}, ref="7")
+            assert first["ok"], first
+            for cmd, args in (("die.roll", {}), ("coin.toss", {"count": 2})):
+                other = await a.command(cmd, args, ref="7")
+                assert other["ok"] is False and other["error"]["code"] == "id_reused", other
+            again = await a.command("coin.toss", {}, ref="7")
+            assert again == {**first, "duplicate": True}
+
+    run(scenario())
+    assert table.state()["seq"] == 4
+
+
 def test_resume_from_a_sequence_number_gets_exactly_the_missed_events(table: Table):
     async def scenario() -> None:
         async with table.connect() as wa:

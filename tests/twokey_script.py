@@ -8,8 +8,8 @@ duels and a judge's settlement at an event table.
 returns, step by step, what each command gave: its events, or its refusal, and the views every
 kind of viewer receives. `tests/test_rules_twokey.py` compares those with the ones recorded
 from the release before the confirmation flow was unified (`tests/data/twokey_views.json`; recorded
-again, once, when a player's ID left the other viewers' views: the new views put back in the
-old shape gave every earlier digest exactly);
+again when a player's ID left the other viewers' views, and when each seat's view gained
+`may_send`: each time the new views put back in the old shape gave every earlier digest exactly);
 `tests/twokey_timing.py` times the replay of its log."""
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ Policies:
 - ``staff``: a staff route that checks the role at the event itself; a login is required
   first (except the login itself).
 - ``socket``: a websocket; it authorises in its `hello` with `socket_actor` / the floor's check.
+- ``overlay``: a table's stream overlay summary: anyone while the table's staff show it on the
+  overlay (`overlay.set`, public facts only), nobody otherwise (`404 overlay_off`, spectators
+  or not: a broadcast tool has no login, and showing a table is its staff's decision).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from .sheets import CODE, parse_codes
 
 log = logging.getLogger(__name__)
 
-PUBLIC, TABLE, TABLES, SEAT, JOIN, STAFF, SOCKET = (
+PUBLIC, TABLE, TABLES, SEAT, JOIN, STAFF, SOCKET, OVERLAY = (
     "public",
     "table",
     "tables",
@@ -54,6 +57,7 @@ PUBLIC, TABLE, TABLES, SEAT, JOIN, STAFF, SOCKET = (
     "join",
     "staff",
     "socket",
+    "overlay",
 )
 
 POLICIES: dict[str, str] = {
@@ -149,6 +153,11 @@ POLICIES: dict[str, str] = {
     "event_page.players_page_qr": PUBLIC,  # the players' page's address as a QR code (the hall)
     # the app shell and its files
     "openapi.spec": PUBLIC,
+    # the stream overlay: the page shell, its summary while shown, and showing it
+    "overlay.overlay_page": PUBLIC,
+    "overlay.overlay_data": OVERLAY,
+    "overlay.set_overlay": STAFF,  # the route checks the role at the table's event
+    "protocol_schema.schema": PUBLIC,
     "web.index": PUBLIC,
     "web.table_page": PUBLIC,
     "web.asset": PUBLIC,
@@ -292,6 +301,11 @@ def decide() -> None:
                 "bad_token", "Send your seat's token: Authorization: Bearer ...", status=401
             )
         g.viewer = v
+    elif policy == OVERLAY:
+        code = str(args.get("code", ""))
+        charge(1, request_budget(code))
+        if not look_up(code) or not services().store.snapshot(code.upper()).state.overlay:
+            raise AppError("overlay_off", "This table is not shown on the overlay.", status=404)
     elif policy == STAFF and endpoint != "staff.login":
         if current_staff() is None:
             raise AppError("not_logged_in", "Log in as a judge or organiser.", status=401)

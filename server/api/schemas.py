@@ -16,6 +16,7 @@ from server.core.names import clean, invisible
 from server.rules import RULESETS
 from server.rules import swiss as core
 from server.rules.registration import MAX_TEXT
+from server.rules.ruleset import MATCH_MINUTES
 from server.store import banlists, hall
 
 MAX_INT = 1_000_000
@@ -190,7 +191,11 @@ class LedgerRangeSchema(Schema):
 
 class CreateTableSchema(Schema):
     ruleset = Text(NAME_MAX, min_length=1)
-    match_minutes = Minutes(0.05, 600)
+    match_minutes = Minutes(*MATCH_MINUTES)
+
+
+class OverlaySchema(Schema):
+    on = Bool(required=True)
 
 
 class JoinSchema(Schema):
@@ -318,7 +323,7 @@ class EventSchema(Schema):
         required=True, validate=[validate.Regexp(r"^\d{4}-\d{2}-\d{2}$"), real_date]
     )
     ruleset = fields.String(load_default="ocg-2008", validate=validate.OneOf(sorted(RULESETS)))
-    match_minutes = Int(1, 600, load_default=40)
+    match_minutes = Int(1, MATCH_MINUTES[1], load_default=40)
     tables = Int(1, 1000, required=True)
     # R1.1: absent, the rule set's default (the seed's requires a player ID); false waives it
     # for an unsanctioned event.
@@ -358,6 +363,7 @@ BODIES: dict[str, type[Schema]] = {
     "decklists.check_list": CheckSchema,
     "decklists.pick_banlist": PickSchema,
     "running.hall_message": HallMessageSchema,
+    "overlay.set_overlay": OverlaySchema,
     "staff.login": LoginSchema,
     "staff.create_event": EventSchema,
     "staff.upload_banlist": BanListUploadSchema,

@@ -23,7 +23,7 @@ from marshmallow import ValidationError
 from server.api.context import Services, services
 from server.core.errors import DomainError, error_body
 from server.rules import Actor, RuleError, admit, event_for
-from server.service.tables import phone_command_id
+from server.service.tables import command_digest, phone_command_id, sender_of
 from server.store import Appended
 
 from .access import budget_key, look_up, request_grant, socket_actor
@@ -161,6 +161,7 @@ class Connection(Session):
         self._send_with_state(
             {
                 "type": "welcome",
+                "v": self.version,  # the version this socket is served (docs/protocol.md)
                 "role": self.actor.role,
                 "seat": self.actor.seat,
                 "now_ms": self.clock(),
@@ -391,9 +392,11 @@ class Connection(Session):
                 cmd,
                 loaded,
                 self.actor,
-                phone_command_id(ref),  # never the id of one of the server's own commands
+                # never the id of one of the server's own commands, nor another sender's
+                phone_command_id(ref, sender_of(self.actor)),
                 self.clock(),
                 answered=self._answer(ref),
+                digest=command_digest(cmd, args),
             )
         except RuleError as exc:
             self._refuse(ref, exc.code, exc.message, jsonable(dict(exc.details)))

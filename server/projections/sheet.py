@@ -15,7 +15,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from server.core.i18n import Said
-from server.rules import EMPTY, Event, TableState, apply
+from server.rules import EMPTY, EVENTS, Event, TableState, apply
 from server.rules.time_over import STAGES
 from server.rules.view import LIST_EVENTS
 
@@ -863,11 +863,9 @@ def public_log(log: Sequence[Mapping[str, Any]], names: bool = True) -> list[dic
 
 # Fields of an event that only the event's staff read in the exported log (the phones' events
 # hide them the same way, `server.rules.view.event_for`).
+# Each event's declaration beside its handler says which they are (`EventDeclaration.staff_only`).
 STAFF_ONLY: dict[str, tuple[str, ...]] = {
-    "judge.called": ("reason",),
-    "seat.joined": ("device", "player_id"),
-    "seat.moved": ("device", "player_id"),
-    "seat.requested": ("device", "player_id"),
+    t: d.staff_only for t, d in EVENTS.items() if d.staff_only
 }
 
 

@@ -5,7 +5,19 @@ caller passes the server time (``now_ms``) and a random source (``randbelow``); 
 return events, and one handler per event type applies it. ``tests/test_rules_purity.py``
 checks the imports."""
 
-from .base import COMMANDS, DECLARATIONS, SEATS, Actor, Declaration, Event, RuleError, admit, other
+from .base import (
+    COMMANDS,
+    DECLARATIONS,
+    EVENTS,
+    SEATS,
+    Actor,
+    Declaration,
+    Event,
+    EventDeclaration,
+    RuleError,
+    admit,
+    other,
+)
 from .clock import next_due_ms
 from .ruleset import RULESETS, RuleSet, get_ruleset
 from .state import EMPTY, TableState
@@ -15,6 +27,8 @@ from .view import event_for, view
 __all__ = [
     "COMMANDS",
     "DECLARATIONS",
+    "EVENTS",
+    "EventDeclaration",
     "Declaration",
     "admit",
     "EMPTY",

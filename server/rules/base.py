@@ -182,8 +182,41 @@ def admit(cmd: str, actor: Actor) -> Declaration:
     return declared
 
 
-def handler(event_type: str) -> Callable[[Handler], Handler]:
-    """Register the one function that applies events of ``event_type``."""
+# The types an event's data field may be declared with (`EventDeclaration.data`); a trailing
+# "?" also allows null. `seat` is "A" or "B". The socket's schema is generated from them.
+FIELD_TYPES = frozenset({"int", "str", "bool", "seat", "list", "object"})
+
+
+@dataclass(frozen=True)
+class EventDeclaration:
+    """One event type, declared once beside its handler: its data fields (name -> type from
+    `FIELD_TYPES`; a field may be absent, as in a log written before it, but no undeclared
+    field is written), the `secret` fields (only their own seat reads them before they are
+    disclosed; salted in the log) and the `staff_only` fields (the event's staff, and for some
+    their own seat, read them; others read them blank or not at all)."""
+
+    type: str
+    data: Mapping[str, str]
+    secret: tuple[str, ...] = ()
+    staff_only: tuple[str, ...] = ()
+
+
+EVENTS: dict[str, EventDeclaration] = {}
+
+
+def handler(
+    event_type: str,
+    data: Mapping[str, str],
+    *,
+    secret: tuple[str, ...] = (),
+    staff_only: tuple[str, ...] = (),
+) -> Callable[[Handler], Handler]:
+    """Declare event ``event_type`` (see `EventDeclaration`) with the one function that
+    applies it."""
+    for kind in data.values():
+        if kind.rstrip("?") not in FIELD_TYPES:
+            raise ValueError(f"{event_type}: unknown field type {kind!r}")
+    EVENTS[event_type] = EventDeclaration(event_type, dict(data), secret, staff_only)
 
     def register(fn: Handler) -> Handler:
         HANDLERS[event_type] = fn

@@ -169,7 +169,7 @@ def next_due_ms(s: TableState) -> int | None:
 # --- handlers ----------------------------------------------------------------------------
 
 
-@handler("clock.start_voted")
+@handler("clock.start_voted", {"seat": "seat"})
 def _voted(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     vote = s.clock.start
@@ -180,7 +180,7 @@ def _voted(s: TableState, e: Event) -> TableState:
     return s.evolve(clock=replace(s.clock, start=vote))
 
 
-@handler("clock.started")
+@handler("clock.started", {"duration_ms": "int"})
 def _started(s: TableState, e: Event) -> TableState:
     clock = replace(
         s.clock,
@@ -193,30 +193,30 @@ def _started(s: TableState, e: Event) -> TableState:
     return s.evolve(clock=clock)
 
 
-@handler("clock.paused")
+@handler("clock.paused", {"remaining_ms": "int"})
 def _paused(s: TableState, e: Event) -> TableState:
     return s.evolve(clock=replace(s.clock, status="paused", paused_ms=e.at_ms))
 
 
-@handler("clock.resumed")
+@handler("clock.resumed", {"remaining_ms": "int"})
 def _resumed(s: TableState, e: Event) -> TableState:
     c = s.clock
     total = c.paused_total_ms + (e.at_ms - (c.paused_ms or e.at_ms))
     return s.evolve(clock=replace(c, status="running", paused_ms=None, paused_total_ms=total))
 
 
-@handler("clock.extended")
+@handler("clock.extended", {"ms": "int", "reason": "str"})
 def _extended(s: TableState, e: Event) -> TableState:
     return s.evolve(clock=replace(s.clock, duration_ms=s.clock.duration_ms + e.data["ms"]))
 
 
-@handler("time.called")
+@handler("time.called", {"during": "str"})
 def _called(s: TableState, e: Event) -> TableState:
     t = replace(s.time, called=True, called_ms=e.at_ms, during=e.data["during"])
     return s.evolve(time=t, clock=replace(s.clock, status="expired", paused_ms=e.at_ms))
 
 
-@handler("flag.raised")
+@handler("flag.raised", {"kind": "str", "seat": "seat?", "detail": "str"})
 def _flag(s: TableState, e: Event) -> TableState:
     d = e.data
     flag = Flag(d["kind"], e.at_ms, s.duel_no, d.get("seat"), d.get("detail", ""))

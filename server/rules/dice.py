@@ -134,20 +134,20 @@ def change_tokens(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("token.changed", seat=seat, value=value)
 
 
-@handler("roll.made")
+@handler("roll.made", {"roll": "int", "kind": "str", "results": "list", "by": "seat"})
 def _made(s: TableState, e: Event) -> TableState:
     d = e.data
     r = Roll(d["roll"], d["kind"], tuple(d["results"]), d["by"], e.at_ms, s.duel_no)
     return s.evolve(rolls=s.rolls + (r,))
 
 
-@handler("roll.voided")
+@handler("roll.voided", {"roll": "int", "note": "str"})
 def _voided(s: TableState, e: Event) -> TableState:
     rolls = tuple(replace(r, void=True) if r.roll == e.data["roll"] else r for r in s.rolls)
     return s.evolve(rolls=rolls)
 
 
-@handler("counter.changed")
+@handler("counter.changed", {"seat": "seat", "name": "str", "value": "int"})
 def _counter(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     mine = put(s.counters[seat], e.data["name"], e.data["value"])
@@ -156,13 +156,13 @@ def _counter(s: TableState, e: Event) -> TableState:
     return s.evolve(counters=put(s.counters, seat, mine))
 
 
-@handler("counter.cleared")
+@handler("counter.cleared", {"seat": "seat", "name": "str?"})
 def _cleared(s: TableState, e: Event) -> TableState:
     seat, name = e.data["seat"], e.data["name"]
     mine = {} if name is None else {k: v for k, v in s.counters[seat].items() if k != name}
     return s.evolve(counters=put(s.counters, seat, mine))
 
 
-@handler("token.changed")
+@handler("token.changed", {"seat": "seat", "value": "int"})
 def _tokens(s: TableState, e: Event) -> TableState:
     return s.evolve(tokens=put(s.tokens, e.data["seat"], e.data["value"]))

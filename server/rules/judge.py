@@ -140,7 +140,20 @@ def _entry_of(s: TableState, e: Event) -> int | None:
     return None
 
 
-@handler("judge.called")
+@handler(
+    "judge.called",
+    {
+        "call": "int",
+        "seat": "seat?",
+        "code": "str?",
+        "reason": "str",
+        "entry": "int?",
+        "duel": "int?",
+        "deck": "seat",
+        "params": "object",
+    },
+    staff_only=("reason",),
+)
 def _called(s: TableState, e: Event) -> TableState:
     c = Call(
         e.data["call"],
@@ -156,7 +169,7 @@ def _called(s: TableState, e: Event) -> TableState:
     return s.evolve(calls=s.calls + (c,))
 
 
-@handler("judge.acknowledged")
+@handler("judge.acknowledged", {"call": "int", "judge": "str"})
 def _acked(s: TableState, e: Event) -> TableState:
     calls = tuple(
         replace(c, status="acknowledged", judge=e.data["judge"]) if c.call == e.data["call"] else c
@@ -165,7 +178,7 @@ def _acked(s: TableState, e: Event) -> TableState:
     return s.evolve(calls=calls)
 
 
-@handler("judge.closed")
+@handler("judge.closed", {"call": "int", "judge": "str", "note": "str", "code": "str"})
 def _closed(s: TableState, e: Event) -> TableState:
     calls = tuple(
         replace(c, status="closed", judge=e.data["judge"], note=e.data["note"])
@@ -176,7 +189,10 @@ def _closed(s: TableState, e: Event) -> TableState:
     return s.evolve(calls=calls)
 
 
-@handler("penalty.recorded")
+@handler(
+    "penalty.recorded",
+    {"seat": "seat", "level": "str", "infraction": "str", "note": "str", "judge": "str"},
+)
 def _penalty(s: TableState, e: Event) -> TableState:
     d = e.data
     p = Penalty(d["seat"], d["level"], d["infraction"], d["note"], d["judge"], s.duel_no, e.at_ms)

@@ -452,7 +452,9 @@ def first_unsettled(state: TableState, duel: int | None = None) -> int | None:
 # --- handlers ----------------------------------------------------------------------------
 
 
-@handler("lp.proposed")
+@handler(
+    "lp.proposed", {"entry": "int", "by": "seat", "changes": "list", "note": "str", "place": "int"}
+)
 def _proposed(s: TableState, e: Event) -> TableState:
     d = e.data
     by = d["by"]
@@ -468,7 +470,7 @@ def _proposed(s: TableState, e: Event) -> TableState:
     return s.evolve(pending=pending, next_entry=max(s.next_entry, d["entry"] + 1))
 
 
-@handler("lp.confirmed")
+@handler("lp.confirmed", {"entry": "int", "by": "seat"})
 def _confirmed(s: TableState, e: Event) -> TableState:
     entry, by = e.data["entry"], e.data["by"]
     # Built directly, not with `dataclasses.replace`: one per LP entry, and three times faster.
@@ -481,7 +483,7 @@ def _confirmed(s: TableState, e: Event) -> TableState:
     return s.evolve(pending=pending)
 
 
-@handler("lp.rejected")
+@handler("lp.rejected", {"entry": "int", "by": "seat", "reason": "str"})
 def _rejected(s: TableState, e: Event) -> TableState:
     p = next(p for p in s.pending if p.entry == e.data["entry"])
     dispute = Dispute(p.entry, p, e.data["by"], e.data["reason"], e.at_ms, duel=s.duel_no)
@@ -491,13 +493,24 @@ def _rejected(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("lp.withdrawn")
-@handler("lp.cancelled")
+@handler("lp.withdrawn", {"entry": "int", "by": "seat"})
+@handler("lp.cancelled", {"entry": "int", "reason": "str"})
 def _removed(s: TableState, e: Event) -> TableState:
     return s.evolve(pending=tuple(p for p in s.pending if p.entry != e.data["entry"]))
 
 
-@handler("lp.applied")
+@handler(
+    "lp.applied",
+    {
+        "entry": "int",
+        "by": "str",  # a seat, or a judge's entry's `judge:<name>`
+        "confirmed_by": "str",
+        "changes": "list",
+        "lp": "object",
+        "note": "str",
+        "new": "bool",
+    },
+)
 def _applied(s: TableState, e: Event) -> TableState:
     d = e.data
     row = LedgerEntry(
@@ -519,7 +532,7 @@ def _applied(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("dispute.closed")
+@handler("dispute.closed", {"entry": "int", "new_entry": "int", "status": "str"})
 def _closed(s: TableState, e: Event) -> TableState:
     disputes = tuple(
         replace(d, status=e.data["status"])
@@ -533,7 +546,7 @@ def _closed(s: TableState, e: Event) -> TableState:
 SETTLED = {"apply": "applied", "void": "void", "correct": "corrected"}
 
 
-@handler("dispute.settled")
+@handler("dispute.settled", {"entry": "int", "action": "str", "changes": "list", "note": "str"})
 def _settled(s: TableState, e: Event) -> TableState:
     status = SETTLED[e.data["action"]]
     disputes = tuple(

@@ -765,7 +765,7 @@ def forfeit_duel(tx: Tx, seat: str) -> None:
 # --- handlers ----------------------------------------------------------------------------
 
 
-@handler("deck.declared")
+@handler("deck.declared", {"seat": "seat", "counts": "object"})
 def _declared(s: TableState, e: Event) -> TableState:
     counts = Counts(**e.data["counts"])
     seat = e.data["seat"]
@@ -773,64 +773,64 @@ def _declared(s: TableState, e: Event) -> TableState:
     return s.evolve(decks=put(s.decks, e.data["seat"], deck))
 
 
-@handler("deck.confirmed")
+@handler("deck.confirmed", {"seat": "seat", "by": "seat"})
 def _deck_confirmed(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     deck = s.decks[seat]
     return s.evolve(decks=put(s.decks, seat, renew(deck, yes=said_yes(deck, other(seat)))))
 
 
-@handler("pregame.opened")
+@handler("pregame.opened", {"duel": "int", "chooser": "seat?"})
 def _pregame(s: TableState, e: Event) -> TableState:
     decks = {k: renew(d, checked=False, ready=False, check_note="") for k, d in s.decks.items()}
     return s.evolve(phase=PREGAME, pregame=Pregame(chooser=e.data["chooser"]), decks=decks)
 
 
-@handler("pregame.checked")
+@handler("pregame.checked", {"seat": "seat", "items": "list"})
 def _checked(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     checks = put(s.pregame.checks, seat, s.pregame.checks[seat] | set(e.data["items"]))
     return s.evolve(pregame=replace(s.pregame, checks=checks))
 
 
-@handler("rps.picked")
+@handler("rps.picked", {"seat": "seat", "hand": "str"}, secret=("hand",))
 def _picked(s: TableState, e: Event) -> TableState:
     picks = put(s.pregame.picks, e.data["seat"], e.data["hand"])
     return s.evolve(pregame=replace(s.pregame, picks=picks))
 
 
-@handler("rps.thrown")
+@handler("rps.thrown", {"A": "str", "B": "str", "winner": "seat?"})
 def _thrown(s: TableState, e: Event) -> TableState:
     throw = {"A": e.data["A"], "B": e.data["B"]}
     pg = replace(s.pregame, picks=per_seat(None), throws=s.pregame.throws + (throw,))
     return s.evolve(pregame=pg)
 
 
-@handler("rps.reported")
+@handler("rps.reported", {"winner": "seat", "by": "seat"})
 def _reported(s: TableState, e: Event) -> TableState:
     by = e.data["by"]
     report = Offer(RPS.what, by, e.at_ms, alone(by), e.data["winner"])
     return s.evolve(pregame=replace(s.pregame, report=report))
 
 
-@handler("rps.decided")
+@handler("rps.decided", {"winner": "seat", "how": "str"})
 def _rps_decided(s: TableState, e: Event) -> TableState:
     w = e.data["winner"]
     return s.evolve(pregame=replace(s.pregame, rps_winner=w, chooser=w, report=None))
 
 
-@handler("duel.chosen")
+@handler("duel.chosen", {"seat": "seat", "order": "str", "first": "seat"})
 def _chosen(s: TableState, e: Event) -> TableState:
     return s.evolve(pregame=replace(s.pregame, first=e.data["first"]))
 
 
-@handler("duel.drawn")
+@handler("duel.drawn", {"seat": "seat"})
 def _drawn(s: TableState, e: Event) -> TableState:
     drawn = put(s.pregame.drawn, e.data["seat"], True)
     return s.evolve(pregame=replace(s.pregame, drawn=drawn))
 
 
-@handler("duel.started")
+@handler("duel.started", {"duel": "int", "first": "seat", "extra": "bool"})
 def _started(s: TableState, e: Event) -> TableState:
     start = s.ruleset.starting_lp  # R3.2; the Extra Duel too (R5.2.1)
     return s.evolve(
@@ -844,17 +844,17 @@ def _started(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("turn.started")
+@handler("turn.started", {"player": "seat", "no": "int"})
 def _turn_started(s: TableState, e: Event) -> TableState:
     return s.evolve(turn=Turn(e.data["no"], e.data["player"], e.at_ms))
 
 
-@handler("turn.ended")
+@handler("turn.ended", {"player": "seat", "no": "int"})
 def _turn_ended(s: TableState, e: Event) -> TableState:
     return s
 
 
-@handler("duel.ended")
+@handler("duel.ended", {"duel": "int", "winner": "str?", "reason": "str"})
 def _ended(s: TableState, e: Event) -> TableState:
     res = PendingResult(e.data["duel"], e.data["winner"], e.data["reason"])
     window = s.window
@@ -874,7 +874,7 @@ def _ended(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("result.confirmed")
+@handler("result.confirmed", {"duel": "int", "seat": "seat"})
 def _result_confirmed(s: TableState, e: Event) -> TableState:
     if s.result is None:
         return s
@@ -882,7 +882,7 @@ def _result_confirmed(s: TableState, e: Event) -> TableState:
     return s.evolve(result=res)
 
 
-@handler("duel.final")
+@handler("duel.final", {"duel": "int", "winner": "str?", "reason": "str", "extra": "bool"})
 def _final(s: TableState, e: Event) -> TableState:
     d = e.data
     record = DuelRecord(d["duel"], d["winner"], d["reason"], d["extra"], dict(s.lp), e.at_ms)
@@ -894,7 +894,7 @@ def _final(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("window.opened")
+@handler("window.opened", {"after_duel": "int"})
 def _window(s: TableState, e: Event) -> TableState:
     window = s.window
     if window is None or window.after_duel != e.data["after_duel"]:
@@ -902,7 +902,7 @@ def _window(s: TableState, e: Event) -> TableState:
     return s.evolve(phase=BETWEEN, window=window)
 
 
-@handler("match.decided")
+@handler("match.decided", {"winner": "str?", "reason": "str", "final": "bool"})
 def _match_decided(s: TableState, e: Event) -> TableState:
     final = bool(e.data.get("final"))
     result = MatchResult(
@@ -924,13 +924,13 @@ def _match_decided(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("match.confirmed")
+@handler("match.confirmed", {"seat": "seat"})
 def _match_confirmed(s: TableState, e: Event) -> TableState:
     m = renew(s.match, yes=said_yes(s.match, e.data["seat"]))
     return s.evolve(match=m, phase=MATCH_OVER if twokey.agreed(m) else s.phase)
 
 
-@handler("match.new_voted")
+@handler("match.new_voted", {"seat": "seat"})
 def _new_voted(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     vote = s.new_match
@@ -939,7 +939,7 @@ def _new_voted(s: TableState, e: Event) -> TableState:
     return s.evolve(new_match=renew(vote, yes=said_yes(vote, seat)))
 
 
-@handler("match.started")
+@handler("match.started", {"match": "int"})
 def _match_started(s: TableState, e: Event) -> TableState:
     decks = {k: revert(d) for k, d in s.decks.items()}  # R2.7: lists too
     registered = all(d.registered and d.confirmed for d in decks.values())
@@ -964,7 +964,7 @@ def _match_started(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("deck.checked")
+@handler("deck.checked", {"seat": "seat", "ok": "bool", "note": "str"})
 def _deck_checked(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     old = s.decks[seat]
@@ -973,7 +973,7 @@ def _deck_checked(s: TableState, e: Event) -> TableState:
     return s.evolve(decks=put(s.decks, seat, deck))
 
 
-@handler("deck.fix_voted")
+@handler("deck.fix_voted", {"seat": "seat", "by": "seat"})
 def _fix_voted(s: TableState, e: Event) -> TableState:
     seat, by = e.data["seat"], e.data["by"]
     fix = s.decks[seat].fix
@@ -984,20 +984,24 @@ def _fix_voted(s: TableState, e: Event) -> TableState:
     return s.evolve(decks=put(s.decks, seat, renew(s.decks[seat], fix=fix)))
 
 
-@handler("deck.cleared")
+@handler("deck.cleared", {"seat": "seat", "judge": "str", "note": "str"})
 def _deck_cleared(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     deck = renew(s.decks[seat], check_failed=False, fix=None)
     return s.evolve(decks=put(s.decks, seat, deck))
 
 
-@handler("side.exchanged")
+@handler(
+    "side.exchanged",
+    {"seat": "seat", "main": "object", "extra": "object", "cards": "object", "current": "object"},
+    secret=("cards", "current"),
+)
 def _exchanged(s: TableState, e: Event) -> TableState:
     # Counts are unchanged by construction (R6.8); a by-card exchange changes the current list.
     return after_exchange(s, e)
 
 
-@handler("between.ready")
+@handler("between.ready", {"seat": "seat"})
 def _ready(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     return s.evolve(decks=put(s.decks, seat, renew(s.decks[seat], ready=True)))

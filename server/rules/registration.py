@@ -114,7 +114,7 @@ def set_banlist(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("banlist.set", name=name, entries=entries)
 
 
-@handler("banlist.set")
+@handler("banlist.set", {"name": "str", "entries": "list"})
 def _banlist_set(s: TableState, e: Event) -> TableState:
     name = str(e.data.get("name") or "")
     if not name:
@@ -165,7 +165,9 @@ def register(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("deck.registered", seat=seat, cards=deck.to_dict(), counts=deck.counts())
 
 
-@handler("deck.registered")
+@handler(
+    "deck.registered", {"seat": "seat", "counts": "object", "cards": "object"}, secret=("cards",)
+)
 def _registered(s: TableState, e: Event) -> TableState:
     cards = DeckList.from_dict(e.data["cards"])
     counts = counts_of(cards)

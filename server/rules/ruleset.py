@@ -88,7 +88,10 @@ def player_id_required(name: str) -> bool:
     return name in PLAYER_ID_REQUIRED
 
 
-_LIMITS = {"match_minutes": (0.05, 180), "window_seconds": (1, 3600), "think_seconds": (1, 3600)}
+# The one place the match clock's limits are said: the HTTP bodies that set it take them from
+# here (`server/api/schemas.py`), so a table and an event refuse the same values the same way.
+MATCH_MINUTES: tuple[float, int] = (0.05, 180)
+_LIMITS = {"match_minutes": MATCH_MINUTES, "window_seconds": (1, 3600), "think_seconds": (1, 3600)}
 
 
 def get_ruleset(name: str = "ocg-2008", **overrides: Any) -> RuleSet:

@@ -360,6 +360,7 @@ class TableState:
     flags: tuple[Flag, ...] = ()
     banlist: BanList | None = None  # the forbidden/limited list in force (R2.5)
     seat_requests: tuple[SeatAsk, ...] = ()  # requests for a seat that wait for approval
+    overlay: bool = False  # its staff show it on the stream overlay (`server.rules.overlay`)
 
     def evolve(self, **changes: Any) -> TableState:
         """A copy with ``changes``."""

@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (register commands and handlers)
     judge,
     ledger,
     match,
+    overlay,
     registration,
     time_over,
 )
@@ -141,7 +142,7 @@ def join(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("seat.joined", **data)
 
 
-@handler("table.created")
+@handler("table.created", {"code": "str", "ruleset": "object"})
 def _created(s: TableState, e: Event) -> TableState:
     rules = RuleSet.from_dict(e.data["ruleset"])
     fresh = EMPTY.evolve(
@@ -153,7 +154,18 @@ def _created(s: TableState, e: Event) -> TableState:
     return fresh.evolve(clock=replace(fresh.clock, duration_ms=rules.match_ms))
 
 
-@handler("seat.joined")
+@handler(
+    "seat.joined",
+    {
+        "seat": "seat",
+        "name": "str",
+        "player_id": "str",
+        "device": "str",
+        "by": "str",
+        "request": "str",
+    },
+    staff_only=("device", "player_id"),
+)
 def _joined(s: TableState, e: Event) -> TableState:
     info = SeatInfo(name=e.data["name"], player_id=e.data["player_id"], joined=True)
     return _answered(s.evolve(seats=put(s.seats, e.data["seat"], info)), e)
@@ -167,7 +179,18 @@ def _answered(s: TableState, e: Event) -> TableState:
     return s.evolve(seat_requests=tuple(r for r in s.seat_requests if r.request != ref))
 
 
-@handler("seat.requested")
+@handler(
+    "seat.requested",
+    {
+        "request": "str",
+        "seat": "seat",
+        "name": "str",
+        "player_id": "str",
+        "why": "str",
+        "device": "str",
+    },
+    staff_only=("device", "player_id"),
+)
 def _requested(s: TableState, e: Event) -> TableState:
     d = e.data
     ask = SeatAsk(
@@ -181,7 +204,7 @@ def _requested(s: TableState, e: Event) -> TableState:
     return s.evolve(seat_requests=(*s.seat_requests, ask))
 
 
-@handler("seat.refused")
+@handler("seat.refused", {"seat": "seat", "request": "str", "by": "str"})
 def _refused(s: TableState, e: Event) -> TableState:
     return _answered(s, e)
 
@@ -236,7 +259,7 @@ def disown(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("seat.disowned", seat=seat)
 
 
-@handler("seat.disowned")
+@handler("seat.disowned", {"seat": "seat"})
 def _disowned(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     return s.evolve(seats=put(s.seats, seat, replace(s.seats[seat], disowned=True)))
@@ -275,12 +298,23 @@ def seat_answer(
     return OTHER
 
 
-@handler("seat.released")
+@handler("seat.released", {"seat": "seat", "by": "str"})
 def _released(s: TableState, e: Event) -> TableState:
     return s.evolve(seats=put(s.seats, e.data["seat"], SeatInfo()))
 
 
-@handler("seat.moved")
+@handler(
+    "seat.moved",
+    {
+        "seat": "seat",
+        "name": "str",
+        "player_id": "str",
+        "by": "str",
+        "request": "str",
+        "device": "str",
+    },
+    staff_only=("device", "player_id"),
+)
 def _moved(s: TableState, e: Event) -> TableState:
     info = SeatInfo(name=e.data["name"], player_id=e.data["player_id"], joined=True)
     return _answered(s.evolve(seats=put(s.seats, e.data["seat"], info)), e)

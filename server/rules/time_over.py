@@ -139,7 +139,7 @@ def replay_extra_duel(tx: Tx) -> None:
     _stage(tx, EXTRA_DUEL_STAGE)
 
 
-@handler("time.stage")
+@handler("time.stage", {"stage": "str", "extra_turn": "int", "of": "int"})
 def _staged(s: TableState, e: Event) -> TableState:
     t = replace(s.time, stage=e.data["stage"], extra_turn=e.data.get("extra_turn", 0))
     extra = s.extra_duel or e.data["stage"] == EXTRA_DUEL_STAGE

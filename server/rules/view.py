@@ -10,12 +10,50 @@ from typing import Any
 
 from .base import SEATS
 from .clock import next_due_ms
+from .now import may_send
 from .registration import list_view
 from .state import Change, Deck, Dispute, LedgerEntry, TableState
 
 
 def _changes(changes: tuple[Change, ...]) -> list[dict[str, Any]]:
     return [c.to_dict() for c in changes]
+
+
+# Every top-level key of a view and its type (`server.rules.base.FIELD_TYPES`), besides the
+# ledger and the "seq" the edge adds: the socket's schema is generated from it.
+VIEW_FIELDS: dict[str, str] = {
+    "code": "str",
+    "ruleset": "object",
+    "match_no": "int",
+    "phase": "str",
+    "duel_no": "int",
+    "extra_duel": "bool",
+    "wins": "object",
+    "duels": "list",
+    "lp": "object",
+    "pending": "list",
+    "disputes": "list",
+    "banlist": "object?",
+    "turn": "object?",
+    "result": "object?",
+    "match": "object",
+    "new_match_votes": "list",
+    "clock": "object",
+    "time": "object",
+    "window": "object?",
+    "rolls": "list",
+    "counters": "object",
+    "tokens": "object",
+    "penalties": "list",
+    "flags": "list",
+    "next_due_ms": "int?",
+    "seats": "object",
+    "seat_requests": "list",
+    "calls": "list",
+    "decks": "object",
+    "pregame": "object",
+    "may_send": "list",
+}
 
 
 def view(s: TableState, seat: str | None = None, privileged: bool = False) -> dict[str, Any]:
@@ -111,6 +149,8 @@ def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, An
     return {
         **own_disputes(s, seat, privileged),
         **people_view(s, seat, privileged),
+        # What this seat may send now (`server.rules.now`); nothing for other viewers.
+        "may_send": may_send(s, seat) if seat in SEATS else [],
         "calls": calls_view(s, seat, privileged),
         "decks": {
             k: {

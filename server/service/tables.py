@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -36,7 +37,7 @@ from server.service.hub import Hub
 from server.store import Appended, EventStore, Joined, Snapshot
 from server.store.chain import hash_token
 from server.store.events import new_recovery_code
-from server.store.models import COMMAND_ID_MAX
+from server.store.models import COMMAND_DIGEST_MAX, COMMAND_ID_MAX
 from server.store.writers import Statement
 
 # Told the token hash of a phone that lost its seat (None: the seat was free), before publishing.
@@ -47,16 +48,32 @@ Decided = tuple[Decision, list[Statement]]
 Decider = Callable[[Snapshot], Decided]
 
 
-def phone_command_id(ref: str) -> str:
-    """The stored id of a command a phone (or a staff page's socket) sent as `ref`. The server's
-    own commands have ids of their own (the timer's `tick:<deadline>`, a round's
+def sender_of(actor: Actor) -> str:
+    """Whose ids a command's id is among: a seat's (`A`, `B`) or a staff member's
+    (`staff:<username>`); two senders never spend each other's ids."""
+    if actor.role == "seat" and actor.seat:
+        return actor.seat
+    return f"staff:{actor.name}"
+
+
+def phone_command_id(ref: str, sender: str) -> str:
+    """The stored id of a command a phone (or a staff page's socket) `sender` sent as `ref`.
+    The server's own commands have ids of their own (the timer's `tick:<deadline>`, a round's
     `round:<id>:start`), and a repeated id is answered as a duplicate that writes nothing: a
     client's ids live apart from them (`p:`), so no phone can spend the id of a deadline or a
-    round start before the server does. A long id is kept as its hash, within the column."""
-    stored = "p:" + ref
+    round start before the server does, and each sender's apart from the others' (`p:A:7` is
+    not `p:B:7`). A long id is kept as its hash, within the column."""
+    stored = f"p:{sender}:{ref}"
     if len(stored) <= COMMAND_ID_MAX:
         return stored
-    return "p#" + hashlib.sha256(ref.encode()).hexdigest()
+    return "p#" + hashlib.sha256(f"{sender}:{ref}".encode()).hexdigest()
+
+
+def command_digest(cmd: str, args: Mapping[str, Any]) -> str:
+    """What a command was sent with, as stored beside its id: a retry sends the same, so the
+    same id with another digest is refused (`id_reused`), not answered as a duplicate."""
+    text = json.dumps([cmd, args], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:COMMAND_DIGEST_MAX]
 
 
 # Tries on the group commit before a command holds its table.
@@ -78,12 +95,17 @@ class TableService:
     # -- deciding and storing ------------------------------------------------------------------
 
     def _write(
-        self, code: str, cmd_id: str | None, decide_on: Decider, sign: bool = True
+        self,
+        code: str,
+        cmd_id: str | None,
+        decide_on: Decider,
+        sign: bool = True,
+        digest: str = "",
     ) -> Appended:
         """Decide on the table's latest state and store the events; decided again when another
         writer moved the table on first, holding the table after `OPTIMISTIC` tries."""
         for attempt in range(OPTIMISTIC + 1):
-            with self.store.turn(code, cmd_id, hold=attempt == OPTIMISTIC) as turn:
+            with self.store.turn(code, cmd_id, attempt == OPTIMISTIC, digest) as turn:
                 if not turn.repeat:
                     made, statements = decide_on(turn.snap)
                     turn.append(made.events, made.state, statements)
@@ -105,14 +127,16 @@ class TableService:
         actor: Actor,
         cmd_id: str | None,
         now_ms: int,
+        digest: str = "",
     ) -> Appended:
         """Decide and store one command, not published (the caller announces what it wrote
-        with others, `announce`); a repeated `cmd_id` returns the original answer."""
+        with others, `announce`); a repeated `cmd_id` returns the original answer, or is
+        refused (`id_reused`) when its `digest` differs from the original's."""
 
         def decide_on(snap: Snapshot) -> Decided:
             return self._decide(snap, cmd, args, actor, now_ms), []
 
-        return self._write(code, cmd_id, decide_on)
+        return self._write(code, cmd_id, decide_on, digest=digest)
 
     # -- publishing ----------------------------------------------------------------------------
 
@@ -139,11 +163,12 @@ class TableService:
         cmd_id: str | None,
         now_ms: int,
         answered: Callable[[Appended], None] | None = None,
+        digest: str = "",
     ) -> Appended:
         """Decide and store one command; publish if it wrote events (a repeated id writes
         none). `answered` runs between the two, so the sender hears its reply before the
         update the publish brings (docs/protocol.md)."""
-        result = self.append(code, cmd, args, actor, cmd_id, now_ms)
+        result = self.append(code, cmd, args, actor, cmd_id, now_ms, digest)
         if answered is not None:
             answered(result)
         if result.events:

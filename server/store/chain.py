@@ -19,17 +19,15 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from server.core.jsontext import compact_encoder, string_literal
+from server.rules import EVENTS
 
 GENESIS = "0" * 64
 
 # Fields some viewers may not see (`server.rules.view`): an event carrying one also carries a
 # random 128-bit salt, disclosed only with the value, so its public hash cannot be matched by
 # hashing the few values it could hold.
-SECRET_FIELDS: dict[str, tuple[str, ...]] = {
-    "rps.picked": ("hand",),
-    "deck.registered": ("cards",),
-    "side.exchanged": ("cards", "current"),
-}
+# Each event's declaration beside its handler says which they are (`EventDeclaration.secret`).
+SECRET_FIELDS: dict[str, tuple[str, ...]] = {t: d.secret for t, d in EVENTS.items() if d.secret}
 SALT = "salt"
 
 # Sorted-key compact JSON: the canonical form of an event's `data` and `actor`.

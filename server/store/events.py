@@ -34,7 +34,7 @@ from typing import Any
 
 from peewee import DatabaseProxy, IntegrityError, fn
 
-from server.core.errors import Busy, DomainError, NotFound
+from server.core.errors import Busy, Conflict, DomainError, NotFound
 from server.rules import (
     EMPTY,
     Actor,
@@ -345,6 +345,7 @@ class EventStore:
         events: Sequence[Event],
         state: TableState,
         cmd_id: str | None,
+        content: str = "",
     ) -> tuple[Snapshot, list[dict[str, Any]], list[Statement]]:
         """Chain `events`, already decided on `snap` and leading to `state`: the new snapshot,
         the new envelopes, and the statements that store them (the first moves the table's
@@ -383,8 +384,9 @@ class EventStore:
         if cmd_id is not None:
             statements.append(
                 (
-                    f"INSERT INTO command (table_id, cmd_id, seq) VALUES ({mark}, {mark}, {mark})",
-                    (table_id, cmd_id, seq),
+                    "INSERT INTO command (table_id, cmd_id, seq, digest) "
+                    f"VALUES ({mark}, {mark}, {mark}, {mark})",
+                    (table_id, cmd_id, seq, content),
                 )
             )
         recent = (snap.recent + tuple(written))[-RECENT:]
@@ -394,9 +396,13 @@ class EventStore:
     # -- appending: a turn at the table, then its commit ---------------------------------------
 
     @contextmanager
-    def turn(self, code: str, cmd_id: str | None, hold: bool = False) -> Iterator[Turn]:
+    def turn(
+        self, code: str, cmd_id: str | None, hold: bool = False, digest: str = ""
+    ) -> Iterator[Turn]:
         """One try at appending to `code`: its latest state (`turn.snap`) to decide on, or the
-        seq an earlier command with the same `cmd_id` answered (`turn.answered`).
+        seq an earlier command with the same `cmd_id` answered (`turn.answered`). `digest` is
+        what the command was sent with: an earlier one under the same id with another digest
+        makes `settle` refuse it (`id_reused`), never answer it as a duplicate.
 
         Inside the `with`, the caller decides and hands the result to `turn.append`; nothing
         else is decided on this table in this process meanwhile. Without `hold` the events
@@ -406,23 +412,23 @@ class EventStore:
         times), which always gets through."""
         if not hold:
             with self._plan_lock:
-                turn = Turn(self, code, cmd_id)
+                turn = Turn(self, code, cmd_id, digest=digest)
                 self._open(turn)
                 yield turn
             return
-        turn = Turn(self, code, cmd_id, held=True)
+        turn = Turn(self, code, cmd_id, held=True, digest=digest)
         try:
             with self._transaction(code) as tx:
                 turn.tx = tx
                 turn.snap = tx.snap
                 if cmd_id is not None:
                     done = self._sql(
-                        "SELECT seq FROM command WHERE table_id = {} AND cmd_id = {}",
+                        "SELECT seq, digest FROM command WHERE table_id = {} AND cmd_id = {}",
                         tx.table.id,
                         cmd_id,
                     ).fetchone()
                     if done is not None:
-                        turn.answered = int(done[0])
+                        turn.answered, turn.answered_digest = int(done[0]), str(done[1] or "")
                 yield turn
         except IntegrityError:
             # Only another writer's identical cmd_id can get here: answer as a duplicate.
@@ -430,13 +436,14 @@ class EventStore:
                 raise
             with self.db.connection_context():
                 found = self.db.execute_sql(
-                    'SELECT c.seq FROM command c JOIN "table" t ON t.id = c.table_id '
+                    'SELECT c.seq, c.digest FROM command c JOIN "table" t ON t.id = c.table_id '
                     f"WHERE t.code = {self.db.param} AND c.cmd_id = {self.db.param}",
                     (code, cmd_id),
                 ).fetchone()
             if found is None:
                 raise
             turn.answered, turn.pending = int(found[0]), None
+            turn.answered_digest = str(found[1] or "")
 
     def _open(self, turn: Turn) -> None:
         """The state a command in this process decides on (under the plan lock): the one the
@@ -456,26 +463,30 @@ class EventStore:
             snap = cached if cached is not None and cached.table_id else self.snapshot(code)
         turn.parent, turn.snap = parent, snap
         if cmd_id is not None:
-            turn.answered = self.writer.answered(snap.table_id, cmd_id)
+            done = self.writer.answered(snap.table_id, cmd_id)
+            if done is not None:
+                turn.answered, turn.answered_digest = done
 
     def _append(
         self, turn: Turn, events: Sequence[Event], state: TableState, statements: list[Statement]
     ) -> None:
         """Store decided events (`Turn.append`)."""
         code, cmd_id, snap = turn.code, turn.cmd_id, turn.snap
-        new, written, chained = self._chain(code, snap, events, state, cmd_id)
+        new, written, chained = self._chain(code, snap, events, state, cmd_id, turn.digest)
         if turn.held:
             assert turn.tx is not None
             for sql, params in chained + statements:
                 self.db.execute_sql(sql, params)
             turn.tx.snap = new
             turn.tx.written += written
-            stored = Pending(code, snap.seq, new, written, [], cmd_id, None)
+            stored = Pending(code, snap.seq, new, written, [], cmd_id, None, turn.digest)
             stored.outcome = "ok"  # written in the held transaction (committed as it closes)
             stored.done.set()
             turn.pending = stored
             return
-        pending = Pending(code, snap.seq, new, written, chained + statements, cmd_id, turn.parent)
+        pending = Pending(
+            code, snap.seq, new, written, chained + statements, cmd_id, turn.parent, turn.digest
+        )
         self._pending[code] = pending
         if cmd_id is not None:
             self._pending_cmds[(code, cmd_id)] = pending
@@ -489,8 +500,10 @@ class EventStore:
         that holds a confirmed result or the match's end, or lands on a decided table, has
         its head signed (`sign`)."""
         if turn.answered is not None:
+            _same_content(turn.digest, turn.answered_digest)
             return Appended(turn.answered, [], duplicate=True)
         if turn.waiting is not None:  # the same id, decided and waiting for its commit
+            _same_content(turn.digest, turn.waiting.digest)
             turn.waiting.done.wait()
             if turn.waiting.outcome == "ok":
                 return Appended(turn.waiting.snap.seq, [], duplicate=True)
@@ -793,22 +806,37 @@ class EventStore:
             return found
 
 
+def _same_content(digest: str, earlier: str) -> None:
+    """Refuse a command id already spent on other content: a retry repeats its content, so a
+    different command under the same sender's id is a client's mistake, not a duplicate."""
+    if digest and earlier and digest != earlier:
+        raise Conflict("id_reused", "This command id was already used for another command.", {})
+
+
 class Turn:
     """One try at appending to a table (`EventStore.turn`): the state to decide on, and what
     was appended."""
 
     __slots__ = (
         "store", "code", "cmd_id", "held", "snap", "answered", "waiting", "parent", "pending",
-        "tx",
+        "tx", "digest", "answered_digest",
     )  # fmt: skip
 
     def __init__(
-        self, store: EventStore, code: str, cmd_id: str | None, held: bool = False
+        self,
+        store: EventStore,
+        code: str,
+        cmd_id: str | None,
+        held: bool = False,
+        digest: str = "",
     ) -> None:
         self.store = store
         self.code = code
         self.cmd_id = cmd_id
         self.held = held
+        self.digest = digest
+        # What the earlier command with this id was sent with ("" when not known).
+        self.answered_digest = ""
         self.snap = Snapshot(0, EMPTY, GENESIS)
         # The seq an earlier command with this id answered (then nothing is to be decided).
         self.answered: int | None = None

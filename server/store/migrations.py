@@ -229,3 +229,10 @@ def cards_issue(migrator: SchemaMigrator) -> None:
 def card_names(migrator: SchemaMigrator) -> None:
     """Version 9: card names an organiser loads by language (`card_name`)."""
     _create(migrator, [CardName])
+
+
+@migration
+def command_digests(migrator: SchemaMigrator) -> None:
+    """Version 10: what a command id was sent with, so the same id with other content is refused
+    (`id_reused`) rather than answered as a duplicate."""
+    migrate(migrator.add_column("command", "digest", CharField(max_length=32, default="")))

@@ -29,6 +29,8 @@ SQLITE_FILE = "duel.db"
 
 # The longest command id the command table keeps (a client's longer id is kept as its hash).
 COMMAND_ID_MAX = 100
+# A command's content digest (`server.service.tables.command_digest`): "" for the server's own.
+COMMAND_DIGEST_MAX = 32
 
 
 class JSONField(TextField):
@@ -106,11 +108,13 @@ class EventRow(BaseModel):
 
 
 class CommandRow(BaseModel):
-    """A command id already applied at a table, and the sequence number it answered."""
+    """A command id already applied at a table, the sequence number it answered, and the digest
+    of what was sent under it (the same id with other content is refused, not a duplicate)."""
 
     table = ForeignKeyField(TableRow, backref="command_rows", on_delete="CASCADE")
     cmd_id = CharField(max_length=COMMAND_ID_MAX)
     seq = IntegerField()
+    digest = CharField(max_length=COMMAND_DIGEST_MAX, default="")
 
     class Meta:
         table_name = "command"

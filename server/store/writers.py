@@ -55,7 +55,7 @@ class Pending:
 
     __slots__ = (
         "code", "base_seq", "snap", "written", "statements", "cmd_id", "parent", "done",
-        "outcome", "error",
+        "outcome", "error", "digest",
     )  # fmt: skip
 
     def __init__(
@@ -67,8 +67,10 @@ class Pending:
         statements: list[Statement],
         cmd_id: str | None,
         parent: Pending | None,
+        digest: str = "",
     ) -> None:
         self.code = code
+        self.digest = digest  # what was sent under `cmd_id` ("" for the server's own)
         self.base_seq = base_seq
         self.snap = snap
         self.written = written
@@ -119,8 +121,8 @@ class Writer(Protocol):
         """Commit `group`; each command's `outcome` says what became of it."""
         ...
 
-    def answered(self, table_id: int, cmd_id: str) -> int | None:
-        """The seq a stored command answered, or None."""
+    def answered(self, table_id: int, cmd_id: str) -> tuple[int, str] | None:
+        """The seq a stored command answered and its digest, or None."""
         ...
 
     def close(self) -> None: ...
@@ -164,16 +166,17 @@ class _Writer(ABC):
             with contextlib.suppress(Exception):
                 reader.close()
 
-    def answered(self, table_id: int, cmd_id: str) -> int | None:
-        """The seq a stored command answered, or None. Called under the plan lock only, so
-        one connection of its own serves every call (a pooled one cost more than the query)."""
+    def answered(self, table_id: int, cmd_id: str) -> tuple[int, str] | None:
+        """The seq a stored command answered and its digest, or None. Called under the plan
+        lock only, so one connection of its own serves every call (a pooled one cost more
+        than the query)."""
         if self._reader is None:
             self._reader = self.connect()
         mark = self.db.param
         cursor = self._reader.cursor()
         try:
             cursor.execute(
-                f"SELECT seq FROM command WHERE table_id = {mark} AND cmd_id = {mark}",
+                f"SELECT seq, digest FROM command WHERE table_id = {mark} AND cmd_id = {mark}",
                 (table_id, cmd_id),
             )
             found = cursor.fetchone()
@@ -183,7 +186,7 @@ class _Writer(ABC):
             raise
         finally:
             cursor.close()
-        return None if found is None else int(found[0])
+        return None if found is None else (int(found[0]), str(found[1] or ""))
 
     def write_group(self, group: Sequence[Pending]) -> None:
         """Write `group` in one transaction; if that fails, each command in its own."""

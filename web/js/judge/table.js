@@ -89,6 +89,19 @@ export function mountTable(root, eventId, code, navigate) {
     ),
   );
 
+  // A feature match on the stream: the overlay page (OBS's browser source) shows this table
+  // only while its staff say so (`overlay.set`).
+  const overlayTools = h(
+    "section",
+    { class: "card" },
+    h("h2", { text: t("staff.overlay") }),
+    h("div", { class: "row" },
+      h("button", { class: "btn", type: "button", testid: "overlay-show", text: t("staff.overlay_show"), onclick: () => send("overlay.set", { on: true }) }),
+      h("button", { class: "btn", type: "button", testid: "overlay-hide", text: t("staff.overlay_hide"), onclick: () => send("overlay.set", { on: false }) }),
+      h("a", { href: `/t/${encodeURIComponent(code)}/overlay`, target: "_blank", rel: "noopener", class: "btn btn-quiet", testid: "overlay-link", text: t("staff.overlay_link") }),
+    ),
+  );
+
   const seatSel = (id) => select(id, [["A", "A"], ["B", "B"]]);
   const cSeat = seatSel("correct-seat");
   const cKind = select("correct-kind", [["damage", "−"], ["gain", "+"], ["set", "="]]);
@@ -254,7 +267,7 @@ export function mountTable(root, eventId, code, navigate) {
   root.replaceChildren(
     topBar(t("staff.judges"), [back, h("a", { href: sheetHref(code, lang()), class: "btn btn-small btn-quiet", testid: "judge-sheet-link", text: t("staff.sheet") })]),
     h("main", { class: "staff-main jt" },
-      h("div", { class: "jt-col" }, head, toast, slots.calls, seats.box, slots.disputes, slots.decks, eventLists, clockTools, correction, penaltyForm, resultForm, slots.penalties),
+      h("div", { class: "jt-col" }, head, toast, slots.calls, seats.box, slots.disputes, slots.decks, eventLists, clockTools, overlayTools, correction, penaltyForm, resultForm, slots.penalties),
       h("div", { class: "jt-col" }, ledgerPages(code, { on: (_kind, fn) => store.subscribe(() => fn({ state: store.state })) }), h("section", { class: "card" }, h("h2", { text: t("staff.log") }), logBox))),
   );
   loadLog();
