@@ -80,6 +80,7 @@ def may_send(s: TableState, seat: str) -> list[str]:
         out.append("match.confirm")
     if (
         phase == MATCH_OVER
+        and not s.ruleset.staff_start
         and not any(d.check_failed for d in s.decks.values())
         and (s.new_match is None or (s.new_match.by == theirs and mine not in s.new_match.yes))
     ):
