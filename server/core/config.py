@@ -143,7 +143,11 @@ DEFAULTS: dict[str, Any] = {
     # seat's own phone answers. Waiting seat requests a table holds (one per asker).
     "SEAT_AWAY_SECONDS": 60,
     "SEAT_REQUESTS_PER_TABLE": 3,
-    # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
+    # Where the head-signing key and the heads ledger live, apart from the database (whoever
+    # can edit the database must not also find the key beside it: docs/security.md); empty:
+    # $XDG_STATE_HOME/duel-table (~/.local/state/duel-table).
+    "KEY_DIR": "",
+    # The Ed25519 key that signs chain heads; empty: <KEY_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
     # The venue's time zone (IANA, e.g. Asia/Taipei): every page writes the event's times in it,
@@ -204,6 +208,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "HTTP_MISS_BURST": parse_int,
     "SEAT_AWAY_SECONDS": parse_int,
     "SEAT_REQUESTS_PER_TABLE": parse_int,
+    "KEY_DIR": parse_str,
     "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
     "STALL_REPORT": parse_str,
