@@ -56,6 +56,9 @@ def app_config(tmp_path: Path, database_url: str, clock: FixedClock) -> dict[str
         "TESTING": True,
         "DATA_DIR": str(tmp_path),
         "KEY_DIR": str(tmp_path / "keys"),
+        # A result shows on the public pages at the next view (the wait between two rebuilds
+        # is tested on its own: tests/test_public_cost.py).
+        "PROJECTION_REBUILD_SECONDS": 0,
         "DATABASE_URL": database_url,
         "REDIS_URL": "",
         "SECRET_KEY": "test",

@@ -143,6 +143,10 @@ DEFAULTS: dict[str, Any] = {
     # seat's own phone answers. Waiting seat requests a table holds (one per asker).
     "SEAT_AWAY_SECONDS": 60,
     "SEAT_REQUESTS_PER_TABLE": 3,
+    # An event's public projection (its page, standings, hall clock) is rebuilt at most this
+    # often when its tables' results change (staff changes rebuild it at once): the views in
+    # between are served the one before (docs/security.md, "Public pages that cost the floor").
+    "PROJECTION_REBUILD_SECONDS": 3,
     # Where the head-signing key and the heads ledger live, apart from the database (whoever
     # can edit the database must not also find the key beside it: docs/security.md); empty:
     # $XDG_STATE_HOME/duel-table (~/.local/state/duel-table).
@@ -209,6 +213,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "SEAT_AWAY_SECONDS": parse_int,
     "SEAT_REQUESTS_PER_TABLE": parse_int,
     "KEY_DIR": parse_str,
+    "PROJECTION_REBUILD_SECONDS": parse_int,
     "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
     "STALL_REPORT": parse_str,
