@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from . import access, adversary, crash, fuzz, openapi_fuzz
+from . import access, adversary, crash, fuzz, openapi_fuzz, public_cost
 from .proc import postgres_answers
 
 
@@ -36,7 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip",
         action="append",
         default=[],
-        choices=["crash", "fuzz", "http", "access", "adversary"],
+        choices=["crash", "fuzz", "http", "access", "adversary", "public"],
+    )
+    parser.add_argument(
+        "--public-players", type=int, default=2000, help="the public pages' event (its players)"
     )
     parser.add_argument(
         "--adversary-tables", type=int, default=500, help="ordinary tables playing meanwhile"
@@ -164,6 +167,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  ! {problem}")
         if missed:
             failures.append("adversary")
+
+    if "public" not in args.skip:
+        # The public pages read while every table of a 2,000-player event writes (pinned).
+        options = public_cost.build_parser().parse_args(["--players", str(args.public_players)])
+        costs = public_cost.run(workdir, options)
+        figures["public"] = asdict(costs)
+        print(public_cost.summary(costs))
+        for problem in costs.problems:
+            print(f"  ! {problem}")
+        if costs.problems:
+            failures.append("public")
 
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, default=str))
