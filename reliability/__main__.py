@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from . import access, adversary, crash, fuzz, openapi_fuzz, public_cost
+from . import access, adversary, crash, cut_and_claims, fuzz, openapi_fuzz, public_cost
 from .proc import postgres_answers
 
 
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip",
         action="append",
         default=[],
-        choices=["crash", "fuzz", "http", "access", "adversary", "public"],
+        choices=["crash", "fuzz", "http", "access", "adversary", "public", "cut"],
     )
     parser.add_argument(
         "--public-players", type=int, default=2000, help="the public pages' event (its players)"
@@ -167,6 +167,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  ! {problem}")
         if missed:
             failures.append("adversary")
+
+    if "cut" not in args.skip:
+        # A log cut back must not verify; one address's spent budget must not shut out a
+        # card's new phone or a seated phone reconnecting.
+        held = cut_and_claims.run(workdir)
+        figures["cut_and_claims"] = asdict(held)
+        print(cut_and_claims.summary(held))
+        for problem in held.problems:
+            print(f"  ! {problem}")
+        if held.problems:
+            failures.append("cut_and_claims")
 
     if "public" not in args.skip:
         # The public pages read while every table of a 2,000-player event writes (pinned).
