@@ -112,6 +112,7 @@ def start_gunicorn(
             "PORT": str(port),
             "WEB_CONCURRENCY": "1",
             "DATA_DIR": str(data_dir),
+            "KEY_DIR": str(data_dir / "keys"),
             "ACCESS_LOG": "",
             "LOG_LEVEL": "warning",
             # One address opens every table of the bench: lift the per-address HTTP limit.

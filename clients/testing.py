@@ -47,6 +47,10 @@ def start_server(
         "HOST": "127.0.0.1",
         "PORT": str(port),
         "DATA_DIR": str(data_dir),
+        # A throwaway server's key and heads ledger in its own directory (not the user's).
+        "KEY_DIR": str(data_dir / "keys"),
+        # A test's public pages show a result at their next poll (no wait between rebuilds).
+        "PROJECTION_REBUILD_SECONDS": "0",
         "DATABASE_URL": database_url,
         "REDIS_URL": "",
         "TIMER_INTERVAL_MS": "100",

@@ -39,7 +39,7 @@ def main(out: Path) -> list[Path]:
             bind(open_database("", str(server.data_dir)))
             store = EventStore(db)
             # Signed with the server's key, as the server signs: the sheet's chain verifies.
-            store.signer = Signer.load(Path(server.data_dir) / "signing-key.pem")
+            store.signer = Signer.load(Path(server.data_dir) / "keys" / "signing-key.pem")
             table = play_match(store, now=time.time_ns() // 1_000_000)
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -185,7 +185,7 @@ def event_day(live_server) -> dict[str, Any]:
     bind(open_database(live_server.database_url, str(live_server.data_dir)))
     store = EventStore(db)
     # Signed as the server signs (its key file): the sheets' chains verify.
-    store.signer = Signer.load(Path(live_server.data_dir) / "signing-key.pem")
+    store.signer = Signer.load(Path(live_server.data_dir) / "keys" / "signing-key.pem")
     typed: set[str] = {"Pegasus"}
     codes = [t["code"] for t in ev["tables"]]
     tables = {

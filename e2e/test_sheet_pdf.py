@@ -63,7 +63,7 @@ def finish(sheet_server, padding: int = 0):
     bind(open_database(url, str(server.data_dir)))
     store = EventStore(db)
     # Signed with the server's key, as the server signs: the printed chain verifies.
-    store.signer = Signer.load(Path(server.data_dir) / "signing-key.pem")
+    store.signer = Signer.load(Path(server.data_dir) / "keys" / "signing-key.pem")
     table = play_match(store, now=time.time_ns() // 1_000_000, padding=padding)
     return table, [e.entry for e in store.snapshot(table.code).state.ledger]
 

@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from . import access, adversary, crash, fuzz, holes, openapi_fuzz
+from . import access, adversary, crash, cut_and_claims, fuzz, holes, openapi_fuzz, public_cost
 from .proc import postgres_answers
 
 
@@ -36,7 +36,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip",
         action="append",
         default=[],
-        choices=["crash", "fuzz", "http", "access", "adversary", "holes"],
+        choices=["crash", "fuzz", "http", "access", "adversary", "holes", "public", "cut"],
+    )
+    parser.add_argument(
+        "--public-players", type=int, default=2000, help="the public pages' event (its players)"
     )
     parser.add_argument(
         "--hole",
@@ -179,6 +182,28 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[holes] {found.pinned}; quiet ping max {adversary._ms(found.quiet_ping_max_ms)}")
         if not found.ok:
             failures.append("holes")
+
+    if "cut" not in args.skip:
+        # A log cut back must not verify; one address's spent budget must not shut out a
+        # card's new phone or a seated phone reconnecting.
+        held = cut_and_claims.run(workdir)
+        figures["cut_and_claims"] = asdict(held)
+        print(cut_and_claims.summary(held))
+        for problem in held.problems:
+            print(f"  ! {problem}")
+        if held.problems:
+            failures.append("cut_and_claims")
+
+    if "public" not in args.skip:
+        # The public pages read while every table of a 2,000-player event writes (pinned).
+        options = public_cost.build_parser().parse_args(["--players", str(args.public_players)])
+        costs = public_cost.run(workdir, options)
+        figures["public"] = asdict(costs)
+        print(public_cost.summary(costs))
+        for problem in costs.problems:
+            print(f"  ! {problem}")
+        if costs.problems:
+            failures.append("public")
 
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, default=str))

@@ -28,7 +28,10 @@ def check_routes(server: ServerProcess, report: Any) -> None:
     from server import create_app
     from server.api.access import POLICIES
 
-    app = create_app({"DATA_DIR": str(server.backend.data_dir / "routes"), "TIMER_ENABLED": False})
+    routes = server.backend.data_dir / "routes"
+    app = create_app(
+        {"DATA_DIR": str(routes), "KEY_DIR": str(routes / "keys"), "TIMER_ENABLED": False}
+    )
     try:
         endpoints = {r.endpoint for r in app.url_map.iter_rules()}
     finally:
@@ -202,7 +205,10 @@ def check_rechained_edit(server: ServerProcess, report: Any) -> None:
     from server.store.models import EventRow, TableRow
 
     data_dir = server.backend.data_dir / "rechain"
-    app = create_app({"DATA_DIR": str(data_dir), "TIMER_ENABLED": False, "DATABASE_URL": ""})
+    keys = str(data_dir / "keys")
+    app = create_app(
+        {"DATA_DIR": str(data_dir), "KEY_DIR": keys, "TIMER_ENABLED": False, "DATABASE_URL": ""}
+    )
     try:
         with app.app_context():
             code = play_match(services().store).code
@@ -222,7 +228,7 @@ def check_rechained_edit(server: ServerProcess, report: Any) -> None:
                 prev = digest
     finally:
         app.extensions["duel_table"].close()
-    env = {**os.environ, "DATA_DIR": str(data_dir), "DATABASE_URL": ""}
+    env = {**os.environ, "DATA_DIR": str(data_dir), "KEY_DIR": keys, "DATABASE_URL": ""}
     done = subprocess.run(
         [sys.executable, "-m", "server", "verify", "--code", code],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,

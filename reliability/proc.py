@@ -72,7 +72,11 @@ class Backend:
 
     def env(self) -> dict[str, str]:
         """Environment variables that point a process (the server or a reader) at this data."""
-        env = {"DATA_DIR": str(self.data_dir), "DATABASE_URL": self.database_url}
+        env = {
+            "DATA_DIR": str(self.data_dir),
+            "DATABASE_URL": self.database_url,
+            "KEY_DIR": str(self.data_dir / "keys"),
+        }
         if self.schema:
             env["PGOPTIONS"] = f"-c search_path={self.schema}"
         return env

@@ -43,7 +43,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from server.service.timer import Timer
     from server.store import EventStore, bind, db, open_database
     from server.store.checkpoint import start_checkpointer
-    from server.store.signing import Auditor, Signer, key_path
+    from server.store.ledger import HeadLedger, ledger_path
+    from server.store.signing import Auditor, Signer, key_dir, key_path, old_key_path
 
     app = Flask(__name__, static_folder=None)
     app.config.update(settings.DEFAULTS)
@@ -92,7 +93,21 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     web.init_app(app)
 
     # The record proves itself: signed heads, and alarms for a log changed under the cache.
-    store.signer = Signer.load_or_create(key_path(app.config))
+    path = key_path(app.config)
+    if (
+        not app.config["SIGNING_KEY_FILE"]
+        and not path.exists()
+        and old_key_path(app.config).exists()
+    ):
+        # A key made by an earlier release beside the database: still this server's key (the
+        # phones' receipts and the cards' claims were signed with it), used where it is until
+        # the operator moves it.
+        path = old_key_path(app.config)
+        logging.getLogger(__name__).warning(
+            "The signing key is beside the database (%s): move it to %s.", path, key_dir(app.config)
+        )
+    store.signer = Signer.load_or_create(path)
+    store.ledger = HeadLedger.open(ledger_path(app.config, key_dir(app.config)), clock())
     if app.config["TIMER_ENABLED"]:
         found.timer = Timer(store, hub, clock, app.config["TIMER_INTERVAL_MS"])
         found.timer.start()

@@ -17,6 +17,21 @@ from server.store import EventStore, bind, db, open_database
 T0 = 1_764_484_800_000
 
 
+@pytest.fixture(autouse=True, scope="session")
+def key_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every app and command a test starts keeps its signing key and heads ledger in the
+    session's own directory, not the user's (KEY_DIR's default); a test may name its own."""
+    import os
+
+    before = os.environ.get("KEY_DIR")
+    os.environ["KEY_DIR"] = str(tmp_path_factory.mktemp("keys"))
+    yield
+    if before is None:
+        os.environ.pop("KEY_DIR", None)
+    else:
+        os.environ["KEY_DIR"] = before
+
+
 class FixedClock:
     """A server clock tests move by hand."""
 
@@ -60,6 +75,10 @@ def app_config(tmp_path: Path, database_url: str, clock: FixedClock) -> dict[str
     return {
         "TESTING": True,
         "DATA_DIR": str(tmp_path),
+        "KEY_DIR": str(tmp_path / "keys"),
+        # A result shows on the public pages at the next view (the wait between two rebuilds
+        # is tested on its own: tests/test_public_cost.py).
+        "PROJECTION_REBUILD_SECONDS": 0,
         "DATABASE_URL": database_url,
         "REDIS_URL": "",
         "SECRET_KEY": "test",

@@ -124,7 +124,7 @@ def seat_claim(server: Any, slug: str, number: int, seat: str, issue: int = 1) -
     from server.api.seats import claim_with
     from server.store.signing import Signer
 
-    key = Signer.load(Path(server.data_dir) / "signing-key.pem").key
+    key = Signer.load(Path(server.data_dir) / "keys" / "signing-key.pem").key
     assert key is not None
     raw = key.private_bytes(
         serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()

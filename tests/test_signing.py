@@ -73,6 +73,7 @@ def test_the_verify_command_checks_the_signatures(app: Flask, app_config: dict[s
     env = {
         **os.environ,
         "DATA_DIR": app_config["DATA_DIR"],
+        "KEY_DIR": app_config["KEY_DIR"],
         "DATABASE_URL": app_config["DATABASE_URL"],
     }
 
@@ -144,6 +145,7 @@ def run_verify(app_config: dict[str, Any], *extra: str) -> subprocess.CompletedP
     env = {
         **os.environ,
         "DATA_DIR": app_config["DATA_DIR"],
+        "KEY_DIR": app_config["KEY_DIR"],
         "DATABASE_URL": app_config["DATABASE_URL"],
     }
     return subprocess.run(

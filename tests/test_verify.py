@@ -184,3 +184,122 @@ def test_python_m_server_verify_exit_codes(sqlite_store, tmp_path: Path):
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert done.stdout == f"{match.code}: BROKEN at seq 5: prev_hash does not match\n"
+
+
+# --- a log cut back (R1.4: the sheet is complete) -------------------------------------------
+
+
+@pytest.fixture
+def anchored_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EventStore:
+    """A store as the server runs it: its signing key and heads ledger in KEY_DIR, apart from
+    DATA_DIR; the command finds the same through the environment."""
+    from server.store.ledger import HeadLedger, ledger_path
+    from server.store.signing import Signer
+
+    data_dir, keys = tmp_path / "data", tmp_path / "keys"
+    monkeypatch.setenv("DATA_DIR", str(data_dir))
+    monkeypatch.setenv("KEY_DIR", str(keys))
+    monkeypatch.setenv("DATABASE_URL", "")
+    bind(open_database("", str(data_dir)))
+    store = EventStore(db)
+    store.signer = Signer.load_or_create(keys / "signing-key.pem")
+    store.ledger = HeadLedger.open(ledger_path({"DATA_DIR": str(data_dir)}, keys), 0)
+    return store
+
+
+def cut(code: str, keep: int) -> None:
+    """Cut the table's log back to its first `keep` events, as someone with the database (but
+    not the key) would: the later events, their signed heads and the table's seq, so the chain
+    and the signatures left still hold."""
+    from server.store.models import HeadSignature
+
+    with db.connection_context(), db.atomic():
+        table = TableRow.get(TableRow.code == code)
+        EventRow.delete().where((EventRow.table == table.id) & (EventRow.seq > keep)).execute()
+        HeadSignature.delete().where(
+            (HeadSignature.table_id == table.id) & (HeadSignature.seq > keep)
+        ).execute()
+        TableRow.update(seq=keep).where(TableRow.id == table.id).execute()
+
+
+def unfinished(store: EventStore) -> StoreTable:
+    """A table whose duel 1 is decided (its head signed) and duel 2 under way."""
+    t = StoreTable(store).join().register()
+    t.do("judge", "clock.start")
+    t.start_duel(first="A")
+    t.lp("A", ("B", "damage", 8000))
+    t.results().between()
+    t.start_duel(first="B")
+    t.lp("B", ("A", "damage", 1000))
+    t.lp("A", ("B", "damage", 500))
+    return t
+
+
+@pytest.mark.parametrize("where", ["before_first_result", "to_a_signed_head", "after_last_signed"])
+def test_a_log_cut_back_does_not_verify(anchored_store: EventStore, capsys, where: str):
+    sound = play_match(anchored_store)
+    if where == "after_last_signed":
+        t = unfinished(anchored_store)
+        last_signed = anchored_store.signed_heads(t.code)[-1]["seq"]
+        length = len(rows(t.code))
+        assert length > last_signed + 2
+        keep = length - 2  # the last LP entry of duel 2, unsigned, goes
+    else:
+        t = play_match(anchored_store)
+        first_result = seq_of(t.code, "duel.final")
+        first_head = anchored_store.signed_heads(t.code)[0]["seq"]
+        keep = first_result - 1 if where == "before_first_result" else first_head
+    assert anchored_store.verify(t.code).ok
+    assert main(["verify"]) == 0
+    cut(t.code, keep)
+    result = anchored_store.verify(t.code)
+    assert (result.ok, result.seq) == (False, keep + 1)
+    assert result.problem == "log shorter than its recorded length"
+    capsys.readouterr()
+    assert main(["verify"]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        f"{t.code}: BROKEN at seq {keep + 1}: log shorter than its recorded length"
+    ]
+    assert "2 table(s) checked, 1 broken" in err
+    assert anchored_store.verify(sound.code).ok
+
+
+def test_a_cut_log_grown_again_does_not_verify(anchored_store: EventStore):
+    """Cut after its last signed head and written on (the same length, other events): the
+    hash at the recorded length is another."""
+    t = unfinished(anchored_store)
+    length = len(rows(t.code))
+    cut(t.code, length - 2)
+    anchored_store._cache.drop(t.code)  # the server restarted on the cut database
+    t.lp("A", ("B", "damage", 100))
+    result = anchored_store.verify(t.code)
+    assert (result.ok, result.seq) == (False, length)
+    assert result.problem == "the log does not match its recorded head"
+
+
+def test_a_table_missing_from_the_ledger_does_not_verify(anchored_store: EventStore, tmp_path):
+    """Its lines taken away: a table with events, made after the ledger began, and none."""
+    from server.store.ledger import HeadLedger
+
+    t = play_match(anchored_store)
+    path = anchored_store.ledger.path
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(x for x in lines if not x.startswith(t.code)))
+    anchored_store.ledger = HeadLedger.open(path, 0, create=False)
+    result = anchored_store.verify(t.code)
+    assert (result.ok, result.seq) == (False, 1)
+    assert result.problem == "no recorded length outside the log"
+
+
+def test_the_sheet_does_not_say_verified_for_a_cut_log(app, client):
+    from server import services
+
+    with app.app_context():
+        t = play_match(services().store)
+        assert client.get(f"/api/tables/{t.code}/export.json").get_json()["verified"]["ok"]
+        cut(t.code, seq_of(t.code, "duel.final") - 1)
+        services().store._cache.drop(t.code)
+    body = client.get(f"/api/tables/{t.code}/export.json").get_json()
+    assert body["verified"]["ok"] is False
+    assert body["verified"]["problem"] == "log shorter than its recorded length"

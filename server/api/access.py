@@ -248,14 +248,37 @@ def budget_key(code: str, actor: Actor | None) -> str | None:
 
 def request_budget(code: str) -> str | None:
     """The budget key of the request at `code`: its seat token's when it holds there, else its
-    staff login's; None (the address's) for anyone else."""
+    staff login's, else its table card's when it carries that seat's valid claim (`?seat=A&
+    claim=...`: a new phone from the card's QR); None (the address's) for anyone else."""
     token = bearer()
     if token and CODE.fullmatch(code.upper()):
         key = budget_key(code, services().store.seat_actor(code.upper(), token))
         if key is not None:
             return key
     staff = current_staff()
-    return f"staff:{staff.username}" if staff is not None else None
+    if staff is not None:
+        return f"staff:{staff.username}"
+    return card_budget(code, request.args.get("seat", ""), request.args.get("claim", ""))
+
+
+def card_budget(code: str, seat: str, claim: str) -> str | None:
+    """The budget of a table card's seat when `claim` is its valid claim at table `code`, so a
+    new phone at the card is never refused for what others at its address spent; None (the
+    address's) otherwise. A wrong claim spends one of the address's few "miss" tokens, as a
+    wrong table code does, so claims are not guessed at the card's expense."""
+    from .seats import claim_ok
+
+    code = code.upper()
+    if seat not in ("A", "B") or not claim or len(claim) > 64 or not claim.isalnum():
+        return None
+    if not CODE.fullmatch(code) or not services().store.exists(code):
+        return None
+    if claim_ok(code, seat, claim):
+        return f"card:{code}:{seat}"
+    limiter = current_app.extensions.get("duel_table_misses")
+    if limiter is not None and not limiter.take(request.remote_addr or "?"):
+        raise AppError("rate_limited", "Too many wrong seat claims; try again later.", status=429)
+    return None
 
 
 def look_up(code: str) -> bool:

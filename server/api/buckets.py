@@ -75,18 +75,26 @@ class OpenBudget:
         per_address_rate: float,
         per_address_burst: float,
         clock: Callable[[], float] = time.monotonic,
+        per_seat_rate: float = 1.0,
+        per_seat_burst: float = 5.0,
     ) -> None:
         self._all = TokenBucket(rate, burst, clock)
         self._lock = threading.Lock()
         self._addresses = KeyedLimiter(per_address_rate, per_address_burst, clock=clock)
+        # A seated phone's opens (its pass: `server/api/opens.py`): a phone reconnects a few
+        # times a minute at most, so a few a second is plenty, and a pass copied off one
+        # phone opens no more than that.
+        self._seats = KeyedLimiter(per_seat_rate, per_seat_burst, clock=clock)
 
-    def admit(self, address: str) -> bool:
-        """Spend one open of the total and of `address`; False, with nothing spent, when either
-        has none left."""
+    def admit(self, address: str, seat: str | None = None) -> bool:
+        """Spend one open of the total and of `address`, or of `seat` (a seated phone's own
+        budget, never its address's); False, with nothing spent, when either has none left."""
         with self._lock:
             if not self._all.take():
                 return False
-            if self._addresses.take(address):
+            if seat is not None and self._seats.take(seat):
+                return True
+            if seat is None and self._addresses.take(address):
                 return True
             self._all.tokens += 1  # the address had none: the total's token is not spent
             return False

@@ -16,6 +16,7 @@ by name or by their ID (matched here, never sent back), and only their own phone
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +39,9 @@ MAX_FOUND = 10
 _encode = compact_encoder()
 
 
-Built = tuple[dict[str, Any], dict[str, int], list[str], dict[str, Any], dict[str, Any]]
+Built = tuple[
+    dict[str, Any], dict[str, int], list[str], dict[str, Any], dict[str, Any], dict[str, Any]
+]
 
 
 @dataclass
@@ -49,14 +52,31 @@ class Entry:
     ids: dict[str, int]  # a player's ID, folded -> their number (never sent)
     summary: dict[str, Any]  # the tournament's summary the public pages are rendered from
     hall: dict[str, Any]  # the hall clock's round and table counts (no names)
+    parts: dict[str, Any] = field(default_factory=dict)  # each table's part it was built on
+    built_s: float = 0.0  # when (time.monotonic)
     texts: dict[str, str] = field(default_factory=dict)
 
 
 class EventCache:
-    """The public projection of each event, rebuilt only when the event's data changed."""
+    """The public projection of each event, rebuilt only when the event's data changed: a
+    staff write to the event at once; a table's write only when it changed that table's part
+    (its result, its judge's decision, a disqualification: `SwissService.part_now`), and then
+    at most once every `min_seconds` (the views in between are served the one before). A
+    table's LP, clock and calls cost a look at its state in memory, not a rebuild."""
 
-    def __init__(self, build: Callable[[int], Built]):
+    def __init__(
+        self,
+        build: Callable[[int], Built],
+        part: Callable[[str, int], Any] | None = None,
+        min_seconds: float = 0.0,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self._build = build
+        self._part = part
+        self.min_seconds = min_seconds
+        self.clock = clock
+        self._moved: dict[int, dict[str, int]] = {}  # per event: table code -> seq published
+        self._dirty: set[int] = set()  # a table's part changed: rebuild once the wait is over
         self._entries: dict[int, Entry] = {}
         self._watched: dict[str, int] = {}  # table code (or "event:<id>") -> event id
         self._lock = threading.Lock()
@@ -69,13 +89,44 @@ class EventCache:
     def _on_publish(self, code: str, seq: int) -> None:
         with self._lock:
             event_id = self._watched.get(code)
-            if event_id is not None:
+            if event_id is None:
+                return
+            if self._part is None or code.startswith("event:"):
                 self._drop(event_id)
+                return
+            # A table's write: which tables moved is kept; a view looks at their parts.
+            moved = self._moved.setdefault(event_id, {})
+            moved[code] = max(seq, moved.get(code, 0))
 
     def _drop(self, event_id: int) -> None:
         """(Under the lock.) A projection being built while this change came is not kept."""
         self._entries.pop(event_id, None)
+        self._moved.pop(event_id, None)
+        self._dirty.discard(event_id)
         self._changes[event_id] = self._changes.get(event_id, 0) + 1
+
+    def _current(self, event_id: int) -> Entry | None:
+        """The event's projection when it may still be served: no table it was built on has
+        another part since, or one has and it was built less than `min_seconds` ago."""
+        with self._lock:
+            entry = self._entries.get(event_id)
+            if entry is None:
+                return None
+            moved = self._moved.pop(event_id, None)
+        if moved and self._part is not None and event_id not in self._dirty:
+            for code, seq in moved.items():
+                if self._part(code, seq) != entry.parts.get(code):
+                    with self._lock:
+                        self._dirty.add(event_id)
+                    break
+        with self._lock:
+            if event_id not in self._dirty:
+                return entry
+            if self.clock() - entry.built_s < self.min_seconds:
+                return entry  # rebuilt once the wait is over: the one before meanwhile
+            if self._building.get(event_id) is not None and self._building[event_id].locked():
+                return entry  # another view rebuilds it: this one is served the one before
+            return None
 
     def invalidate(self, event_id: int) -> None:
         """The event changed: drop its projection here and in every other process."""
@@ -85,21 +136,23 @@ class EventCache:
             self.announce(f"event:{event_id}")
 
     def get(self, event_id: int) -> Entry:
+        entry = self._current(event_id)
+        if entry is not None:
+            return entry
         with self._lock:
-            entry = self._entries.get(event_id)
-            if entry is not None:
-                return entry
             gate = self._building.setdefault(event_id, threading.Lock())
         with gate:  # one build per event at a time; the others wait for it
             with self._lock:
                 entry = self._entries.get(event_id)
                 changes = self._changes.get(event_id, 0)
-            if entry is not None:
-                return entry
-            data, ids, codes, summary, hall_data = self._build(event_id)
-            entry = Entry(data, ids, summary, hall_data)
+                if entry is not None and event_id not in self._dirty:
+                    return entry  # built by the view this one waited for
+            started = self.clock()
+            data, ids, codes, summary, hall_data, parts = self._build(event_id)
+            entry = Entry(data, ids, summary, hall_data, parts, started)
             with self._lock:
                 self.builds += 1
+                self._dirty.discard(event_id)
                 for code in (*codes, f"event:{event_id}"):
                     if self._watched.get(code) != event_id and self.hub is not None:
                         self.hub.subscribe(code, self._on_publish)
@@ -182,7 +235,9 @@ def project(swiss: SwissService, tournament: Tournament, event_id: int) -> Built
             {k: v for k, v in row.items() if k != "player_id"} for row in summary["standings"]
         ],
     }
-    return data, ids, [t["code"] for t in tables], public, hall.hall_view(tournament, ev)
+    codes = [t["code"] for t in tables]
+    parts = swiss.parts(codes)  # as the summary just read them
+    return data, ids, codes, public, hall.hall_view(tournament, ev, parts), parts
 
 
 def cache() -> EventCache:
@@ -211,6 +266,7 @@ def event_data(slug: str) -> Response:
 def hall_clock(slug: str) -> Response:
     """The hall clock's data (public): round, deadline, table counts, the organiser's message,
     from the event's projection; `now_ms` is this answer's own."""
+    rate_limit()  # a projector polls once a second; a flood from one address is refused
     event_id = _event_id(slug)
     entry = cache().get(event_id)
     # The players' page as a phone opens it (the hall shows it as text and a QR code).
@@ -262,6 +318,7 @@ def players_page(slug: str) -> Response:
     """The players' event page: find yourself, see where you sit this round."""
     from .web import _send
 
+    rate_limit()
     _event_id(slug)  # 404 for an unknown event
     return _send("event.html")
 
@@ -279,7 +336,11 @@ def init_app(app: Flask) -> None:
     """After `swiss.init_app`: the cache over the tournament, invalidated by the hub."""
     swiss = app.extensions["duel_table_swiss"]
     tournament = app.extensions["duel_table_tournament"]
-    found = EventCache(lambda event_id: project(swiss, tournament, event_id))
+    found = EventCache(
+        lambda event_id: project(swiss, tournament, event_id),
+        part=swiss.part_now,
+        min_seconds=app.config["PROJECTION_REBUILD_SECONDS"],
+    )
     found.hub = app.extensions["duel_table"].hub
     # Through the table service, the one publisher: every process hears "event:<id>".
     found.announce = lambda key: app.extensions["duel_table"].tables.announce({key: 0})

@@ -13,6 +13,7 @@ from server.store import hall
 
 from . import identity
 from .http import load_body
+from .ratelimit import rate_limit
 
 bp = Blueprint("running", __name__)
 bp.before_request(identity.check_request)
@@ -40,6 +41,7 @@ def hall_page(slug: str) -> Response:
     """The hall clock page (public; the slug is the one printed on the table cards)."""
     from .web import _send
 
+    rate_limit()
     return _send("hall.html")
 
 

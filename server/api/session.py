@@ -57,6 +57,7 @@ from server.runtime.memtrim import TRIMMER
 
 from .buckets import OpenBudget, TokenBucket
 from .keepalive import CLOSE_POLICY, Pinger, send_ping
+from .opens import pass_budget
 
 log = logging.getLogger(__name__)
 encode = phone_text
@@ -210,7 +211,10 @@ def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]],
         @wraps(view)
         def endpoint(*args: Any, **kwargs: Any) -> Response:
             config = current_app.config
-            if not sessions().opens.admit(request.remote_addr or "?"):
+            # A seated phone's pass (`?pass=`) spends its seat's open budget, not its address's.
+            given = request.args.get("pass", "")
+            seat = pass_budget(str(kwargs.get("code", "")), given) if given else None
+            if not sessions().opens.admit(request.remote_addr or "?", seat):
                 return busy()
             options = dict(config.get("SOCK_SERVER_OPTIONS", {}))
             ws = GuardedServer(request.environ, FrameBudget(config), **options)

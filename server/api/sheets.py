@@ -57,6 +57,9 @@ PROBLEMS = {
     "the signed head does not match the log": "sheet.problem.signed_head_mismatch",
     "no key to check the signed heads": "sheet.problem.no_key",
     "bad signature on the head": "sheet.problem.bad_signature",
+    "log shorter than its recorded length": "sheet.problem.cut",
+    "the log does not match its recorded head": "sheet.problem.recorded_head",
+    "no recorded length outside the log": "sheet.problem.unrecorded",
 }
 MAX_CODES = 100  # one round of a large event; a bigger print is split by the organiser
 CODE = re.compile(r"[0-9A-Z]{1,16}")

@@ -35,7 +35,7 @@ from .http import load_body, public_base_here, qr_svg
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
 from .lang import request_t
 from .logins import LoginThrottle, login_keys, retry_after
-from .ratelimit import rate_limit
+from .ratelimit import charge, rate_limit
 from .seats import card_claim, claim_for, claim_ok
 
 bp = Blueprint("staff", __name__)
@@ -477,8 +477,9 @@ def reissue_cards(event_id: int) -> Response:
 
 @bp.get("/s/<slug>/<int:number>/<seat>")
 def seat_link(slug: str, number: int, seat: str) -> Response:
-    """A table card's QR code: the seat of table `number` in the event's current round."""
-    rate_limit()
+    """A table card's QR code: the seat of table `number` in the event's current round. With
+    its valid claim the look-up is charged to the card's seat, not to the client address (a
+    hall's phones share one): others at the address cannot keep a new phone from its seat."""
     claim = request.args.get("c", "")[:64]  # the card's seat claim (`server.api.seats`)
     code = ""
     if seat in ("A", "B") and claim.isalnum():
@@ -487,7 +488,9 @@ def seat_link(slug: str, number: int, seat: str) -> Response:
         except DomainError:
             code = ""
     if code and claim_ok(code, seat, claim):
+        charge(1, f"card:{code}:{seat}")
         return redirect(f"/t/{code}?seat={seat}&claim={claim}", code=302)  # type: ignore[return-value]
+    rate_limit()
     # No claim, a wrong one or another round's: no table code. A client address that keeps
     # trying spends its few "miss" tokens, as for unknown table codes (docs/security.md).
     misses = current_app.extensions.get("duel_table_misses")

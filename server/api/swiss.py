@@ -26,6 +26,7 @@ from .event_decks import legal_list
 from .http import load_body
 from .identity import check_request, require_role, tournament
 from .lang import request_t
+from .ratelimit import rate_limit
 from .staff import BOM, _refresh_floor
 
 bp = Blueprint("swiss", __name__)
@@ -315,6 +316,7 @@ def printable(event_id: int) -> Response:
 def public_page(slug: str) -> Response:
     """The public standings and bracket (players' phones, the hall projector), if public:
     rendered once per language from the event's cached projection (`event_page`)."""
+    rate_limit()
     ev = swiss().event_by_slug(slug)
     cached = event_page.cache()
     if not cached.get(ev.id).summary["public"]:

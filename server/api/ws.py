@@ -25,6 +25,7 @@ from server.core.errors import DomainError, error_body
 from server.rules import Actor, RuleError, admit, event_for
 from server.service.tables import command_digest, phone_command_id, sender_of
 from server.store import Appended
+from server.store.events import hash_token
 
 from .access import budget_key, look_up, request_grant, socket_actor
 from .arguments import LOADERS
@@ -33,6 +34,7 @@ from .encoding import encode, encode_with, json_array, json_object
 from .http import jsonable
 from .identity import origin_allowed
 from .keepalive import CLOSE_POLICY
+from .opens import open_pass
 from .presteps import before
 from .schemas import MESSAGE_SCHEMAS, load_command_message
 from .session import GuardedServer, Session, sessions, websocket_route
@@ -69,6 +71,7 @@ class Connection(Session):
         self.http_limiter = found.http_limiter
         self.grants = found.grants
         self.actor = SPECTATOR
+        self.open_pass: str | None = None  # a seat's: its phone's next open (`opens.py`)
         self.welcomed = False
         self.subscribed = False
         self.last_seq = 0  # owned by the writer
@@ -158,18 +161,18 @@ class Connection(Session):
             events = self._events(rows)
         self.last_seq = snap.seq
         self.welcomed = True
-        self._send_with_state(
-            {
-                "type": "welcome",
-                "v": self.version,  # the version this socket is served (docs/protocol.md)
-                "role": self.actor.role,
-                "seat": self.actor.seat,
-                "now_ms": self.clock(),
-                "seq": snap.seq,
-                "events": events,
-            },
-            snap,
-        )
+        welcome: dict[str, Any] = {
+            "type": "welcome",
+            "v": self.version,  # the version this socket is served (docs/protocol.md)
+            "role": self.actor.role,
+            "seat": self.actor.seat,
+            "now_ms": self.clock(),
+            "seq": snap.seq,
+            "events": events,
+        }
+        if self.open_pass:
+            welcome["pass"] = self.open_pass  # its next open spends the seat's budget
+        self._send_with_state(welcome, snap)
 
     def _update(self, published: int) -> None:
         snap, rows = self.store.update_since(
@@ -285,6 +288,7 @@ class Connection(Session):
         if not self.charge(actor):
             return False
         if actor is not None and actor.role == "seat" and actor.seat:
+            self.open_pass = open_pass(self.code, actor.seat, hash_token(token or ""))
             if self.seated != actor.seat:
                 if self.seated:
                     self.sessions.stand(self.code, self.seated, self)

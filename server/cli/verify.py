@@ -5,6 +5,8 @@ any is broken, 0 if every chain holds (2 when the named table does not exist). A
 when every link does and the signed heads cover it: each confirmed result's head and a
 finished table's final head signed with the server's key (a head missing, or events after the
 last signed head of a finished table, is a broken table, named with the seq where it starts).
+A log must also be as long as the heads ledger kept beside the key says it grew, with the same
+hash there (`server/store/ledger.py`): a log cut back is named at the first missing seq.
 Without the key, a table with signed heads is reported as unchecked and the others are checked
 by their chain only (the key's theft, or its deletion with the signatures, is what the phones'
 receipts are for: `server/store/signing.py`).
@@ -66,13 +68,20 @@ def run(args: argparse.Namespace) -> int:
     conf = {**settings.DEFAULTS, **settings.from_env()}
     bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
     store = EventStore(db)
-    from server.store.signing import Signer, key_path
+    from server.store.ledger import HeadLedger, ledger_path
+    from server.store.signing import Signer, key_dir, key_path, old_key_path
 
     path = key_path(conf)
+    if not conf["SIGNING_KEY_FILE"] and not path.exists() and old_key_path(conf).exists():
+        path = old_key_path(conf)  # an earlier release's place, beside the database
     if path.exists():
         store.signer = Signer.load(path)
     else:  # a table with signed heads is reported unchecked; the others by their chain only
         print(f"No signing key at {path}: signed heads cannot be checked.", file=sys.stderr)
+    where = ledger_path(conf, key_dir(conf))
+    store.ledger = HeadLedger.open(where, 0, create=False)
+    if store.ledger is None:  # no log's length can be checked: a cut log goes unseen
+        print(f"No heads ledger at {where}: cut logs cannot be found.", file=sys.stderr)
     if args.code:
         code = args.code.strip().upper()
         if not store.exists(code):

@@ -156,7 +156,15 @@ DEFAULTS: dict[str, Any] = {
     # Wrong player IDs typed at one event seat (one round's table) before its card seats nobody
     # by itself: every later join there waits for a judge (0: no such lock).
     "SEAT_ID_GUESSES": 5,
-    # The Ed25519 key that signs chain heads; empty: <DATA_DIR>/signing-key.pem.
+    # An event's public projection (its page, standings, hall clock) is rebuilt at most this
+    # often when its tables' results change (staff changes rebuild it at once): the views in
+    # between are served the one before (docs/security.md, "Public pages that cost the floor").
+    "PROJECTION_REBUILD_SECONDS": 3,
+    # Where the head-signing key and the heads ledger live, apart from the database (whoever
+    # can edit the database must not also find the key beside it: docs/security.md); empty:
+    # $XDG_STATE_HOME/duel-table (~/.local/state/duel-table).
+    "KEY_DIR": "",
+    # The Ed25519 key that signs chain heads; empty: <KEY_DIR>/signing-key.pem.
     "SIGNING_KEY_FILE": "",
     "LOG_LEVEL": "INFO",
     # The venue's time zone (IANA, e.g. Asia/Taipei): every page writes the event's times in it,
@@ -223,6 +231,8 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "SEAT_REQUEST_SECONDS": parse_int,
     "SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE": parse_int,
     "SEAT_ID_GUESSES": parse_int,
+    "KEY_DIR": parse_str,
+    "PROJECTION_REBUILD_SECONDS": parse_int,
     "SIGNING_KEY_FILE": parse_str,
     "LOG_LEVEL": parse_str,
     "STALL_REPORT": parse_str,

@@ -160,6 +160,9 @@ class EventStore:
         )
         # The head signer (`server.store.signing.Signer`): set by the app; None signs nothing.
         self.signer: Any = None
+        # The heads ledger outside the database (`server.store.ledger.HeadLedger`): set by the
+        # app; None records nothing and checks no log's length.
+        self.ledger: Any = None
         self._audit_at = 0
 
     def close(self) -> None:
@@ -292,11 +295,36 @@ class EventStore:
                 .order_by(HeadSignature.seq)
             )
         wrong = self._verify_signatures(table, heads, hashes, checked.count)
-        if wrong is not None or self.signer is None:
-            return wrong or checked  # no key (a bare store): the chain alone
-        state = replay(_event_of(envelope(row)) for row in rows)
-        finished = state.phase in DECIDED
-        return check_signed(rows, [h.seq for h in heads], SIGN_AT, finished)
+        if wrong is not None:
+            return wrong
+        if self.signer is not None:  # without a key (a bare store): the chain alone
+            state = replay(_event_of(envelope(row)) for row in rows)
+            finished = state.phase in DECIDED
+            signed = check_signed(rows, [h.seq for h in heads], SIGN_AT, finished)
+            if not signed.ok:
+                return signed
+        # Last: an edit inside the signed heads is named at its signed head, not at the end.
+        return self._verify_length(table, hashes, checked.count) or checked
+
+    def _verify_length(
+        self, table: TableRow, hashes: dict[int, str], count: int
+    ) -> Verification | None:
+        """The log against the heads ledger kept outside the database (`store.ledger`): as long
+        as the longest head recorded for it, with the same hash there. A sound chain cut back
+        (its table's seq and signed heads with it) fails here."""
+        if self.ledger is None:
+            return None
+        recorded = self.ledger.head(table.code)
+        if recorded is None:
+            if count and table.created_ms >= self.ledger.since_ms:
+                return Verification(False, count, 1, "no recorded length outside the log")
+            return None  # no events yet, or a table from before the ledger began
+        seq, digest = recorded
+        if seq > count:
+            return Verification(False, count, count + 1, "log shorter than its recorded length")
+        if hashes.get(seq) != digest:
+            return Verification(False, count, seq, "the log does not match its recorded head")
+        return None
 
     def _verify_signatures(
         self, table: TableRow, heads: list[HeadSignature], hashes: dict[int, str], count: int
@@ -538,6 +566,7 @@ class EventStore:
 
     def _settle(self, group: Sequence[Pending]) -> None:
         """After a group's commit: committed states to the cache, the rest forgotten."""
+        committed: list[tuple[str, int, str]] = []
         with self._plan_lock:
             for pending in group:
                 code = pending.code
@@ -549,6 +578,7 @@ class EventStore:
                         del self._pending_cmds[(code, pending.cmd_id)]
                 latest = self._pending.get(code)
                 if pending.outcome == "ok":
+                    committed.append((code, pending.snap.seq, pending.snap.last_hash))
                     self._cache.offer(code, pending.snap)
                     if latest is pending:
                         del self._pending[code]
@@ -558,6 +588,8 @@ class EventStore:
                 self._cache.drop(code)
                 if latest is not None and _descends(latest, pending):
                     del self._pending[code]
+        if self.ledger is not None and committed:
+            self.ledger.record(committed)
 
     def add_table(self, ruleset: RuleSet, now_ms: int) -> str:
         """Make a new table's row with a fresh code (its log is empty: its first events are

@@ -51,9 +51,12 @@ def message(event_id: int) -> dict[str, Any] | None:
     return {"text": row.text, "at_ms": row.at_ms} if row and row.text else None
 
 
-def hall_view(tournament: Tournament, ev: TournamentEvent) -> dict[str, Any]:
+def hall_view(
+    tournament: Tournament, ev: TournamentEvent, parts: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The hall clock of the event's current round (part of the event's public projection,
-    server/api/event_page.py)."""
+    server/api/event_page.py), from the tables' parts (`swiss.TablePart`) where given, else
+    from their states."""
     rnd = tournament.current_round(ev.id)
     match_ms = int(float(ev.ruleset["match_minutes"]) * 60_000)
     started = rnd.started_ms
@@ -62,13 +65,17 @@ def hall_view(tournament: Tournament, ev: TournamentEvent) -> dict[str, Any]:
         total += 1
         if started is None:
             continue
-        state = tournament.store.snapshot(table["code"]).state
-        if state.phase == "match_over":
+        part = (parts or {}).get(table["code"])
+        if part is None:
+            from .swiss import part_of
+
+            part = part_of(tournament.store.snapshot(table["code"]).state)
+        if part.over:
             continue
         playing += 1
-        if state.time.called:
+        if part.called:
             called += 1
-            if state.phase == "duel" and state.time.stage:  # finishing the turn, extra turns
+            if part.extra:  # finishing the turn, extra turns
                 extra.append(table["number"])
     return {
         "event": {"name": ev.name},

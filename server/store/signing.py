@@ -2,7 +2,8 @@
 
 At each confirmed result and at a match's end the server signs the table's chain head
 (`code`, `seq`, `hash`) with an Ed25519 key kept in a file outside the database
-(`SIGNING_KEY_FILE`, default `<DATA_DIR>/signing-key.pem`, created on first start). The
+(`SIGNING_KEY_FILE`, default `<KEY_DIR>/signing-key.pem`, created on first start; KEY_DIR is
+apart from DATA_DIR: `key_dir`). The
 signatures are stored beside the log and handed to both phones, which keep them as receipts.
 
 A log edited in the database and re-chained (every later hash recomputed) no longer matches
@@ -84,10 +85,25 @@ class Signer:
         return True
 
 
+def key_dir(config: dict[str, Any]) -> Path:
+    """The directory of the signing key and the heads ledger: KEY_DIR, else the server user's
+    state directory, never DATA_DIR (the key beside the database re-signs any edit to it)."""
+    named = str(config.get("KEY_DIR") or "").strip()
+    if named:
+        return Path(named).expanduser()
+    state = os.environ.get("XDG_STATE_HOME", "").strip()
+    return (Path(state) if state else Path.home() / ".local" / "state") / "duel-table"
+
+
 def key_path(config: dict[str, Any]) -> Path:
-    """Where the signing key lives."""
+    """Where the signing key lives (SIGNING_KEY_FILE, else in `key_dir`)."""
     named = str(config.get("SIGNING_KEY_FILE") or "").strip()
-    return Path(named) if named else Path(config["DATA_DIR"]) / "signing-key.pem"
+    return Path(named) if named else key_dir(config) / "signing-key.pem"
+
+
+def old_key_path(config: dict[str, Any]) -> Path:
+    """Where releases before KEY_DIR kept the key: beside the database."""
+    return Path(str(config["DATA_DIR"])) / "signing-key.pem"
 
 
 class Audited(Protocol):

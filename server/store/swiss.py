@@ -13,9 +13,10 @@ import csv
 import io
 import secrets
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any
+from typing import Any, cast
 
 from peewee import (
     BigIntegerField,
@@ -188,6 +189,45 @@ class State:
         return [r for n, r in sorted(self.rounds.items()) if r.stage == CUT]
 
 
+@dataclass(frozen=True)
+class TablePart:
+    """What an event takes from one table's log: its match's result (None while undecided),
+    whether a judge decided it, the seats a disqualification took out, and what the hall clock
+    counts (the match over, time called, the turns after time)."""
+
+    result: str | None
+    judged: bool
+    disqualified: tuple[str, ...]
+    over: bool = False
+    called: bool = False
+    extra: bool = False
+
+
+def part_of(state: Any) -> TablePart:
+    """A table's part, from its state (what its view says of the match and the penalties)."""
+    match = state.match
+    result: str | None = None
+    if state.phase == "match_over" and match.decided:
+        if match.winner in ("A", "B"):
+            result = str(match.winner)
+        else:
+            result = core.BOTH_LOSE if match.reason == DOUBLE_LOSS else core.DRAWN
+    judged = bool(match.decided and match.reason in STAFF_REASONS)
+    out = tuple(p.seat for p in state.penalties if p.level in DISQUALIFICATIONS)
+    over = state.phase == "match_over"
+    called = bool(state.time.called)
+    extra = state.phase == "duel" and bool(state.time.stage)
+    return TablePart(result, judged, out, over, called, extra)
+
+
+# The tables' seqs read in one query for a whole summary (code -> seq), while it is built.
+_KNOWN_SEQS: ContextVar[dict[str, int] | None] = ContextVar("known_seqs", default=None)
+# And each round's tables (event, round -> number -> code), read once a summary.
+_KNOWN_CODES: ContextVar[dict[tuple[int, int], dict[int, str]] | None] = ContextVar(
+    "known_codes", default=None
+)
+
+
 class SwissService:
     """The tournament of each event, over the table store and the event's rounds."""
 
@@ -195,6 +235,10 @@ class SwissService:
         self.store = store
         self.tournament = tournament
         self.seed = seed  # SWISS_SEED: round 1's seed for every event; None: a fresh one each
+        # Each table's part at its seq: a summary reads a table's log again only when it moved
+        # on, so what a write costs the standings is that table's part (docs/security.md).
+        self._parts: dict[str, tuple[int, TablePart]] = {}
+        self._standing_rows: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
 
     def _round_one_seed(self) -> int:
         return secrets.randbits(63) if self.seed is None else self.seed
@@ -477,33 +521,96 @@ class SwissService:
     # -- results --------------------------------------------------------------------------------
 
     def _codes(self, event_id: int, round_no: int) -> dict[int, str]:
+        known = _KNOWN_CODES.get()
+        if known is not None and (event_id, round_no) in known:
+            return known[(event_id, round_no)]
         with db.connection_context():
             rows = (
                 EventTable.select(EventTable.number, EventTable.code)
                 .join(Round)
                 .where((Round.event == event_id) & (Round.number == round_no))
+                .tuples()
             )
-            return {r.number: r.code for r in rows}
+            found: dict[int, str] = {int(n): str(c) for n, c in cast(Any, rows)}
+        if known is not None:
+            known[(event_id, round_no)] = found
+        return found
 
     def _table_view(self, code: str | None) -> dict[str, Any] | None:
         if code is None or not self.store.exists(code):
             return None
         return view(self.store.snapshot(code).state)
 
+    def _standings(
+        self, event_id: int, players: list[Player], swiss: list[Match]
+    ) -> list[dict[str, Any]]:
+        """The standings' rows, computed again only when a player or a Swiss result changed
+        (a table's LP, its clock or its calls leave them as they were)."""
+        key = (tuple(players), tuple(swiss))
+        found = self._standing_rows.get(event_id)
+        if found is not None and found[0] == key:
+            return found[1]
+        rows = [st.to_dict() for st in core.standings(players, swiss)]
+        self._standing_rows[event_id] = (key, rows)
+        return rows
+
+    def _event_seqs(self, event_id: int) -> dict[str, int]:
+        """Every table of the event's rounds: code -> its seq, in one query."""
+        with db.connection_context():
+            rows = (
+                TableRow.select(TableRow.code, TableRow.seq)
+                .join(EventTable, on=(EventTable.code == TableRow.code))
+                .join(Round)
+                .where(Round.event == event_id)
+                .tuples()
+            )
+            return {str(code): int(seq) for code, seq in cast(Any, rows)}
+
+    def _table_part(self, code: str | None) -> TablePart | None:
+        """The table's part (None: no such table), read from its log only when its seq moved
+        on since it was last read."""
+        if code is None:
+            return None
+        known = _KNOWN_SEQS.get()
+        if known is not None and code in known:
+            seq: int | None = known[code]
+        else:
+            with db.connection_context():
+                seq = TableRow.select(TableRow.seq).where(TableRow.code == code).scalar()
+            if seq is None:
+                return None
+        found = self._parts.get(code)
+        if found is not None and found[0] == seq:
+            return found[1]
+        try:
+            snap = self.store.snapshot(code)
+        except NotFound:
+            return None
+        part = part_of(snap.state)
+        self._parts[code] = (snap.seq, part)
+        return part
+
+    def parts(self, codes: list[str]) -> dict[str, TablePart]:
+        """The parts the last reading of each table gave (a summary reads every one)."""
+        return {code: found[1] for code in codes if (found := self._parts.get(code))}
+
+    def part_now(self, code: str, seq: int) -> TablePart | None:
+        """Table `code`'s part at `seq` or later: from the state this process holds when it
+        is that recent (no database read), else read."""
+        try:
+            return part_of(self.store.fresh(code, seq).state)
+        except NotFound:
+            return None
+
     def _table_result(self, code: str | None) -> str | None:
         """The match's result, from the table's log only (the seats' confirmed result, or a
         judge's: `Tournament.judge_result`)."""
-        v = self._table_view(code)
-        if v is None or v["phase"] != "match_over" or not v["match"]["decided"]:
-            return None
-        winner = v["match"]["winner"]
-        if winner in ("A", "B"):
-            return str(winner)
-        return core.BOTH_LOSE if v["match"]["reason"] == DOUBLE_LOSS else core.DRAWN
+        part = self._table_part(code)
+        return part.result if part is not None else None
 
     def _judged(self, code: str | None) -> bool:
-        v = self._table_view(code)
-        return bool(v and v["match"]["decided"] and v["match"]["reason"] in STAFF_REASONS)
+        part = self._table_part(code)
+        return bool(part and part.judged)
 
     def disqualified(self, event_id: int, s: State) -> dict[int, int]:
         """Player -> the round of their disqualification (a judge's penalty at a table): out
@@ -512,11 +619,9 @@ class SwissService:
         for rp in sorted(s.rounds.values(), key=lambda r: r.number):
             codes = self._codes(event_id, rp.number)
             for t, a, b in rp.tables:
-                v = self._table_view(codes.get(t))
-                for p in v["penalties"] if v else ():
-                    if p["level"] in DISQUALIFICATIONS:
-                        player = a if p["seat"] == "A" else b
-                        found.setdefault(player, rp.number)
+                part = self._table_part(codes.get(t))
+                for seat in part.disqualified if part else ():
+                    found.setdefault(a if seat == "A" else b, rp.number)
         return found
 
     def matches(self, event_id: int, s: State, stage: str) -> list[Match]:
@@ -848,12 +953,21 @@ class SwissService:
     # -- what the pages show ----------------------------------------------------------------
 
     def summary(self, event_id: int) -> dict[str, Any]:
+        """The event's rounds, standings and players, for its pages."""
+        known = _KNOWN_SEQS.set(self._event_seqs(event_id))
+        codes = _KNOWN_CODES.set({})
+        try:
+            return self._summary(event_id)
+        finally:
+            _KNOWN_CODES.reset(codes)
+            _KNOWN_SEQS.reset(known)
+
+    def _summary(self, event_id: int) -> dict[str, Any]:
         s = self.state(event_id)
         players = self.players(s)
         swiss = self.matches(event_id, s, SWISS)
         cut = self.matches(event_id, s, CUT)
-        ranked = core.standings(self.standing_players(s), swiss)
-        table: list[dict[str, Any]] = [st.to_dict() for st in ranked]
+        table = [dict(row) for row in self._standings(event_id, self.standing_players(s), swiss)]
         names = {n: p.name for n, p in s.players.items()}
         pids = {n: p.player_id for n, p in s.players.items()}
         for row in table:
@@ -1003,7 +1117,12 @@ class SwissService:
         rnd = t.current_round(event_id)
         n = rnd.number
         paired = t.round_paired(event_id)
-        missing = [x["number"] for x in t.unfinished(event_id)] if rnd.started_ms else []
+        missing = []
+        if rnd.started_ms:  # the tables whose match is not over (`Tournament.unfinished`)
+            for table in t.in_play(event_id):
+                part = self._table_part(table["code"])
+                if part is None or not part.over:
+                    missing.append(table["number"])
         following = "cut_next" if in_cut else ("cut" if swiss_played else "pair")
         if players == 0:
             following = "next"  # an event paired by hand: its next round opens empty

@@ -36,13 +36,15 @@ export async function api(method, path, body, token) {
 }
 
 export const createTable = (opts = {}) => api("POST", "/api/tables", opts);
-export const getTable = (code) => api("GET", `/api/tables/${encodeURIComponent(code)}`);
-export const joinTable = (code, body) => api("POST", `/api/tables/${encodeURIComponent(code)}/join`, body);
+/** A table card's seat and claim as a query: the request is then charged to the card's seat,
+ * not to the hall's shared address. */
+const cardQuery = (seat, claim) =>
+  seat && claim ? `?seat=${encodeURIComponent(seat)}&claim=${encodeURIComponent(claim)}` : "";
+export const getTable = (code, seat, claim) => api("GET", `/api/tables/${encodeURIComponent(code)}${cardQuery(seat, claim)}`);
+export const joinTable = (code, body) =>
+  api("POST", `/api/tables/${encodeURIComponent(code)}/join${cardQuery(body.seat, body.claim)}`, body);
 /** The event table's info; a table card's seat and claim (?seat=&claim=) unlock that seat's pairing. */
-export const getTableEvent = (code, seat, claim) => {
-  const q = seat && claim ? `?seat=${encodeURIComponent(seat)}&claim=${encodeURIComponent(claim)}` : "";
-  return api("GET", `/api/tables/${encodeURIComponent(code)}/event${q}`);
-};
+export const getTableEvent = (code, seat, claim) => api("GET", `/api/tables/${encodeURIComponent(code)}/event${cardQuery(seat, claim)}`);
 /** How a seat request that waits for approval stands (its own token). */
 export const getSeatRequest = (code, ref, token) =>
   api("GET", `/api/tables/${encodeURIComponent(code)}/seat-requests/${encodeURIComponent(ref)}`, undefined, token);

@@ -174,7 +174,8 @@ async function openTable(code, token) {
   if (seat && seat.token && seat.duo) return mountBoth(code, seat.token, seat.duo.token);
   if (seat && seat.token) return mountSeat(code, seat.token);
   root.replaceChildren(h("main", { class: "loading", testid: "loading", text: t("table.connecting") }));
-  const res = await getTable(code);
+  const card = new URLSearchParams(location.search); // a table card's QR: ?seat=A&claim=...
+  const res = await getTable(code, card.get("seat"), card.get("claim"));
   if (token !== routeToken) return undefined;
   if (!res.ok) {
     if (res.status === 404 || res.body.code === "no_such_table") return showNotFound(code);

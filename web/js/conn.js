@@ -114,6 +114,7 @@ export class Connection {
   constructor(code, { token = null, storage, WebSocketImpl, url, now } = {}) {
     this.code = code;
     this.token = token;
+    this.pass = null; // the seat's socket pass, from its welcome (`server/api/opens.py`)
     this.storage = safeStorage(storage);
     this.WS = WebSocketImpl || globalThis.WebSocket;
     this.url = url || wsUrl(code);
@@ -259,7 +260,7 @@ export class Connection {
     this.setStatus(globalThis.navigator?.onLine === false ? "offline" : "connecting");
     let ws;
     try {
-      ws = new this.WS(this.url);
+      ws = new this.WS(this.pass ? `${this.url}?pass=${encodeURIComponent(this.pass)}` : this.url);
     } catch {
       this.scheduleReconnect();
       return;
@@ -383,6 +384,8 @@ export class Connection {
     const first = !this.welcomed;
     this.welcomed = true;
     this.attempt = 0;
+    // A seat's pass: its next opens spend its seat's budget, not its hall's shared address's.
+    if (typeof msg.pass === "string") this.pass = msg.pass;
     if (typeof msg.now_ms === "number" && this.offset.rtt == null) {
       this.offset.setRough(msg.now_ms, this.now());
       this.emit("offset", this.offset.value);
