@@ -43,7 +43,7 @@ def finished_sheet(server: LiveServer) -> str:
     bind(open_database("", str(server.data_dir)))
     store = EventStore(db)
     # Signed with the server's key, as the server signs: the sheet's chain verifies.
-    store.signer = Signer.load(Path(server.data_dir) / "signing-key.pem")
+    store.signer = Signer.load(Path(server.data_dir) / "keys" / "signing-key.pem")
     return play_match(store, now=time.time_ns() // 1_000_000).code
 
 

@@ -270,6 +270,8 @@ def build_schema() -> dict[str, Any]:
             "seq": {"type": "integer"},
             "events": events_list,
             "state": {"$ref": ref + "state"},
+            # a seat's socket pass: its next open spends the seat's own budget (docs/protocol.md)
+            "pass": {"type": "string", "maxLength": 200},
         }
     )
     defs["server.update"] = {
