@@ -126,6 +126,7 @@ class SchemaCheck:
 
     def __init__(self) -> None:
         self._validators: dict[str, Any] = {}
+        self._documents: dict[str, Any] = {}
         self.refused: list[str] = []
         self.checked = 0
 
@@ -141,7 +142,21 @@ class SchemaCheck:
                 document = json.load(answer)
             server_message = {**document, "oneOf": [{"$ref": "#/$defs/server"}]}
             found = self._validators[host] = jsonschema_rs.validator_for(server_message)
+            self._documents[host] = document
         return found
+
+    def details(self, host: str, parsed: Any) -> list[str]:
+        """What the schema of the message's own type refuses in it (a `oneOf` over every kind
+        names no field)."""
+        import jsonschema_rs
+
+        document = self._documents[host]
+        kind = f"server.{parsed.get('type')}" if isinstance(parsed, dict) else ""
+        if kind not in document.get("$defs", {}):
+            return []
+        one = jsonschema_rs.validator_for({**document, "$ref": f"#/$defs/{kind}"})
+        return [f"{e.message[:300]} at {'/'.join(map(str, e.instance_path))}" for e in
+                one.iter_errors(parsed)]  # fmt: skip
 
     def check(self, request: Any, message: Any) -> None:
         """Check one received frame of a socket opened with `request` (its handshake)."""
@@ -161,6 +176,7 @@ class SchemaCheck:
         errors = [f"{e.message} at {'/'.join(map(str, e.instance_path))}" for e in
                   validator.iter_errors(parsed)]  # fmt: skip
         if errors:
+            errors = self.details(request.headers["Host"], parsed) or errors
             self.refused.append(f"{errors[:3]} in {message[:500]}")
             raise AssertionError("the protocol schema refuses: " + self.refused[-1])
 

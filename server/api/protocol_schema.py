@@ -272,7 +272,8 @@ def build_schema() -> dict[str, Any]:
             "state": {"$ref": ref + "state"},
             # a seat's socket pass: its next open spends the seat's own budget (docs/protocol.md)
             "pass": {"type": "string", "maxLength": 200},
-        }
+        },
+        ["type", "v", "role", "seat", "now_ms", "seq", "events", "state"],
     )
     defs["server.update"] = {
         **_object(
