@@ -70,7 +70,7 @@ def make_world(app: Flask, now_ms: int) -> World:
     w.login("organiser", "org")
     anon = app.test_client()
     with app.app_context():
-        from server.api.seats import claim_for
+        from server.api.claims import claim_for
 
         claims = {
             "seat": claim_for(ev.slug, 1, "A"),

@@ -121,7 +121,7 @@ def seat_claim(server: Any, slug: str, number: int, seat: str, issue: int = 1) -
     server's key file)."""
     from cryptography.hazmat.primitives import serialization
 
-    from server.api.seats import claim_with
+    from server.api.claims import claim_with
     from server.store.signing import Signer
 
     key = Signer.load(Path(server.data_dir) / "keys" / "signing-key.pem").key

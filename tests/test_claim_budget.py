@@ -33,7 +33,7 @@ def test_a_cards_valid_claim_is_not_refused_by_its_addresss_spent_budget(app_con
     try:
         world = make_world(app, clock())
         with app.app_context():
-            from server.api.seats import claim_for
+            from server.api.claims import claim_for
 
             claim = claim_for(world.slug, 1, "B")
         client = app.test_client()

@@ -55,7 +55,7 @@ def test_without_the_cards_claim_an_event_seat_waits_for_a_judge(app: Flask, wor
     assert "seat.requested" in types(app, world.code)
     # The real player, with the card's claim, is not blocked by the squatter.
     with app.app_context():
-        from server.api.seats import claim_for
+        from server.api.claims import claim_for
 
         claim = claim_for(world.slug, 1, "B")
     real = client.post(
@@ -164,7 +164,7 @@ def test_the_card_carries_the_claim_and_the_pairing_goes_to_its_holder(app: Flas
     page = world.request("organiser", "GET", f"/organiser/events/{world.event_id}/cards")
     assert page.status_code == 200
     with app.app_context():
-        from server.api.seats import claim_for
+        from server.api.claims import claim_for
 
         claim_b = claim_for(world.slug, 1, "B")
     link = app.test_client().get(f"/s/{world.slug}/1/B?c={claim_b}")
@@ -406,7 +406,7 @@ def next_round(app: Flask, world: World, now_ms: int) -> str:
 def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
     """The cards are printed once: the photo of a round-1 card is the round-2 card too. What
     stops an impostor is the round-2 pairing's player ID, which no public page shows."""
-    from server.api.seats import claim_for
+    from server.api.claims import claim_for
     from server.store.tournament import parse_pairings
 
     with app.app_context():
@@ -450,7 +450,7 @@ def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
 
 def _mistyped(app: Flask, world: World) -> tuple[str, Any]:
     """Table 1's seat B paired with ID 0002; a phone with the card types 0020."""
-    from server.api.seats import claim_for
+    from server.api.claims import claim_for
     from server.store.tournament import parse_pairings
 
     with app.app_context():
@@ -491,7 +491,7 @@ def test_a_waiting_phone_takes_its_own_request_back(app: Flask, world: World):
 
 
 def test_guessing_player_ids_spends_the_miss_budget(app: Flask, world: World):
-    from server.api.seats import claim_for
+    from server.api.claims import claim_for
     from server.store.tournament import parse_pairings
 
     with app.app_context():
@@ -522,7 +522,7 @@ def test_past_a_few_wrong_ids_the_right_one_waits_for_a_judge(app: Flask, world:
     the pairing's own ID waits for a judge (202 id_mismatch) instead of seating the phone, so a
     guess that hits looks like one that misses. (Before: past the budget a miss was 429 and a
     hit 201, so guessing went on at the HTTP rate; with a round-1 card the seat was taken.)"""
-    from server.api.seats import claim_for
+    from server.api.claims import claim_for
     from server.store.tournament import parse_pairings
 
     with app.app_context():
@@ -545,7 +545,7 @@ def test_past_a_few_wrong_ids_the_right_one_waits_for_a_judge(app: Flask, world:
 
 
 def test_reissued_cards_void_the_old_ones(app: Flask, world: World):
-    from server.api.seats import claim_for
+    from server.api.claims import claim_for
 
     with app.app_context():
         old = claim_for(world.slug, 1, "B")
@@ -568,7 +568,7 @@ def test_a_request_under_the_holders_own_name_alerts_the_floor(app: Flask, world
     """A pairing without player IDs (the organiser waived them): the card seats the round's
     first phone, so the photo of the card used first by an impostor makes the real player's
     join a request the floor marks (`twin`), not a second identical name without an alert."""
-    from server.api.seats import claim_for
+    from server.api.claims import claim_for
     from server.store.tournament import parse_pairings
 
     t = world.tournament()

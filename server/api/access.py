@@ -42,6 +42,7 @@ from server.rules import Actor
 from server.store.events import hash_token
 
 from .buckets import KeyedLimiter
+from .claims import claim_ok
 from .grants import Grant
 from .identity import COOKIE, current_staff, spectators_allowed, staff_actor
 from .ratelimit import charge
@@ -266,8 +267,6 @@ def card_budget(code: str, seat: str, claim: str) -> str | None:
     new phone at the card is never refused for what others at its address spent; None (the
     address's) otherwise. A wrong claim spends one of the address's few "miss" tokens, as a
     wrong table code does, so claims are not guessed at the card's expense."""
-    from .seats import claim_ok
-
     code = code.upper()
     if seat not in ("A", "B") or not claim or len(claim) > 64 or not claim.isalnum():
         return None

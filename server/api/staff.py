@@ -29,6 +29,7 @@ from server.store import hall
 from server.store.tournament import Staff, Tournament, parse_pairings
 
 from .access import end_session, may_see_pairing, viewer
+from .claims import card_claim, claim_for, claim_ok
 from .decklists import set_event_banlist
 from .event_decks import event_lists
 from .http import load_body, public_base_here, qr_svg
@@ -36,7 +37,6 @@ from .identity import COOKIE, check_request, current_staff, require_role, requir
 from .lang import request_t
 from .logins import LoginThrottle, login_keys, retry_after
 from .ratelimit import charge, rate_limit
-from .seats import card_claim, claim_for, claim_ok
 
 bp = Blueprint("staff", __name__)
 bp.before_request(check_request)
