@@ -725,13 +725,18 @@ def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
     winner = args.get("winner")
     require(winner in (*SEATS, None), "unknown_seat", "The winner must be A, B or none.")
     duel = args.get("duel", s.duel_no)
-    require(s.phase in (DUEL, DUEL_RESULT), "wrong_phase", "No duel in progress to decide.")
-    require(duel == s.duel_no, "stale_result", "Only the current duel can be decided.")
-    if s.phase == DUEL_RESULT:
+    require(s.phase != MATCH_OVER, "wrong_phase", "The match is already over.")
+    require(s.phase != MATCH_RESULT, "wrong_phase", "The match is decided: set its result.")
+    require(
+        duel == s.duel_no, "stale_result", "Only the current duel can be decided.", duel=s.duel_no
+    )
+    if s.phase == DUEL:
+        end_duel(tx, winner, "judge", final=True)
+    else:
+        # A result waiting for confirmation, or a duel not begun (between duels, before its
+        # rock-paper-scissors): the judge's ruling decides it, as a duel-loss penalty would.
         tx.emit("duel.ended", duel=s.duel_no, winner=winner, reason="judge")
         finalize_duel(tx)
-    else:
-        end_duel(tx, winner, "judge", final=True)
     # The ruling answers the calls that disputed this duel's result (by their `duel`).
     tx.close_calls("result_set", lambda c: c.duel == duel and c.entry is None)
 
