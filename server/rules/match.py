@@ -720,7 +720,8 @@ def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
             "wrong_phase",
             "The match is already over: a judge corrects its result instead.",
         )
-        decide_match(tx, winner, DOUBLE_LOSS if both else "judge", final=True)  # closes calls
+        note = str(args.get("note") or "")
+        decide_match(tx, winner, DOUBLE_LOSS if both else "judge", final=True, note=note)
         return
     winner = args.get("winner")
     require(winner in (*SEATS, None), "unknown_seat", "The winner must be A, B or none.")
@@ -738,7 +739,9 @@ def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
         tx.emit("duel.ended", duel=s.duel_no, winner=winner, reason="judge")
         finalize_duel(tx)
     # The ruling answers the calls that disputed this duel's result (by their `duel`).
-    tx.close_calls("result_set", lambda c: c.duel == duel and c.entry is None)
+    tx.close_calls(
+        "result_set", lambda c: c.duel == duel and c.entry is None, str(args.get("note") or "")
+    )
 
 
 def forfeit_duel(tx: Tx, seat: str) -> None:
