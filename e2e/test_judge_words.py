@@ -10,6 +10,7 @@ import uuid
 
 from playwright.sync_api import Page, expect
 
+from e2e.steps import sit_at_event
 from tests.staff_actions import PASSWORD, Staff, create_organiser
 
 LAPTOP = {"viewport": {"width": 1280, "height": 800}, "is_mobile": False, "has_touch": False}
@@ -122,3 +123,45 @@ def test_a_judges_answers_are_worded_in_chinese(live_server, new_context, script
     desk.get_by_test_id("clock-start").click()
     expect(toast).not_to_have_text("已延長時間")
     assert not CODES.search(toast.inner_text()), toast.inner_text()
+
+
+def test_a_judge_call_shows_on_the_board_until_answered_then_the_judges_words(
+    live_server, new_context, script_errors
+):
+    """R7.1: both phones see the call on the board (not only in the Judge card below), then
+    who is coming, then the ruling's note the judge wrote, until a player has read it."""
+    script_errors.allow(r"/api/auth/me")
+    desk, _staff, event = judge_desk(new_context, live_server)
+    code = next(t["code"] for t in event["tables"] if t["number"] == 1)
+    a, b = new_context().new_page(), new_context().new_page()
+    sit_at_event(a, live_server, event, code, "A", "Yugi")
+    sit_at_event(b, live_server, event, code, "B", "Kaiba")
+    for page in (a, b):
+        expect(page.get_by_test_id("board-call")).to_have_count(0)
+
+    a.get_by_test_id("call-judge").click()
+    a.get_by_test_id("judge-send").click()
+    for page in (a, b):
+        call = page.locator(".board").get_by_test_id("board-call")
+        expect(call).to_have_text("Yugi called a judge: waiting")
+
+    desk.get_by_test_id("floor-table-1").click()
+    judge = desk.get_by_test_id("judge-table-head")
+    expect(judge).to_contain_text("Yugi")
+    desk.get_by_test_id("ack-1").click()
+    for page in (a, b):
+        expect(page.get_by_test_id("board-call")).to_have_attribute("data-status", "acknowledged")
+        expect(page.get_by_test_id("board-call")).to_contain_text("is coming to this table")
+
+    desk.get_by_test_id("call-note-1").fill("The chain resolves backwards: the trap first")
+    desk.get_by_test_id("close-1").click()
+    expect(desk.get_by_test_id("judge-toast")).to_have_text(
+        "Call answered: the players read your note"
+    )
+    for page in (a, b):
+        expect(page.get_by_test_id("board-ruling")).to_contain_text(
+            "ruling: The chain resolves backwards: the trap first"
+        )
+    a.get_by_test_id("board-ruling-ok").click()
+    expect(a.get_by_test_id("board-call")).to_have_count(0)
+    expect(b.get_by_test_id("board-ruling")).to_be_visible()  # each player reads it

@@ -240,7 +240,8 @@ def test_r6_1_drawing_before_the_checklist_is_refused(t: Table) -> None:
 def test_r6_7_duel_starts_with_the_first_players_turn(t: Table) -> None:
     t.checklist().rps("B").choose("B")
     assert t.types(t.do("A", "duel.draw")) == ["duel.drawn"]
-    assert t.types(t.do("B", "duel.draw")) == ["duel.drawn", "duel.started", "turn.started"]
+    drawn = ["duel.drawn", "duel.started", "clock.started", "turn.started"]  # R4.1: a casual clock
+    assert t.types(t.do("B", "duel.draw")) == drawn
     assert t.state.phase == "duel" and t.state.turn is not None
     assert t.state.turn.player == "B"
 

@@ -54,7 +54,7 @@ def the_ledger(app: Flask, code: str) -> list[Any]:
 
 def test_every_confirmed_entry_is_on_the_sheet_with_its_running_totals(app, match):
     sheet = build_sheet(the_log(app, match.code))
-    rows = [r for m in sheet.matches for d in m.duels for r in d.rows]
+    rows = [r for m in sheet.matches for d in m.duels for r in d.rows if not r.gone]
     ledger = the_ledger(app, match.code)
     assert len(rows) == len(ledger) == 16
     for row, entry in zip(rows, ledger, strict=True):
@@ -63,6 +63,18 @@ def test_every_confirmed_entry_is_on_the_sheet_with_its_running_totals(app, matc
         assert (row.by, row.confirmed_by, row.at_ms) == (entry.by, entry.confirmed_by, entry.at_ms)
         for c in entry.changes:
             assert row.changes[c.seat] == change_text(c.to_dict())
+
+
+def test_r1_4_every_entry_number_is_on_the_sheet_and_one_never_applied_says_why(app, client, match):
+    """No number skips: an entry withdrawn, cancelled or voided keeps its line, saying so."""
+    sheet = build_sheet(the_log(app, match.code))
+    rows = [r for m in sheet.matches for d in m.duels for r in d.rows]
+    assert sorted(r.entry for r in rows) == list(range(1, len(rows) + 1))
+    gone = [r for r in rows if r.gone]
+    assert gone and all(r.gone.key.startswith("sheet.gone.") for r in gone)  # type: ignore[attr-defined]
+    html = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    for r in gone:
+        assert f'data-entry="{r.entry}" data-gone="1"' in html
 
 
 def test_the_sheet_has_each_duel_and_the_match_with_both_confirmations(app, match):
@@ -190,7 +202,7 @@ def test_the_sheet_page_shows_every_entry_and_the_chain_head(app, client, match)
     assert response.status_code == 200
     assert response.mimetype == "text/html"
     html = response.get_data(as_text=True)
-    entries = [int(n) for n in re.findall(r'data-entry="(\d+)"', html)]
+    entries = [int(n) for n in re.findall(r'data-entry="(\d+)"(?! data-gone)', html)]
     assert entries == [e.entry for e in the_ledger(app, match.code)]
     assert html.count('class="ledger"') == 3
     head = the_log(app, match.code)[-1]["hash"]
@@ -272,7 +284,7 @@ def test_a_rounds_sheets_print_each_table_in_order(app, client, match):
     order = re.findall(r'<section class="sheet[^"]*"(?: data-code="(\w+)")?', html)
     assert order == [second.code, "", match.code]
     assert "No table has the code ZZZZZZ" in html
-    assert html.count('data-entry="') == 16
+    assert html.count('data-entry="') == 17  # 16 applied, 1 withdrawn (R1.4)
 
 
 def test_render_sheets_takes_a_list_of_codes(app, match):
@@ -280,7 +292,7 @@ def test_render_sheets_takes_a_list_of_codes(app, match):
 
     with app.test_request_context():
         html = render_sheets([match.code])
-    assert html.count('data-entry="') == 16
+    assert html.count('data-entry="') == 17  # 16 applied, 1 withdrawn (R1.4)
 
 
 @pytest.mark.parametrize("query", ["", "?codes=", "?codes=,,"])

@@ -291,7 +291,17 @@ def draw(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("duel.drawn", seat=seat)
     if all(tx.state.pregame.drawn.values()):
         tx.emit("duel.started", duel=tx.state.duel_no, first=pg.first, extra=tx.state.extra_duel)
+        start_clock_with_duel(tx)
         tx.emit("turn.started", no=1, player=pg.first)
+
+
+def start_clock_with_duel(tx: Tx) -> None:
+    """R4.1 (reading): a casual table's match clock starts with its first duel, as an event's
+    starts with the round: both players' "drawn 5" is the two-key step that starts it (and a
+    clock both seats started earlier, or a judge's, runs on)."""
+    s = tx.state
+    if casual(s) and s.clock.status == "idle":
+        tx.emit("clock.started", duration_ms=s.clock.duration_ms or s.ruleset.match_ms)
 
 
 # --- during the duel ----------------------------------------------------------------------
