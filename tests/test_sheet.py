@@ -570,3 +570,39 @@ def test_r7_1_r7_5_a_judges_correction_and_a_casual_deck_fix_are_on_the_sheet(st
     assert any(
         line.text == "deck check of B settled by both players (R7.5)" for line in m.decks_log
     )
+
+
+def test_r6_5_the_sheet_shows_both_hands_of_rock_paper_scissors() -> None:
+    """Both hands are shown together once picked (R6.5): on the sheet too, not only who won."""
+    from tests.rules_helpers import Table
+
+    t = Table().register().checklist()
+    t.do("A", "rps.pick", hand="rock")
+    t.do("B", "rps.pick", hand="rock")  # a tie: thrown again
+    t.do("A", "rps.pick", hand="paper")
+    t.do("B", "rps.pick", hand="rock")
+    envelopes = [
+        {"seq": n, "type": e.type, "data": e.data, "at_ms": e.at_ms, "actor": {"role": "system"}}
+        for n, e in enumerate(t.log, 1)
+    ]
+    [duel] = build_sheet(envelopes).matches[0].duels
+    assert duel.rps == "A won rock-paper-scissors (in the app after 1 tie(s): A Paper · B Rock)"
+
+
+def test_a_seat_reads_its_own_player_id_for_its_sheet_and_no_one_elses(client) -> None:
+    """The public sheet leaves player IDs out; the phone holding a seat asks for its own view
+    with its token (web/js/sheet.js fills its line in): its ID, never the other seat's."""
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    a = client.post(f"/api/tables/{code}/join", json={"name": "Yugi", "player_id": "0001"})
+    b = client.post(f"/api/tables/{code}/join", json={"name": "Kaiba", "player_id": "0002"})
+    token_a = a.get_json()["token"]
+    assert b.status_code == 201
+    public = client.get(f"/api/tables/{code}").get_json()["state"]["seats"]
+    assert (public["A"]["player_id"], public["B"]["player_id"]) == ("", "")
+    own = client.get(f"/api/tables/{code}", headers={"Authorization": f"Bearer {token_a}"})
+    seats = own.get_json()["state"]["seats"]
+    assert (seats["A"]["player_id"], seats["B"]["player_id"]) == ("0001", "")
+    wrong = client.get(f"/api/tables/{code}", headers={"Authorization": "Bearer nonsense"})
+    assert wrong.get_json()["state"]["seats"]["A"]["player_id"] == ""
+    html = client.get(f"/t/{code}/sheet").get_data(as_text=True)
+    assert 'data-testid="sheet-id-A"></td>' in html  # the page itself shows no ID

@@ -16,6 +16,7 @@ from typing import Any
 
 from server.core.i18n import Said
 from server.rules import EMPTY, Event, TableState, apply
+from server.rules.match import HANDS
 from server.rules.time_over import STAGES
 from server.rules.view import LIST_EVENTS
 
@@ -455,10 +456,16 @@ class _Builder:
         throws = before.pregame.throws if e.data.get("how") == "app" else ()
         if e.data.get("how") != "app":
             how = Said("sheet.row.rps_reported", by=label(by))
-        elif len(throws) > 1:
-            how = Said("sheet.row.rps_app_ties", n=len(throws) - 1)
         else:
-            how = Said("sheet.row.rps_app")
+            # R6.5: both hands, shown together once both were picked
+            last = throws[-1] if throws else {}
+            hands = {s: Said(f"rps.{last[s]}") if last.get(s) in HANDS else "?" for s in SEATS}
+            if len(throws) > 1:
+                how = Said(
+                    "sheet.row.rps_app_ties_hands", n=len(throws) - 1, a=hands["A"], b=hands["B"]
+                )
+            else:
+                how = Said("sheet.row.rps_app_hands", a=hands["A"], b=hands["B"])
         duel.rps = Said("sheet.row.rps_won", seat=e.data["winner"], how=how)
 
     def on_pregame_opened(self, e: Event, before: TableState, by: str) -> None:
