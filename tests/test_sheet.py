@@ -252,8 +252,8 @@ def test_times_are_written_in_the_chosen_time_zone(client, match):
     hk = client.get(f"/t/{match.code}/sheet?tz=Asia/Hong_Kong").get_data(as_text=True)
     # The first LP entry was confirmed at T0 + 3:45 = 06:43:45 UTC = 14:43:45 in Hong Kong.
     assert T0 % 86_400_000 == 6 * 3_600_000 + 40 * 60_000
-    assert '<td class="t">06:43:45</td>' in utc
-    assert '<td class="t">14:43:45</td>' in hk
+    assert '<td class="t" data-label="Time">06:43:45</td>' in utc
+    assert '<td class="t" data-label="Time">14:43:45</td>' in hk
     assert "HKT (UTC+0800)" in hk
 
 
