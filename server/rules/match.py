@@ -714,8 +714,9 @@ def _one_kind(a: Mapping[str, Any]) -> tuple[str, str] | None:
     "J",
     '`{"duel": 2, "winner": "A"\\|null, "note": ""}` or `{"match_winner": "A"\\|null, '
     '"double_loss"?: bool, "correct"?: bool}`',
-    "correct or settle a result (`double_loss`: both lose, reason `double_loss`; `correct`: "
-    "change a match already over)",
+    "correct or settle a result, the current duel's also before it begins or between duels "
+    "(`double_loss`: both lose, reason `double_loss`; `correct`: change a match already over; "
+    "`note`: the ruling's words, on the calls it closes and on `match.decided`)",
 )
 def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge decides the current duel's or the match's result."""
