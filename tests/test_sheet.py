@@ -606,3 +606,12 @@ def test_a_seat_reads_its_own_player_id_for_its_sheet_and_no_one_elses(client) -
     assert wrong.get_json()["state"]["seats"]["A"]["player_id"] == ""
     html = client.get(f"/t/{code}/sheet").get_data(as_text=True)
     assert 'data-testid="sheet-id-A"></td>' in html  # the page itself shows no ID
+
+
+def test_the_staff_read_both_player_ids_on_the_sheet(app, client, match):
+    """The public sheet leaves the IDs out; a logged-in judge or organiser reads both."""
+    public = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    assert 'data-testid="sheet-id-A"></td>' in public
+    log_in_staff(app, client)
+    staff = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    assert 'data-testid="sheet-id-A">0001</td>' in staff
