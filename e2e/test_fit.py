@@ -62,6 +62,7 @@ MEASURE = """() => {
     names: ['A', 'B'].filter((s) => cut(document.querySelector(`[data-testid=name-${s}]`))),
     role: {text: role.textContent, cut: cut(role), lines: lines(role)},
     covered: covered(document.querySelector('[data-testid=table-code]')),
+    badge: cut(document.querySelector('[data-testid=conn-status]')),
     broken: brokenWords(document.body),
   };
 }"""
@@ -116,6 +117,8 @@ def check(page: Page, where: str) -> list[str]:
     if m["role"]["cut"] or m["role"]["lines"] > 1:
         bad.append(f"{where}: role {m['role']}")
     bad += [f"{where}: the table code under {c}" for c in m["covered"]]
+    if m["badge"]:
+        bad.append(f"{where}: the connection badge cut")
     bad += [f"{where}: a word broken in two, {w}" for w in m["broken"]]
     return bad
 
