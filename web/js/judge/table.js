@@ -5,7 +5,7 @@
 
 import { Connection } from "../conn.js";
 import { formatDuration, formatTime, h } from "../dom.js";
-import { lang, t } from "../i18n.js";
+import { has, lang, t } from "../i18n.js";
 import { PanelHost } from "../panels/kit.js";
 import { sheetHref } from "../sheet_link.js";
 import { TableStore } from "../state.js";
@@ -50,8 +50,7 @@ export function doneText(command) {
     ? ("match_winner" in args ? "result_set_match" : "result_set_duel")
     : String(command.cmd || "").replace(".", "_");
   const key = `staff.did.${name}`;
-  const said = t(key);
-  return said === key ? t("staff.done") : said;
+  return has(key) ? t(key) : t("staff.done");
 }
 
 export function mountTable(root, eventId, code, navigate) {
