@@ -50,12 +50,9 @@ SETUP_STEPS: list[tuple[str, str, dict[str, Any]]] = [
     ("A", "duel.draw", {}),
     ("B", "duel.draw", {}),
 ]
-# Casual tables start the clock by both seats' votes (a judge starts a round's clocks at once);
-# only the tables that sample the displayed clock (issue 4) need it running.
-CLOCK_STEPS: list[tuple[str, str, dict[str, Any]]] = [
-    ("A", "clock.start", {}),
-    ("B", "clock.start", {}),
-]
+# A casual table's clock starts with duel 1 (R4.1: both seats' "drawn 5" above), so every
+# table's clock runs; nothing more to send (a judge starts a round's clocks at once).
+CLOCK_STEPS: list[tuple[str, str, dict[str, Any]]] = []
 
 
 @dataclass

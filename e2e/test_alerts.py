@@ -60,8 +60,13 @@ def test_each_alert_vibrates_sounds_and_flashes(live_server, new_context):
     seat_both(a, b, code)
     start_duel(a, b, winner=a, order="first")
     pages = {"A": a, "B": b}
+    # The 9-second clock started with duel 1 (R4.1): its alerts, then time called.
+    for page in (a, b):
+        expect_alert(page, "minutes_5")
+        expect_alert(page, "minutes_1")
+        expect_alert(page, "time_called")
 
-    vibrated = a.evaluate("window.__vib.length")  # the deck counts to confirm buzzed before
+    vibrated = a.evaluate("window.__vib.length")  # what buzzed before this entry
     keypad(b, 100)  # an entry waiting for A
     expect_alert(a, "entry")
     vib, tones = a.evaluate("[window.__vib.length, window.__tones]")
@@ -82,12 +87,6 @@ def test_each_alert_vibrates_sounds_and_flashes(live_server, new_context):
     a.get_by_test_id("mute").click()
     expect(a.get_by_test_id("mute")).to_have_attribute("aria-pressed", "false")
 
-    for page in (a, b):
-        page.get_by_test_id("clock-start").click()
-    for page in (a, b):
-        expect_alert(page, "minutes_5")
-        expect_alert(page, "minutes_1")
-        expect_alert(page, "time_called")
     end_turn(pages)
     for n in (1, 2, 3):
         expect(a.get_by_test_id("time-banner")).to_have_text(f"Extra Turn {n} of 3")

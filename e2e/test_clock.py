@@ -40,13 +40,11 @@ def test_phones_agree_on_the_clock_and_time_over_goes_to_sudden_death(live_serve
     a, b = new_phone(), new_phone()
     code = api_create_table(live_server, match_minutes=MATCH_MINUTES)
     seat_both(a, b, code)
-    start_duel(a, b, winner=a, order="first")
-    pages = {"A": a, "B": b}
-
-    # Both seats start the clock (a casual table: both agree).
     for page in (a, b):
         expect(page.get_by_test_id("clock")).to_have_text("0:09")
-        page.get_by_test_id("clock-start").click()
+    # The clock starts with duel 1 (R4.1: a casual table, as at an event).
+    start_duel(a, b, winner=a, order="first")
+    pages = {"A": a, "B": b}
     for page in (a, b):
         expect(page.get_by_test_id("clock")).to_have_attribute("data-status", "running")
 

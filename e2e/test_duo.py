@@ -264,9 +264,7 @@ def test_banners_never_cover_a_halfs_keypad(new_phone, live_server, size):
     page = new_phone(viewport={"width": width, "height": height})
     code = api_create_table(live_server, match_minutes=0.05)  # 3 seconds
     _code, a, b = open_duo(page, code)
-    start_duel(a, b, winner=a, order="first")
-    for half in (a, b):
-        half.get_by_test_id("clock-start").click()
+    start_duel(a, b, winner=a, order="first")  # the clock starts with duel 1 (R4.1)
     for half in (a, b):
         expect(half.get_by_test_id("time-banner")).to_have_attribute(
             "data-stage", "finish_turn", timeout=15_000

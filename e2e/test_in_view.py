@@ -126,9 +126,7 @@ def test_in_extra_turns_the_banners_take_their_own_space(new_phone, live_server,
     checklist(a, b)
     rock_paper_scissors(a, b, a)
     draw_from_the_foot(a, b, a)
-    pages = {"A": a, "B": b}
-    for page in (a, b):
-        page.get_by_test_id("clock-start").click()
+    pages = {"A": a, "B": b}  # the clock started with duel 1 (R4.1)
     for page in (a, b):
         expect(page.get_by_test_id("time-banner")).to_have_attribute(
             "data-stage", "finish_turn", timeout=15_000

@@ -1,11 +1,11 @@
-"""A casual table's match length (R4.1) chosen on the new-table screen, and the prompt that
-stays until both players have tapped Start, so a clock never sits unstarted unexplained."""
+"""A casual table's match length (R4.1) chosen on the new-table screen, and its clock that
+starts with duel 1 (no step of its own for players to miss), said until then."""
 
 from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from e2e.steps import join_by_code, take_seat
+from e2e.steps import join_by_code, start_duel, take_seat
 
 
 def new_table(page: Page, length: str, custom: str | None = None) -> str:
@@ -30,23 +30,18 @@ def test_the_creator_chooses_the_match_length(new_phone):
     expect(b.get_by_test_id("clock")).to_have_text("25:00")
 
 
-def test_both_players_are_told_to_tap_start_until_the_clock_runs(new_phone):
+def test_the_clock_starts_with_duel_1_and_says_so_until_then(new_phone):
     a, b = new_phone(), new_phone()
     code = new_table(a, "30")
     join_by_code(b, code)
     for page in (a, b):
         expect(page.get_by_test_id("clock")).to_have_text("30:00")
-        expect(page.get_by_test_id("clock-prompt")).to_have_text(
-            "Both players tap Start: 0 of 2 tapped"
+        expect(page.get_by_test_id("clock-with-duel")).to_have_text(
+            "The match clock starts with the duel, once both players have drawn 5 cards."
         )
-    a.get_by_test_id("clock-start").click()
-    for page in (a, b):
-        expect(page.get_by_test_id("clock-prompt")).to_have_text(
-            "Both players tap Start: 1 of 2 tapped"
-        )
-    expect(b.get_by_test_id("clock-start")).to_have_text("Start match clock (1 of 2)")
-    expect(a.get_by_test_id("clock")).to_have_attribute("data-status", "idle")
-    b.get_by_test_id("clock-start").click()
+        expect(page.get_by_test_id("clock-start")).to_have_count(0)
+    start_duel(a, b, winner=a, order="first")
     for page in (a, b):
         expect(page.get_by_test_id("clock")).to_have_attribute("data-status", "running")
-        expect(page.get_by_test_id("clock-prompt")).to_have_count(0)
+        expect(page.get_by_test_id("clock-with-duel")).to_have_count(0)
+        expect(page.get_by_test_id("clock-start")).to_have_count(0)

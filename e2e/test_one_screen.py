@@ -26,7 +26,6 @@ VISIBLE = (
     "confirm-entry",
     "reject-entry",
     "end-turn",
-    "clock-start",
 )
 
 

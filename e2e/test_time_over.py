@@ -31,8 +31,7 @@ def test_r5_5_end_turn_waits_for_the_pending_entry(live_server, new_phone):
     confirm_entry(b)
     for page in (a, b):
         expect(lp(page, "B")).to_have_text("7500")
-        page.get_by_test_id("clock-start").click()
-    for page in (a, b):
+    for page in (a, b):  # the clock started with duel 1 (R4.1)
         banner = page.get_by_test_id("time-banner")
         expect(banner).to_have_attribute("data-stage", "finish_turn", timeout=15_000)
     for _ in range(3):  # A's turn 1, Extra Turns 1 (B) and 2 (A)

@@ -291,7 +291,9 @@ def test_a_whole_event_day_ends_in_the_standings_computed_by_hand(
                 floor_b.get_by_test_id("penalty-seat").select_option(seat)
                 floor_b.get_by_test_id("penalty-level").select_option("disqualification")
                 floor_b.get_by_test_id("penalty-infraction").select_option("cheating")
+                floor_b.get_by_test_id("penalty-note").fill("cards marked on the sleeves")
                 floor_b.get_by_test_id("penalty-go").click()
+                floor_b.get_by_test_id("ruling-yes").click()  # it decides the match: asked first
                 # The server's answer on the table's page before the judge goes back.
                 expect(floor_b.get_by_test_id("judge-toast")).to_have_class(re.compile(r"\bok\b"))
                 floor_b.get_by_test_id("back-to-floor").click()

@@ -228,7 +228,9 @@ class Table:
         return self
 
     def start_clock(self) -> Table:
-        self.do("judge", "clock.start")
+        """The match clock runs: a judge starts it, unless duel 1 already did (R4.1)."""
+        if self.state.clock.status == "idle":
+            self.do("judge", "clock.start")
         return self
 
     def replayed(self) -> TableState:

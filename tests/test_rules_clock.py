@@ -118,7 +118,8 @@ def test_r4_3_turn_overtime_flag_raised_once_per_turn() -> None:
     assert t.types(events) == ["flag.raised"]
     assert events[0].data == {"kind": "turn_overtime", "seat": None, "detail": "turn 1"}
     assert t.tick(at=400 * SEC) == []
-    assert next_due_ms(t.state) is None
+    # Only the match clock, which duel 1 started (R4.1), is due next.
+    assert next_due_ms(t.state) == t.state.clock.deadline_ms
     t.end_turn()  # turn 2 starts at 400 s
     assert t.tick(at=579 * SEC) == []
     assert t.types(t.tick(at=580 * SEC)) == ["flag.raised"]
@@ -603,7 +604,7 @@ def test_r4_2_no_window_flag_after_the_duel_that_decides_the_match() -> None:
     t = Table().register().win_duel("A").between()
     t.start_duel(first="B").hit("B", 8000)  # A's second win, not yet confirmed
     assert t.tick(at=10 * MIN) == []
-    assert next_due_ms(t.state) is None
+    assert next_due_ms(t.state) == t.state.clock.deadline_ms  # the match clock only
 
 
 # --- R5 the time-over stage ends with its duel ------------------------------------------------
@@ -634,3 +635,24 @@ def test_r5_2_the_extra_duel_stage_is_kept_for_the_next_duel_only() -> None:
     assert t.state.phase == "duel_result" and t.state.time.stage is None
     t.confirm_result()  # a drawn Extra Duel is played again
     assert t.state.phase == "between" and t.state.time.stage == "extra_duel"
+
+
+def test_r4_1_a_casual_tables_clock_starts_with_duel_1() -> None:
+    """No separate step: both players' "drawn 5" of duel 1 starts the match clock."""
+    t = Table().register().checklist().rps("A").choose("A")
+    t.do("A", "duel.draw")
+    assert t.state.clock.status == "idle"
+    t.at(2 * MIN).do("B", "duel.draw")
+    assert t.state.clock.status == "running"
+    assert t.state.clock.deadline_ms == T0 + 2 * MIN + 40 * MIN
+    # Duel 2 leaves the running clock alone (R4.1: the time between duels counts).
+    t.at(10 * MIN).hit("B", 8000)
+    t.confirm_result().between().start_duel(first="B")
+    assert t.state.clock.deadline_ms == T0 + 42 * MIN
+
+
+def test_r4_1_an_event_tables_clock_runs_from_the_rounds_start() -> None:
+    t = Table(staff_start=True).register()
+    t.do("organiser", "clock.start")
+    t.at(2 * MIN).start_duel(first="A")
+    assert t.state.clock.deadline_ms == T0 + 40 * MIN  # duel 1 did not start it again

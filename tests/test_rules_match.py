@@ -240,7 +240,8 @@ def test_r6_1_drawing_before_the_checklist_is_refused(t: Table) -> None:
 def test_r6_7_duel_starts_with_the_first_players_turn(t: Table) -> None:
     t.checklist().rps("B").choose("B")
     assert t.types(t.do("A", "duel.draw")) == ["duel.drawn"]
-    assert t.types(t.do("B", "duel.draw")) == ["duel.drawn", "duel.started", "turn.started"]
+    drawn = ["duel.drawn", "duel.started", "clock.started", "turn.started"]  # R4.1: a casual clock
+    assert t.types(t.do("B", "duel.draw")) == drawn
     assert t.state.phase == "duel" and t.state.turn is not None
     assert t.state.turn.player == "B"
 
@@ -570,7 +571,7 @@ def test_r7_1_judge_result_set_overrides_a_pending_result(t: Table) -> None:
     t.do("A", "result.confirm")
     t.do("judge", "result.set", winner="B", duel=1)
     assert t.state.wins == {"A": 0, "B": 1}
-    t.refuse("judge", "result.set", "wrong_phase", winner="A")
+    t.refuse("judge", "result.set", "stale_result", winner="A", duel=1)  # duel 1 is recorded
 
 
 def test_r7_1_judge_sets_the_match_result(t: Table) -> None:
@@ -718,3 +719,20 @@ def test_r7_3_a_seat_that_confirmed_the_result_cannot_dispute_it(t: Table) -> No
     t.refuse("A", "result.dispute", "already_confirmed", reason="changed my mind")
     events = t.do("B", "result.dispute", reason="misread")
     assert t.types(events) == ["judge.called"]
+
+
+def test_r7_1_judge_sets_a_duel_result_between_duels(t: Table) -> None:
+    t.win_duel("A")
+    assert t.state.phase == "between"
+    t.refuse("judge", "result.set", "stale_result", winner="B", duel=1)
+    events = t.do("judge", "result.set", winner="B", duel=t.state.duel_no)
+    assert "duel.final" in t.types(events)
+    assert t.state.wins == {"A": 1, "B": 1}
+    assert t.state.duels[-1].reason == "judge"
+
+
+def test_r7_1_judge_sets_duel_one_before_it_begins(t: Table) -> None:
+    t.do("judge", "result.set", winner="A", duel=1)
+    assert t.state.wins == {"A": 1, "B": 0}
+    t.do("judge", "result.set", match_winner="A")
+    t.refuse("judge", "result.set", "wrong_phase", winner="A", duel=t.state.duel_no)

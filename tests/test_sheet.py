@@ -54,7 +54,7 @@ def the_ledger(app: Flask, code: str) -> list[Any]:
 
 def test_every_confirmed_entry_is_on_the_sheet_with_its_running_totals(app, match):
     sheet = build_sheet(the_log(app, match.code))
-    rows = [r for m in sheet.matches for d in m.duels for r in d.rows]
+    rows = [r for m in sheet.matches for d in m.duels for r in d.rows if not r.gone]
     ledger = the_ledger(app, match.code)
     assert len(rows) == len(ledger) == 16
     for row, entry in zip(rows, ledger, strict=True):
@@ -63,6 +63,18 @@ def test_every_confirmed_entry_is_on_the_sheet_with_its_running_totals(app, matc
         assert (row.by, row.confirmed_by, row.at_ms) == (entry.by, entry.confirmed_by, entry.at_ms)
         for c in entry.changes:
             assert row.changes[c.seat] == change_text(c.to_dict())
+
+
+def test_r1_4_every_entry_number_is_on_the_sheet_and_one_never_applied_says_why(app, client, match):
+    """No number skips: an entry withdrawn, cancelled or voided keeps its line, saying so."""
+    sheet = build_sheet(the_log(app, match.code))
+    rows = [r for m in sheet.matches for d in m.duels for r in d.rows]
+    assert sorted(r.entry for r in rows) == list(range(1, len(rows) + 1))
+    gone = [r for r in rows if r.gone]
+    assert gone and all(r.gone.key.startswith("sheet.gone.") for r in gone)  # type: ignore[attr-defined]
+    html = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    for r in gone:
+        assert f'data-entry="{r.entry}" data-gone="1"' in html
 
 
 def test_the_sheet_has_each_duel_and_the_match_with_both_confirmations(app, match):
@@ -190,7 +202,7 @@ def test_the_sheet_page_shows_every_entry_and_the_chain_head(app, client, match)
     assert response.status_code == 200
     assert response.mimetype == "text/html"
     html = response.get_data(as_text=True)
-    entries = [int(n) for n in re.findall(r'data-entry="(\d+)"', html)]
+    entries = [int(n) for n in re.findall(r'data-entry="(\d+)"(?! data-gone)', html)]
     assert entries == [e.entry for e in the_ledger(app, match.code)]
     assert html.count('class="ledger"') == 3
     head = the_log(app, match.code)[-1]["hash"]
@@ -240,8 +252,8 @@ def test_times_are_written_in_the_chosen_time_zone(client, match):
     hk = client.get(f"/t/{match.code}/sheet?tz=Asia/Hong_Kong").get_data(as_text=True)
     # The first LP entry was confirmed at T0 + 3:45 = 06:43:45 UTC = 14:43:45 in Hong Kong.
     assert T0 % 86_400_000 == 6 * 3_600_000 + 40 * 60_000
-    assert '<td class="t">06:43:45</td>' in utc
-    assert '<td class="t">14:43:45</td>' in hk
+    assert '<td class="t" data-label="Time">06:43:45</td>' in utc
+    assert '<td class="t" data-label="Time">14:43:45</td>' in hk
     assert "HKT (UTC+0800)" in hk
 
 
@@ -272,7 +284,7 @@ def test_a_rounds_sheets_print_each_table_in_order(app, client, match):
     order = re.findall(r'<section class="sheet[^"]*"(?: data-code="(\w+)")?', html)
     assert order == [second.code, "", match.code]
     assert "No table has the code ZZZZZZ" in html
-    assert html.count('data-entry="') == 16
+    assert html.count('data-entry="') == 17  # 16 applied, 1 withdrawn (R1.4)
 
 
 def test_render_sheets_takes_a_list_of_codes(app, match):
@@ -280,7 +292,7 @@ def test_render_sheets_takes_a_list_of_codes(app, match):
 
     with app.test_request_context():
         html = render_sheets([match.code])
-    assert html.count('data-entry="') == 16
+    assert html.count('data-entry="') == 17  # 16 applied, 1 withdrawn (R1.4)
 
 
 @pytest.mark.parametrize("query", ["", "?codes=", "?codes=,,"])
@@ -558,3 +570,48 @@ def test_r7_1_r7_5_a_judges_correction_and_a_casual_deck_fix_are_on_the_sheet(st
     assert any(
         line.text == "deck check of B settled by both players (R7.5)" for line in m.decks_log
     )
+
+
+def test_r6_5_the_sheet_shows_both_hands_of_rock_paper_scissors() -> None:
+    """Both hands are shown together once picked (R6.5): on the sheet too, not only who won."""
+    from tests.rules_helpers import Table
+
+    t = Table().register().checklist()
+    t.do("A", "rps.pick", hand="rock")
+    t.do("B", "rps.pick", hand="rock")  # a tie: thrown again
+    t.do("A", "rps.pick", hand="paper")
+    t.do("B", "rps.pick", hand="rock")
+    envelopes = [
+        {"seq": n, "type": e.type, "data": e.data, "at_ms": e.at_ms, "actor": {"role": "system"}}
+        for n, e in enumerate(t.log, 1)
+    ]
+    [duel] = build_sheet(envelopes).matches[0].duels
+    assert duel.rps == "A won rock-paper-scissors (in the app after 1 tie(s): A Paper · B Rock)"
+
+
+def test_a_seat_reads_its_own_player_id_for_its_sheet_and_no_one_elses(client) -> None:
+    """The public sheet leaves player IDs out; the phone holding a seat asks for its own view
+    with its token (web/js/sheet.js fills its line in): its ID, never the other seat's."""
+    code = client.post("/api/tables", json={}).get_json()["code"]
+    a = client.post(f"/api/tables/{code}/join", json={"name": "Yugi", "player_id": "0001"})
+    b = client.post(f"/api/tables/{code}/join", json={"name": "Kaiba", "player_id": "0002"})
+    token_a = a.get_json()["token"]
+    assert b.status_code == 201
+    public = client.get(f"/api/tables/{code}").get_json()["state"]["seats"]
+    assert (public["A"]["player_id"], public["B"]["player_id"]) == ("", "")
+    own = client.get(f"/api/tables/{code}", headers={"Authorization": f"Bearer {token_a}"})
+    seats = own.get_json()["state"]["seats"]
+    assert (seats["A"]["player_id"], seats["B"]["player_id"]) == ("0001", "")
+    wrong = client.get(f"/api/tables/{code}", headers={"Authorization": "Bearer nonsense"})
+    assert wrong.get_json()["state"]["seats"]["A"]["player_id"] == ""
+    html = client.get(f"/t/{code}/sheet").get_data(as_text=True)
+    assert 'data-testid="sheet-id-A"></td>' in html  # the page itself shows no ID
+
+
+def test_the_staff_read_both_player_ids_on_the_sheet(app, client, match):
+    """The public sheet leaves the IDs out; a logged-in judge or organiser reads both."""
+    public = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    assert 'data-testid="sheet-id-A"></td>' in public
+    log_in_staff(app, client)
+    staff = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    assert 'data-testid="sheet-id-A">0001</td>' in staff

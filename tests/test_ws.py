@@ -499,14 +499,11 @@ def test_r5_5_a_turn_with_an_entry_pending_cannot_end_over_the_socket(live_serve
             entry = (await b.until_seq(seq))["state"]["pending"][0]["entry"]
             seq = await b.ok("lp.confirm", {"entry": entry})
             assert (await b.until_seq(seq))["state"]["lp"] == {"A": 8000, "B": 7500}
-            await a.ok("clock.start")
-            await b.ok("clock.start")
-            # The server's timer calls time after 3 seconds.
+            # The clock started with the duel (R4.1); the server's timer calls time 3 s later.
             deadline = asyncio.get_running_loop().time() + 30
-            while True:
+            update = a.updates[-1]
+            while not update["state"]["time"]["called"]:
                 update = await a.expect("update")
-                if update["state"]["time"]["called"]:
-                    break
                 assert asyncio.get_running_loop().time() < deadline
             assert update["state"]["time"]["stage"] == "finish_turn"
             for _ in range(3):  # A's turn 1, then extra turns 1 (B) and 2 (A)

@@ -32,6 +32,7 @@ from server.core.errors import (
 from server.rules import RuleError, event_for, get_ruleset, view
 from server.rules.view import ledger_row
 
+from .access import viewer
 from .buckets import KeyedLimiter
 from .ratelimit import rate_limit
 from .schemas import BODIES, LEDGER_PAGE_MAX, QUERIES
@@ -139,10 +140,17 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
 
 @bp.get("/tables/<code>")
 def get_table(code: str) -> Response:
-    """The public view of a table."""
+    """The public view of a table; with a seat's token (`Authorization: Bearer`), that seat's
+    view, its own player ID with it (the score sheet's page asks so for its own seat)."""
     rate_limit()
-    seq, state = public_state(code.upper())
-    return jsonify({"code": code.upper(), "seq": seq, "state": state})
+    code = code.upper()
+    seat = viewer(code).seat
+    if seat is None or seat.seat is None:
+        seq, state = public_state(code)
+    else:
+        snap = services().store.snapshot(code)
+        seq, state = snap.seq, {**view(snap.state, seat.seat), "seq": snap.seq}
+    return jsonify({"code": code, "seq": seq, "state": state})
 
 
 @bp.post("/tables/<code>/join")

@@ -16,6 +16,7 @@ from typing import Any
 
 from server.core.i18n import Said
 from server.rules import EMPTY, EVENTS, Event, TableState, apply
+from server.rules.match import HANDS
 from server.rules.time_over import STAGES
 from server.rules.view import LIST_EVENTS
 
@@ -128,6 +129,9 @@ class LedgerRow:
     by_judge: bool = False
     # Proposed and confirmed by seats that joined from one phone (table mode).
     shared_device: bool = False
+    # An entry that never applied (withdrawn, cancelled at the duel's end, a rejection voided):
+    # what became of it, a Said; its number stays on the sheet so no number is missing (R1.4).
+    gone: str = ""
 
 
 @dataclass
@@ -213,7 +217,7 @@ class MatchSheet:
 
     @property
     def entries(self) -> int:
-        return sum(len(d.rows) for d in self.duels)
+        return sum(1 for d in self.duels for r in d.rows if not r.gone)
 
     @property
     def wins(self) -> dict[str, int]:
@@ -452,10 +456,16 @@ class _Builder:
         throws = before.pregame.throws if e.data.get("how") == "app" else ()
         if e.data.get("how") != "app":
             how = Said("sheet.row.rps_reported", by=label(by))
-        elif len(throws) > 1:
-            how = Said("sheet.row.rps_app_ties", n=len(throws) - 1)
         else:
-            how = Said("sheet.row.rps_app")
+            # R6.5: both hands, shown together once both were picked
+            last = throws[-1] if throws else {}
+            hands = {s: Said(f"rps.{last[s]}") if last.get(s) in HANDS else "?" for s in SEATS}
+            if len(throws) > 1:
+                how = Said(
+                    "sheet.row.rps_app_ties_hands", n=len(throws) - 1, a=hands["A"], b=hands["B"]
+                )
+            else:
+                how = Said("sheet.row.rps_app_hands", a=hands["A"], b=hands["B"])
         duel.rps = Said("sheet.row.rps_won", seat=e.data["winner"], how=how)
 
     def on_pregame_opened(self, e: Event, before: TableState, by: str) -> None:
@@ -514,6 +524,48 @@ class _Builder:
             )
         )
 
+    def gone_row(self, e: Event, before: TableState, proposal: Any, text: Said) -> None:
+        """An entry's line that says why it never applied, its proposed changes shown as such."""
+        changes: dict[str, str] = {s: "" for s in SEATS}
+        kinds: dict[str, str] = {s: "" for s in SEATS}
+        if proposal is not None:
+            for c in proposal.changes:
+                changes[c.seat] = change_text(c.to_dict())
+                kinds[c.seat] = c.kind
+        self.current_duel().rows.append(
+            LedgerRow(
+                entry=int(e.data["entry"]),
+                duel=before.duel_no,
+                turn=before.turn.no if before.turn else 0,
+                changes=changes,
+                delta={s: None for s in SEATS},
+                kinds=kinds,
+                lp=dict(before.lp),
+                by=staff_label(str(proposal.by), self.names) if proposal is not None else "",
+                confirmed_by="",
+                note=str(getattr(proposal, "note", "") or ""),
+                at_ms=e.at_ms,
+                gone=text,
+            )
+        )
+
+    def on_lp_withdrawn(self, e: Event, before: TableState, by: str) -> None:
+        p = next((p for p in before.pending if p.entry == e.data["entry"]), None)
+        self.gone_row(e, before, p, Said("sheet.gone.withdrawn"))
+
+    def on_lp_cancelled(self, e: Event, before: TableState, by: str) -> None:
+        p = next((p for p in before.pending if p.entry == e.data["entry"]), None)
+        key = (
+            "sheet.gone.duel_over"
+            if e.data.get("reason") == "duel_over"
+            else "sheet.gone.cancelled"
+        )
+        self.gone_row(e, before, p, Said(key))
+
+    def _dispute_gone(self, e: Event, before: TableState, key: str, **values: Any) -> None:
+        d = next((d for d in before.disputes if d.entry == e.data["entry"]), None)
+        self.gone_row(e, before, d.proposal if d else None, Said(key, **values))
+
     def on_lp_rejected(self, e: Event, before: TableState, by: str) -> None:
         p = next((p for p in before.pending if p.entry == e.data["entry"]), None)
         text = Said("sheet.row.lp_rejected", entry=e.data["entry"], by=e.data["by"])
@@ -542,6 +594,8 @@ class _Builder:
             ]
             text = Said("sheet.row.dispute_corrected_to", entry=e.data["entry"], changes=changes)
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("note", "")))
+        if action == "void":
+            self._dispute_gone(e, before, "sheet.gone.voided")
 
     def on_dispute_closed(self, e: Event, before: TableState, by: str) -> None:
         """A casual table's players settled a rejected entry themselves (R7.1)."""
@@ -553,6 +607,10 @@ class _Builder:
         else:
             text = Said("sheet.row.rejected_withdrawn", entry=entry)
         self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, ""))
+        if status == "corrected":
+            self._dispute_gone(e, before, "sheet.gone.corrected", new=e.data.get("new_entry"))
+        else:
+            self._dispute_gone(e, before, "sheet.gone.rejected")
 
     # results (R3, R7.3, R7.4)
 
@@ -809,6 +867,8 @@ def ledger_rows(sheet: Sheet, tz: tzinfo | None = None) -> list[list[str]]:
     for match in sheet.matches:
         for duel in match.duels:
             for r in duel.rows:
+                if r.gone:  # the export adds up what applied; the sheet shows the rest
+                    continue
                 rows.append(
                     [
                         csv_safe(v)

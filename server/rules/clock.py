@@ -30,7 +30,11 @@ MAX_EXTENSION_MS = 60 * 60_000
 
 
 @command("clock.start", frozenset({"seat", "judge", "organiser"}), NONE, {})
-@row("S, J", "`{}`", "casual: both seats; a judge or organiser: at once")
+@row(
+    "S, J",
+    "`{}`",
+    "casual: both seats, else duel 1 starts it (R4.1); a judge or organiser: at once",
+)
 def start(tx: Tx, args: Mapping[str, Any]) -> None:
     """Start the match clock: at once for a judge or organiser, when both seats agree at a
     casual table (R4.1)."""

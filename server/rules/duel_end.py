@@ -42,16 +42,20 @@ def close_duel(tx: Tx, winner: str | None, reason: str) -> None:
     tx.emit("duel.ended", duel=tx.state.duel_no, winner=winner, reason=reason)
 
 
-def decide_match(tx: Tx, winner: str | None, reason: str, final: bool = False) -> None:
+def decide_match(
+    tx: Tx, winner: str | None, reason: str, final: bool = False, note: str = ""
+) -> None:
     """The match has a result; both seats confirm it unless a judge decided it. A judge's
     result (a ruling, a no-show, a penalty) closes the table: nothing left on it waits for a
-    judge, so its open disputes are dropped and its open calls closed by that ruling."""
-    tx.emit("match.decided", winner=winner, reason=reason, final=final)
+    judge, so its open disputes are dropped and its open calls closed by that ruling, with the
+    judge's `note` (kept on the event too, when there is one)."""
+    extra = {"note": note} if note else {}  # an old log's events keep their shape
+    tx.emit("match.decided", winner=winner, reason=reason, final=final, **extra)
     if final:
         for d in tx.state.disputes:
             if d.status == "open":
                 tx.emit("dispute.closed", entry=d.entry, status="dropped")
-        tx.close_calls("result_set", lambda c: True)
+        tx.close_calls("result_set", lambda c: True, note)
 
 
 def after_lp_change(tx: Tx, before: Mapping[str, int]) -> None:

@@ -116,7 +116,7 @@ def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
     if level == "duel_loss":
         match.forfeit_duel(tx, str(seat))
     elif level != "caution" and level != "warning":
-        decide_match(tx, other(str(seat)), str(level), final=True)
+        decide_match(tx, other(str(seat)), str(level), final=True, note=str(args.get("note") or ""))
 
 
 def _entry_of(s: TableState, e: Event) -> int | None:

@@ -291,7 +291,17 @@ def draw(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("duel.drawn", seat=seat)
     if all(tx.state.pregame.drawn.values()):
         tx.emit("duel.started", duel=tx.state.duel_no, first=pg.first, extra=tx.state.extra_duel)
+        start_clock_with_duel(tx)
         tx.emit("turn.started", no=1, player=pg.first)
+
+
+def start_clock_with_duel(tx: Tx) -> None:
+    """R4.1 (reading): a casual table's match clock starts with its first duel, as an event's
+    starts with the round: both players' "drawn 5" is the two-key step that starts it (and a
+    clock both seats started earlier, or a judge's, runs on)."""
+    s = tx.state
+    if casual(s) and s.clock.status == "idle":
+        tx.emit("clock.started", duration_ms=s.clock.duration_ms or s.ruleset.match_ms)
 
 
 # --- during the duel ----------------------------------------------------------------------
@@ -715,8 +725,9 @@ def _one_kind(a: Mapping[str, Any]) -> tuple[str, str] | None:
     "J",
     '`{"duel": 2, "winner": "A"\\|null, "note": ""}` or `{"match_winner": "A"\\|null, '
     '"double_loss"?: bool, "correct"?: bool}`',
-    "correct or settle a result (`double_loss`: both lose, reason `double_loss`; `correct`: "
-    "change a match already over)",
+    "correct or settle a result, the current duel's also before it begins or between duels "
+    "(`double_loss`: both lose, reason `double_loss`; `correct`: change a match already over; "
+    "`note`: the ruling's words, on the calls it closes and on `match.decided`)",
 )
 def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge decides the current duel's or the match's result."""
@@ -731,20 +742,28 @@ def set_result(tx: Tx, args: Mapping[str, Any]) -> None:
             "wrong_phase",
             "The match is already over: a judge corrects its result instead.",
         )
-        decide_match(tx, winner, DOUBLE_LOSS if both else "judge", final=True)  # closes calls
+        note = str(args.get("note") or "")
+        decide_match(tx, winner, DOUBLE_LOSS if both else "judge", final=True, note=note)
         return
     winner = args.get("winner")
     require(winner in (*SEATS, None), "unknown_seat", "The winner must be A, B or none.")
     duel = args.get("duel", s.duel_no)
-    require(s.phase in (DUEL, DUEL_RESULT), "wrong_phase", "No duel in progress to decide.")
-    require(duel == s.duel_no, "stale_result", "Only the current duel can be decided.")
-    if s.phase == DUEL_RESULT:
+    require(s.phase != MATCH_OVER, "wrong_phase", "The match is already over.")
+    require(s.phase != MATCH_RESULT, "wrong_phase", "The match is decided: set its result.")
+    require(
+        duel == s.duel_no, "stale_result", "Only the current duel can be decided.", duel=s.duel_no
+    )
+    if s.phase == DUEL:
+        end_duel(tx, winner, "judge", final=True)
+    else:
+        # A result waiting for confirmation, or a duel not begun (between duels, before its
+        # rock-paper-scissors): the judge's ruling decides it, as a duel-loss penalty would.
         tx.emit("duel.ended", duel=s.duel_no, winner=winner, reason="judge")
         finalize_duel(tx)
-    else:
-        end_duel(tx, winner, "judge", final=True)
     # The ruling answers the calls that disputed this duel's result (by their `duel`).
-    tx.close_calls("result_set", lambda c: c.duel == duel and c.entry is None)
+    tx.close_calls(
+        "result_set", lambda c: c.duel == duel and c.entry is None, str(args.get("note") or "")
+    )
 
 
 def forfeit_duel(tx: Tx, seat: str) -> None:

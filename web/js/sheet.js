@@ -29,6 +29,36 @@ document.addEventListener("DOMContentLoaded", () => {
   }
 });
 
+// A seat's own player ID: the public sheet leaves IDs out (they tell one round's player from the
+// next); the phone holding the seat asks for its own view with its token and fills its line in.
+document.addEventListener("DOMContentLoaded", async () => {
+  let seats = {};
+  try {
+    seats = JSON.parse(localStorage.getItem("dt.seats") || "{}") || {};
+  } catch {
+    seats = {};
+  }
+  for (const section of document.querySelectorAll("section.sheet[data-code]")) {
+    const held = seats[section.dataset.code];
+    const tokens = [];
+    if (held && typeof held.token === "string") tokens.push(held.token);
+    if (held && held.duo && typeof held.duo.token === "string") tokens.push(held.duo.token); // the one-phone table's other seat
+    for (const token of tokens) {
+      try {
+        const res = await fetch(`/api/tables/${encodeURIComponent(section.dataset.code)}`, { headers: { Authorization: `Bearer ${token}` } });
+        if (!res.ok) continue;
+        const body = await res.json();
+        for (const [seat, info] of Object.entries((body.state && body.state.seats) || {})) {
+          const cell = section.querySelector(`td.pid[data-seat="${seat}"]`);
+          if (cell && info && typeof info.player_id === "string" && info.player_id && !cell.textContent.trim()) cell.textContent = info.player_id;
+        }
+      } catch {
+        /* offline: the sheet as printed */
+      }
+    }
+  }
+});
+
 // Receipts this phone kept (web/js/receipts.js): each signed head must be the log's hash at its
 // event, or the log was changed after the players saw it.
 document.addEventListener("DOMContentLoaded", async () => {

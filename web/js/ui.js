@@ -13,6 +13,7 @@ const FIELDS = {
   kp: ["keypad", () => ({ target: "opp", kind: "damage", amount: "" })], // typed in place
   rollCount: ["dice", () => 1],
   judgeOpen: ["judge", () => false],
+  rulingSeen: ["board", () => 0], // the last judge's ruling this phone's player has read
   rejecting: ["ask", () => null],
   correcting: ["ask", () => null],
   concedeArmed: ["phase", () => false],

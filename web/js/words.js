@@ -33,7 +33,7 @@ function changes(list) {
   return (list || []).map(changeWords).join(SEP());
 }
 
-function reasonWords(reason) {
+export function reasonWords(reason) {
   return reason && has(`sheet.reason.${reason}`) ? t(`sheet.reason.${reason}`) : String(reason || "");
 }
 
@@ -199,6 +199,7 @@ export function eventWords(env) {
     case "match.decided":
       if (!d.winner) key = `event.${type}.draw`;
       v.reason = reasonWords(d.reason);
+      note = d.note || ""; // a judge's ruling, in the judge's words
       break;
     default:
       break;

@@ -7,6 +7,7 @@ import { callReason, errorText, stageText, t } from "../i18n.js";
 import { age, call, refusal, topBar } from "../staff/common.js";
 import { createAlarm, notificationsAvailable } from "./alarm.js";
 import { disputeLine } from "./lines.js";
+import { reasonWords } from "../words.js";
 
 export function floorUrl(eventId, loc = location) {
   const proto = loc.protocol === "https:" ? "wss:" : "ws:";
@@ -35,6 +36,14 @@ export function clockText(c, now) {
   if (c.status === "running") return formatDuration(left);
   if (c.status === "paused") return t("staff.clock.paused", { time: formatDuration(left) });
   return t(`staff.clock.${c.status}`);
+}
+
+/** A match over, in words: who won and why (a judge's ruling leaves the duel score as it was). */
+export function overText(p, names) {
+  if (p.kind !== "match_over") return "";
+  const why = reasonWords(p.reason);
+  if (!p.winner) return t("staff.phase.match_over_draw", { why });
+  return t("staff.phase.match_over_won", { name: names[p.winner === "A" ? 0 : 1] || p.winner, why });
 }
 
 function sortKey(s) {
@@ -148,7 +157,7 @@ export function mountFloor(root, eventId, navigate) {
         h("span", { class: "seat-b", text: names[1] })),
       h("span", { class: "fl-score num", testid: "floor-score", text: `${s.wins.A}-${s.wins.B}` }),
       h("span", { class: "fl-lp num", testid: "floor-lp", text: `${s.lp.A} / ${s.lp.B}` }),
-      h("span", { class: "fl-phase", text: phaseText(s.phase, at) }),
+      h("span", { class: "fl-phase", testid: "floor-phase", text: overText(s.phase, names) || phaseText(s.phase, at) }),
       h("span", { class: ["fl-time num", left !== null && left < 5 * 60000 && "low"], testid: "floor-time",
         text: clockText(s.clock, at) }),
       alerts.length ? h("ul", { class: "fl-alerts" }, alerts) : null,

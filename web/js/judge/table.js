@@ -5,7 +5,7 @@
 
 import { Connection } from "../conn.js";
 import { formatDuration, formatTime, h } from "../dom.js";
-import { lang, t } from "../i18n.js";
+import { has, lang, t } from "../i18n.js";
 import { PanelHost } from "../panels/kit.js";
 import { sheetHref } from "../sheet_link.js";
 import { TableStore } from "../state.js";
@@ -40,6 +40,19 @@ function actorLabel(a) {
   return a.name ? t(`sheet.who.${role}`, { name: a.name }) : t(`sheet.who.${role}_role`); // as the sheet names them
 }
 
+// The levels that decide the match: asked first, with a note the players read.
+const MATCH_LEVELS = new Set(["match_loss", "disqualification", "disqualification_total"]);
+
+/** What a judge's command did, in the catalogue's words (never the command's code). */
+export function doneText(command) {
+  const args = command.args || {};
+  const name = command.cmd === "result.set"
+    ? ("match_winner" in args ? "result_set_match" : "result_set_duel")
+    : String(command.cmd || "").replace(".", "_");
+  const key = `staff.did.${name}`;
+  return has(key) ? t(key) : t("staff.done");
+}
+
 export function mountTable(root, eventId, code, navigate) {
   const conn = new Connection(code, { token: null });
   const store = new TableStore(); // the same store as the players' screen (web/js/state.js)
@@ -59,14 +72,42 @@ export function mountTable(root, eventId, code, navigate) {
     conn.send(cmd, args);
   };
   conn.on("reply", ({ command, reply }) => {
-    // The command's own name beside the words, as a code (what the judge's tools call it).
-    toast.replaceChildren(reply.ok ? t("staff.done") : refusal(reply.error), " ",
-      h("code", { class: "muted", translate: "no", text: command.cmd }));
+    toast.textContent = reply.ok ? doneText(command) : refusal(reply.error);
     toast.className = reply.ok ? "staff-toast ok" : "staff-toast bad";
   });
   conn.on("error", (e) => {
     toast.textContent = refusal(e);
   });
+
+  // A seat's player: the seated one, else the pairing's (not seated yet), else a dash.
+  const who = (seat) => {
+    const sat = store.state?.seats?.[seat];
+    if (sat?.joined && sat.name) return sat.name;
+    const paired = info?.pairing?.[seat]?.name;
+    return paired ? t("staff.not_seated", { name: paired }) : "—";
+  };
+  const whoWins = (seat) => (seat ? `${seat} ${who(seat)}` : t("staff.draw"));
+
+  // A ruling that decides the match is asked first, with its note (the players read it).
+  const ask = h("div", { class: "jt-ask", role: "group", testid: "ruling-confirm", hidden: true });
+  function askFirst(text, note, go) {
+    if (!note.value.trim()) {
+      toast.textContent = t("staff.note_needed");
+      toast.className = "staff-toast bad";
+      note.focus();
+      return;
+    }
+    const place = note.closest("section");
+    ask.replaceChildren(
+      h("p", { testid: "ruling-confirm-text", text: text }),
+      h("div", { class: "row" },
+        h("button", { class: "btn btn-danger btn-small", type: "button", testid: "ruling-yes", text: t("staff.ruling_yes"),
+          onclick: () => { ask.hidden = true; go(); } }),
+        h("button", { class: "btn btn-small", type: "button", testid: "ruling-no", text: t("staff.cancel_release"),
+          onclick: () => { ask.hidden = true; } })));
+    ask.hidden = false;
+    place.append(ask);
+  }
 
   // --- forms (built once, so typing survives live updates) ---------------------------------
   const minutes = h("input", { type: "number", min: "1", max: "60", value: "2", testid: "extend-minutes", class: "num-in" });
@@ -135,13 +176,21 @@ export function mountTable(root, eventId, code, navigate) {
     field(t("staff.note"), pNote),
     h("button", {
       class: "btn btn-danger", type: "button", testid: "penalty-go", text: t("staff.record"),
-      onclick: () => send("penalty.record", { seat: pSeat.value, level: pLevel.value, infraction: pInf.value, note: pNote.value }),
+      onclick: () => {
+        const args = { seat: pSeat.value, level: pLevel.value, infraction: pInf.value, note: pNote.value };
+        if (!MATCH_LEVELS.has(args.level)) return send("penalty.record", args);
+        askFirst(t("staff.ruling_penalty", { level: t(`staff.level.${args.level}`), who: whoWins(args.seat) }), pNote,
+          () => send("penalty.record", args));
+      },
     }),
   );
 
   const rDuel = h("input", { type: "number", min: "1", value: "1", testid: "result-duel", class: "num-in" });
   const rWinner = select("result-winner", [["A", "A"], ["B", "B"], ["", t("staff.draw")]]);
   const mWinner = select("match-winner", [["A", "A"], ["B", "B"], ["", t("staff.draw")]]);
+  const rNote = h("input", { type: "text", maxlength: "200", testid: "result-note" });
+  let duelTyped = false; // the duel's number follows the table until the judge types one
+  rDuel.addEventListener("input", () => { duelTyped = true; });
   const resultForm = h(
     "section",
     { class: "card" },
@@ -149,13 +198,17 @@ export function mountTable(root, eventId, code, navigate) {
     h("div", { class: "row" }, field(t("staff.duel"), rDuel), field(t("staff.winner"), rWinner),
       h("button", {
         class: "btn", type: "button", testid: "result-go", text: t("staff.set_duel"),
-        onclick: () => send("result.set", { duel: Number(rDuel.value), winner: rWinner.value || null }),
+        onclick: () => send("result.set", { duel: Number(rDuel.value), winner: rWinner.value || null, note: rNote.value }),
       })),
     h("div", { class: "row" }, field(t("staff.winner"), mWinner),
       h("button", {
         class: "btn", type: "button", testid: "match-go", text: t("staff.set_match"),
-        onclick: () => send("result.set", { match_winner: mWinner.value || null }),
+        onclick: () => {
+          const args = { match_winner: mWinner.value || null, note: rNote.value };
+          askFirst(t("staff.ruling_match", { who: whoWins(args.match_winner) }), rNote, () => send("result.set", args));
+        },
       })),
+    field(t("staff.ruling_note"), rNote),
   );
 
   const eventLists = h("section", { class: "card", testid: "judge-event-lists", hidden: true });
@@ -174,12 +227,13 @@ export function mountTable(root, eventId, code, navigate) {
     head.replaceChildren(
       h("h1", { text: info ? t("staff.table_no", { n: info.number }) : code }),
       h("p", { class: "jt-names" },
-        h("span", { class: "seat-a", testid: "judge-name-A", text: `A ${state.seats.A.name || "—"}` }), ` ${t("staff.vs")} `,
-        h("span", { class: "seat-b", testid: "judge-name-B", text: `B ${state.seats.B.name || "—"}` })),
+        h("span", { class: "seat-a", testid: "judge-name-A", text: `A ${who("A")}` }), ` ${t("staff.vs")} `,
+        h("span", { class: "seat-b", testid: "judge-name-B", text: `B ${who("B")}` })),
       h("p", { class: "jt-lp num", testid: "judge-lp" }, `${state.lp.A} / ${state.lp.B}`,
         h("span", { class: "muted", text: `  (${state.wins.A}-${state.wins.B})` })),
       h("p", { text: phaseText(p, now) }),
     );
+    if (!duelTyped && document.activeElement !== rDuel) rDuel.value = String(state.duel_no);
     const c = state.clock;
     const deadline = c.deadline_ms;
     clockLine.textContent =

@@ -10,6 +10,13 @@ const root = document.getElementById("app");
 // A message that outlives the page's redraw after an action (the round started, ended, ...).
 let flash = null;
 
+/** What needs HTTPS and where the README says how to serve it: the organiser's note, on the
+ * organiser's page only (players read what their phone cannot do, web/js/panels/share.js). */
+function insecureNote() {
+  if (globalThis.isSecureContext !== false) return null;
+  return h("p", { class: "muted insecure-note", testid: "organiser-insecure-note", text: t("run.insecure") });
+}
+
 /** A rule set's human name (its id when the catalogue has none). */
 function rulesetName(id) {
   return has(`run.ruleset.${id}`) ? t(`run.ruleset.${id}`) : id;
@@ -106,6 +113,13 @@ async function showEvents() {
   const date = h("input", { type: "date", required: true, testid: "ev-date", value: new Date().toISOString().slice(0, 10) });
   const rules = h("select", { testid: "ev-ruleset" });
   for (const r of rulesets) rules.append(h("option", { value: r, text: rulesetName(r) }));
+  // What the chosen rule set does differently, not only its year.
+  const about = h("p", { class: "muted", testid: "ev-ruleset-about", "aria-live": "polite" });
+  const describe = () => {
+    about.textContent = has(`run.ruleset_about.${rules.value}`) ? t(`run.ruleset_about.${rules.value}`) : "";
+  };
+  rules.addEventListener("change", describe);
+  describe();
   const minutes = h("input", { type: "number", min: "1", max: "600", value: "40", testid: "ev-minutes" });
   const tables = h("input", { type: "number", min: "1", max: "1000", value: "8", testid: "ev-tables" });
   const err = h("p", { class: "form-error", role: "alert", testid: "ev-error" });
@@ -125,13 +139,14 @@ async function showEvents() {
     topBar(t("staff.organiser")),
     h("main", { class: "staff-main" },
       h("h1", { text: t("staff.events") }),
+      insecureNote(),
       events.length
         ? h("ul", { class: "staff-list" }, events.map((ev) =>
             h("li", {}, link(`/organiser/e/${ev.id}`, `${ev.name} · ${ev.date} · ${t("staff.tables_n", { n: ev.tables })}`, `event-${ev.id}`))))
         : h("p", { class: "muted", text: t("staff.no_events") }),
       h("form", { class: "card", onsubmit: create },
         h("h2", { text: t("staff.create_event") }),
-        field(t("staff.event_name"), name), field(t("staff.event_date"), date), field(t("staff.ruleset"), rules),
+        field(t("staff.event_name"), name), field(t("staff.event_date"), date), field(t("staff.ruleset"), rules), about,
         field(t("staff.match_minutes"), minutes), field(t("staff.table_count"), tables), err,
         h("button", { class: "btn btn-primary", type: "submit", testid: "ev-create", text: t("staff.create") }))),
   );

@@ -2,13 +2,41 @@
 // The clock's text is this panel's tick, in the element its render drew.
 
 import { formatDuration, h } from "../dom.js";
-import { t } from "../i18n.js";
+import { has, t } from "../i18n.js";
 import { get } from "../state.js";
 import { timeBanner } from "./banners.js";
 import { seatName } from "./kit.js";
 
 export const name = "board";
-export const reads = ["seats", "lp", "wins", "phase", "duel_no", "turn", "clock", "time", "ruleset"];
+export const reads = ["seats", "lp", "wins", "phase", "duel_no", "turn", "clock", "time", "ruleset", "calls"];
+export const local = ["rulingSeen"];
+
+/**
+ * An event table's judge call on the board, where the players look: called, then a judge is
+ * coming, then the judge's words (the ruling's note) until a player has read them (R7.1). A
+ * casual table has no judge to answer: its Judge card says what to do instead.
+ */
+function judgeLine(s, ui) {
+  if (!get(s, "ruleset.staff_start", false)) return null;
+  const calls = (s.calls || []).filter(Boolean);
+  const open = calls.filter((c) => c.status !== "closed");
+  if (open.length) {
+    const c = open.find((x) => x.status === "acknowledged") || open[0];
+    const coming = c.status === "acknowledged";
+    const text = coming
+      ? (c.judge ? t("board.judge_coming_named", { judge: c.judge }) : t("judge.coming"))
+      : t("judge.called", { name: seatName(s, c.seat) });
+    return h("p", { class: ["board-call", coming ? "ok" : "attention"], testid: "board-call", role: "status", dataset: { status: c.status, call: String(c.call) }, text });
+  }
+  const last = calls.filter((c) => c.status === "closed").at(-1);
+  if (!last || last.call <= (ui?.rulingSeen || 0)) return null;
+  const ruling = last.note || (last.code && has(`sheet.closed.${last.code}`) ? t(`sheet.closed.${last.code}`) : "");
+  const judge = last.judge || t("board.judge");
+  return h("div", { class: "board-call board-ruling", testid: "board-call", role: "status", dataset: { status: "closed", call: String(last.call) } },
+    h("p", { testid: "board-ruling", text: ruling ? t("board.ruling", { judge, ruling }) : t("board.answered", { judge }) }),
+    h("button", { class: "btn btn-small", type: "button", testid: "board-ruling-ok", text: t("board.ruling_ok"),
+      onclick: () => ui.set({ rulingSeen: last.call }) }));
+}
 
 function seatBlock(s, view, seat, big) {
   const lp = get(s, `lp.${seat}`, null);
@@ -37,7 +65,7 @@ function seatBlock(s, view, seat, big) {
   );
 }
 
-export function render({ s, view }) {
+export function render({ s, view, ui }) {
   const turnNo = get(s, "turn.no", null);
   const turnPlayer = get(s, "turn.player", null);
   // Time called during a duel: the strip says so in place of the phase and duel number.
@@ -58,7 +86,7 @@ export function render({ s, view }) {
       : null,
     h("span", { class: "clock", testid: "clock", role: "timer", "aria-label": t("clock.label"), dataset: { status: get(s, "clock.status", "idle") } }),
   );
-  return h("div", { class: "board" }, seatBlock(s, view, view.opp, false), strip, seatBlock(s, view, view.me, true));
+  return h("div", { class: "board" }, seatBlock(s, view, view.opp, false), strip, seatBlock(s, view, view.me, true), judgeLine(s, ui));
 }
 
 /** The match clock's time left (the server's clock, as this phone reckons it now). */

@@ -44,6 +44,11 @@ function renderClockControls(ctx) {
   if (get(s, "ruleset.staff_start", false)) {
     return h("p", { class: "status-line", testid: "clock-wait-round", text: t("clock.wait_round") });
   }
+  // A casual table's clock starts with duel 1 (both players' "drawn 5"): nothing to tap.
+  if (s.phase === "registration" || s.phase === "pregame") {
+    return h("p", { class: "status-line", testid: "clock-with-duel", text: t("clock.with_duel") });
+  }
+  // A duel that began with the clock idle (a table from before): both seats start it.
   const votes = get(s, "clock.start_votes", []) || [];
   const voted = votes.includes(view.seat);
   return h(

@@ -64,6 +64,12 @@ function phasePregame(ctx) {
   else if (!first) {
     parts.push(h("h3", { text: t("pre.order") }));
     if (pg.rps_winner) parts.push(h("p", { class: "status-line", testid: "rps-winner", text: t("rps.winner", { name: seatName(s, pg.rps_winner) }) }));
+    // R6.5: both hands, shown together, stay in view with who won (not only "Alice won").
+    const throws = Array.isArray(pg.throws) ? pg.throws : [];
+    const last = throws.length ? throws[throws.length - 1] : null;
+    if (pg.rps_winner && last && last.A && last.B) {
+      parts.push(h("p", { class: "status-line", testid: "rps-hands", text: t("rps.last", { a: seatName(s, "A"), ha: handText(last.A), b: seatName(s, "B"), hb: handText(last.B) }) }));
+    }
     if (view.isSeat && chooser === view.seat) {
       parts.push(
         h("p", { class: "attention status-line", testid: "chooser", text: t("pre.you_choose") }),

@@ -26,7 +26,8 @@ function inviteLink(code, apply) {
   return ""; // until the server answers: never this page's own 127.0.0.1 for a moment
 }
 
-/** What needs HTTPS, said where the page is not a secure context (plain http on a hall's Wi-Fi). */
+/** What a player's phone cannot do over plain http on a hall's Wi-Fi (not a secure context), in
+ * a player's words; how to serve it over HTTPS is the organiser's note (web/js/organiser/main.js). */
 export function insecureNote() {
   if (globalThis.isSecureContext !== false) return null;
   return h("p", { class: "muted insecure-note", testid: "insecure-note", text: t("share.insecure") });
