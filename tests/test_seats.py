@@ -729,7 +729,8 @@ def test_a_players_id_is_read_by_its_seat_and_the_staff_only(app: Flask, world: 
     assert joined["data"]["player_id"] == ""
     sheet = world.request("spectator", "GET", f"/t/{code}/sheet").get_data(as_text=True)
     staff_sheet = world.request("judge", "GET", f"/t/{code}/sheet").get_data(as_text=True)
-    assert f"<td>{player_id}</td>" not in sheet and f"<td>{player_id}</td>" in staff_sheet
+    id_cell = f'data-testid="sheet-id-A">{player_id}</td>'
+    assert id_cell not in sheet and id_cell in staff_sheet
     export = world.request("judge", "GET", f"/api/tables/{code}/export.json").get_json()
     staff_joined = next(e for e in export["events"] if e["type"] == "seat.joined")
     assert staff_joined["data"]["player_id"] == player_id
