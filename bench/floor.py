@@ -50,6 +50,44 @@ class FloorSetup:
     # The table cards' seat claims by global table number ({} where the server has none):
     # a phone joining an event's table with its card's claim takes the seat at once.
     claims: list[dict[str, str]]
+    csrf: str = ""  # the organiser's login, for the round's start (`start_rounds`)
+    base: str = ""
+
+
+def staff_call(base: str, cookie: str, csrf: str, method: str, path: str, body: Any) -> Any:
+    """One call of the organiser's logged-in session; raise FloorUnavailable on an HTTP error."""
+    headers = {"Content-Type": "application/json", "Origin": base, "Cookie": cookie}
+    if csrf:
+        headers["X-CSRF-Token"] = csrf
+    request = urllib.request.Request(
+        base + path,
+        None if body is None else json.dumps(body).encode(),
+        method=method,
+        headers=headers,
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=300) as response:
+            return json.load(response)
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")[:200]
+        raise FloorUnavailable(f"{method} {path}: {exc.code} {detail}") from None
+
+
+def pairing_csv(first: int, count: int) -> str:
+    """The round's pairing of an event's `count` tables (global numbers from `first`), as an
+    organiser pastes it: table, player A, A's ID, player B, B's ID (no IDs: R1.1 waived)."""
+    return "\n".join(f"{n},PA{first + n - 1},,PB{first + n - 1}," for n in range(1, count + 1))
+
+
+def start_rounds(setup: FloorSetup) -> list[dict[str, Any]]:
+    """The organiser's "Start round" on each event: every table's clock starts at one server
+    instant. The answers ({"round", "started", "refused", "now_ms"}), one per event."""
+    return [
+        staff_call(
+            setup.base, setup.cookie, setup.csrf, "POST", f"/api/events/{ev}/round/start", {}
+        )
+        for ev in setup.events
+    ]
 
 
 def prepare_floor(server: Server, tables: int) -> FloorSetup:
@@ -98,12 +136,15 @@ def prepare_floor(server: Server, tables: int) -> FloorSetup:
         }
         event = call("POST", "/api/events", {**body, "tables": count})
         events.append(int(event["id"]))
+        # The round is paired before the phones join, as an organiser does: its start (the
+        # organiser's tap, `start_rounds`) needs a pairing, and a table's duel needs the start.
+        call("POST", f"/api/events/{event['id']}/pairings", {"csv": pairing_csv(first, count)})
         codes += [t["code"] for t in event["tables"]]
         detail = call("GET", f"/api/events/{event['id']}", None)
         cards = {t["code"]: t.get("claims") or {} for t in detail.get("tables", [])}
         claims += [cards.get(t["code"], {}) for t in event["tables"]]
     cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
-    return FloorSetup(events, codes, cookie, claims)
+    return FloorSetup(events, codes, cookie, claims, csrf, server.url)
 
 
 class FloorViews:

@@ -36,20 +36,25 @@ OTHER = {"A": "B", "B": "A"}
 COMMAND_TIMEOUT = 10.0
 SETUP_TABLE_TIMEOUT = 90.0
 CHECK_ITEMS = ["handshake", "side_shown", "shuffled", "cut"]
-# The steps from two joined seats to a running duel (docs/protocol.md, server/rules/match.py).
-SETUP_STEPS: list[tuple[str, str, dict[str, Any]]] = [
+# The steps from two joined seats to a running duel (docs/protocol.md, server/rules/match.py):
+# first what is done before the round (decks registered, the pre-game checks), then what an
+# event table may do only once the organiser has started the round (`wait_for_round`).
+REGISTRATION_STEPS: list[tuple[str, str, dict[str, Any]]] = [
     ("A", "deck.declare", {"main": 40, "extra": 15, "side": 15}),
     ("B", "deck.declare", {"main": 40, "extra": 15, "side": 15}),
     ("A", "deck.confirm", {"seat": "B"}),
     ("B", "deck.confirm", {"seat": "A"}),
     ("A", "pregame.check", {"items": CHECK_ITEMS}),
     ("B", "pregame.check", {"items": CHECK_ITEMS}),
+]
+DUEL_STEPS: list[tuple[str, str, dict[str, Any]]] = [
     ("A", "rps.report", {"winner": "A"}),
     ("B", "rps.confirm", {}),
     ("A", "duel.choose", {"order": "first"}),
     ("A", "duel.draw", {}),
     ("B", "duel.draw", {}),
 ]
+SETUP_STEPS = REGISTRATION_STEPS + DUEL_STEPS
 # Casual tables start the clock by both seats' votes (a judge starts a round's clocks at once);
 # only the tables that sample the displayed clock (issue 4) need it running.
 CLOCK_STEPS: list[tuple[str, str, dict[str, Any]]] = [
@@ -79,6 +84,9 @@ class Plan:
     seed: int = 0
     codes: list[str] | None = None  # tables made beforehand (in an event), by position in tables
     claims: list[dict[str, str]] | None = None  # their cards' seat claims, by position
+    # The tables are an event round's (`codes`): set-up registers the decks, then waits for
+    # the organiser's start (the driver's tap, signalled by `started`) before the duel's steps.
+    event_round: bool = False
     floor: dict[str, Any] | None = None  # {"events": [...], "cookie": "..."} for the floor views
     placement: str = "cross"
     # The storm: `storm_at` seconds into the measured window every socket of every table but
@@ -375,11 +383,29 @@ class Table:
         for seat in SEATS:
             await self.open(seat)
             await self.hello(seat, tokens[seat])
-        for seat, cmd, args in SETUP_STEPS:
+        await self.steps(REGISTRATION_STEPS)
+        if self.plan.event_round:
+            return  # the duel waits for the round's start (`after_start`)
+        await self.steps(DUEL_STEPS)
+        await self.clock_steps()
+
+    async def steps(self, steps: list[tuple[str, str, dict[str, Any]]]) -> None:
+        """Send each set-up command in turn; raise SetupError at the first refused."""
+        for seat, cmd, args in steps:
             reply, _, _ = await self.send(seat, cmd, args)
             if not reply.get("ok"):
                 raise SetupError(f"{cmd}:{(reply.get('error') or {}).get('code')}")
-        if self.number < self.plan.clock_tables:
+
+    async def after_start(self) -> None:
+        """An event table once the organiser started the round: its clock runs (started by
+        the round), the players play rock-paper-scissors and draw."""
+        await self.steps(DUEL_STEPS)
+        await self.clock_steps()
+
+    async def clock_steps(self) -> None:
+        """The tables that sample the displayed clock: a casual table's clock started by both
+        seats' votes (an event's is already running), then the clock sync's pings."""
+        if self.number < self.plan.clock_tables and not self.plan.event_round:
             for seat, cmd, args in CLOCK_STEPS:
                 reply, _, _ = await self.send(seat, cmd, args)
                 if not reply.get("ok"):  # e.g. an event's clock is the judges' to start
@@ -572,7 +598,34 @@ async def lag_monitor(stats: Stats, start: float, end: float, period: float = 0.
             stats.lag.append((time.perf_counter() - before - period) * 1000)
 
 
-async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -> None:
+async def play_to_duel(
+    tables: list[Table], stats: Stats, slots: int, timeout: float
+) -> list[Table]:
+    """Each event table's steps after the round's start, `slots` tables at once; the tables
+    that reached their duel (the others' failures counted in `stats.setup_errors`)."""
+    gate = asyncio.Semaphore(max(1, slots))
+    playing: list[Table] = []
+
+    async def one(table: Table) -> None:
+        async with gate:
+            try:
+                await asyncio.wait_for(table.after_start(), SETUP_TABLE_TIMEOUT)
+                playing.append(table)
+            except SetupError as exc:
+                stats.setup_errors[str(exc)] += 1
+            except (TimeoutError, OSError, WebSocketException, ConnectionError) as exc:
+                stats.setup_errors[type(exc).__name__] += 1
+
+    try:
+        await asyncio.wait_for(asyncio.gather(*(one(t) for t in tables)), timeout)
+    except TimeoutError:
+        stats.setup_errors["setup_timeout"] += len(tables) - len(playing)
+    return playing
+
+
+async def run_worker(
+    plan: Plan, wid: int, report: Any, go: Any, go_time: Any, started: Any = None
+) -> None:
     stats = Stats()
     rng = random.Random(plan.seed * 1000 + wid)
     codes = plan.codes or [None] * len(plan.tables)
@@ -617,6 +670,13 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
     except TimeoutError:
         stats.setup_errors["setup_timeout"] += pending.qsize()
     report.put(("ready", wid, len(ready), dict(stats.setup_errors)))
+    if plan.event_round:
+        # The organiser starts the round once every table's decks are registered (the
+        # driver's tap); then each table plays to its duel, as its players do.
+        while not started.is_set():
+            await asyncio.sleep(0.05)
+        ready = await play_to_duel(ready, stats, plan.setup_slots, plan.setup_timeout)
+        report.put(("started", wid, len(ready), dict(stats.setup_errors)))
     # The client holds every table's sockets for the whole run: a full collection over them
     # paused this loop for tens of milliseconds, inside every latency it was timing (lag p99
     # 14 ms at 2,500 tables). Set-up's objects frozen, young collections only, as the worker.
@@ -686,7 +746,9 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
     await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
 
 
-def worker_main(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -> None:
+def worker_main(
+    plan: Plan, wid: int, report: Any, go: Any, go_time: Any, started: Any = None
+) -> None:
     """The entry point of a client process."""
     raise_nofile()
-    asyncio.run(run_worker(plan, wid, report, go, go_time))
+    asyncio.run(run_worker(plan, wid, report, go, go_time, started))

@@ -30,7 +30,7 @@ from server.core.config import DEFAULTS as SERVER_DEFAULTS
 from server.runtime import gctune
 
 from . import procstat, report
-from .floor import FloorUnavailable, prepare_floor
+from .floor import FloorUnavailable, prepare_floor, start_rounds
 from .load import Plan, raise_nofile, worker_main
 from .servers import (
     GUNICORN_CONF,
@@ -353,6 +353,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         ctx = mp.get_context("spawn")
         report = ctx.Queue()
         go = ctx.Event()
+        started = ctx.Event()  # the organiser's tap on "Start round" (event tables)
         go_time = ctx.Value("d", 0.0)
         setup_timeout = args.setup_timeout or max(90.0, case.tables * 0.25 + 30)
         base = time.monotonic() + 1.0
@@ -380,39 +381,40 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 placement=case.placement,
                 storm_at=args.storm or 0.0,
                 storm_spread=args.storm_spread,
+                event_round=floor is not None,
             )
             proc = ctx.Process(
-                target=worker_main, args=(plan, wid, report, go, go_time), daemon=True
+                target=worker_main, args=(plan, wid, report, go, go_time, started), daemon=True
             )
             proc.start()
             if args.client_cpus and proc.pid is not None:
                 os.sched_setaffinity(proc.pid, args.client_cpus)
             procs.append(proc)
-        ready = 0
-        waited = 0
-        deadline = time.monotonic() + setup_timeout + 60
-        while waited < clients and time.monotonic() < deadline:
-            try:
-                kind, wid, count, setup_errors = report.get(timeout=1.0)
-            except Exception:
-                if not all(p.is_alive() for p in procs):
-                    break
-                continue
-            ready += count
-            waited += 1
-            result.setup_errors.update(setup_errors)
+        counts, setup_errors = wait_clients(report, procs, "ready", setup_timeout + 60)
+        if floor is not None and len(counts) == clients and not any(setup_errors.values()):
+            # Every table's decks registered: the organiser taps "Start round" on each event,
+            # and the phones play to their duels.
+            for answer in start_rounds(floor):
+                if answer.get("refused"):
+                    setup_errors[-1] = {"round.start:refused": len(answer["refused"])}
+            started.set()
+            counts, played = wait_clients(report, procs, "started", setup_timeout + 60)
+            setup_errors.update(played)
+        ready = sum(counts.values())
+        for errors in setup_errors.values():
+            result.setup_errors.update(errors)
         result.tables_ready = ready
         result.setup_seconds = time.monotonic() - base
         print(
             f"  {case.label}: {ready}/{case.tables} tables ready in {result.setup_seconds:.1f} s",
             flush=True,
         )
+        failed = setup_failure(case, len(counts) == clients, ready, result.setup_errors)
         start = time.monotonic() + 1.0
-        go_time.value = start if waited == clients else -1.0
+        go_time.value = -1.0 if failed else start
         go.set()
-        if waited < clients:
-            result.note = "client processes failed during set-up"
-            return result
+        if failed:
+            raise SetupFailed(f"{case.label} at {case.tables} tables: {failed}")
         sampler = RssSampler(servers)
         workers = [pid for s in servers for pid in s.worker_pids()]
         db_names = (["postgres"] if case.db == "postgres" else []) + (
@@ -498,6 +500,44 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 pg.drop()
             except Exception as exc:
                 print(f"  (could not drop {pg.name}: {exc})", file=sys.stderr)
+
+
+class SetupFailed(Exception):
+    """A run's set-up failed: nothing it would measure means anything, so the bench stops."""
+
+
+def setup_failure(
+    case: Case, every_client: bool, ready: int, setup_errors: Counter | dict[str, int]
+) -> str | None:
+    """Why a run's set-up failed (a client process lost, a table not ready, an error on the
+    way), or None when every table is ready to measure."""
+    if not every_client:
+        return "client processes failed during set-up"
+    errors = {k: v for k, v in setup_errors.items() if v}
+    if ready < case.tables or errors:
+        return f"{ready}/{case.tables} tables ready; set-up errors {errors or 'none'}"
+    return None
+
+
+def wait_clients(
+    report: Any, procs: list[mp.Process], kind: str, timeout: float
+) -> tuple[dict[int, int], dict[int, dict[str, int]]]:
+    """Every client process's `kind` report (tables ready, set-up errors so far), by worker;
+    fewer if one died or `timeout` passed."""
+    counts: dict[int, int] = {}
+    errors: dict[int, dict[str, int]] = {}
+    deadline = time.monotonic() + timeout
+    while len(counts) < len(procs) and time.monotonic() < deadline:
+        try:
+            got, wid, count, setup_errors = report.get(timeout=1.0)
+        except Exception:
+            if not all(p.is_alive() for p in procs):
+                break
+            continue
+        if got == kind:
+            counts[wid] = count
+            errors[wid] = setup_errors
+    return counts, errors
 
 
 def start_profilers(
@@ -1004,8 +1044,13 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     result = run_case(case, args, run_dir)
                 except Exception as exc:
-                    print(f"  failed: {exc}", flush=True)
-                    result = Result(case, seconds=case.seconds, note=f"failed: {exc}")
+                    # A run that could not be set up measured nothing: no report, an error.
+                    print(
+                        f"bench: set-up failed: {exc}; no report (logs: {run_dir})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    return 2
                 summary = result.summary()
                 summaries.append(summary)
                 print("  " + row(summary), flush=True)

@@ -215,3 +215,41 @@ def test_the_storms_figures_of_every_client_add_up() -> None:
     assert summary["phones"] == 4 and summary["welcomed"] == 3
     assert summary["welcomed_max_s"] == 30.0 and summary["refused_opens"] == 6
     assert summary["failed_opens"] == {"TimeoutError": 3}
+
+
+def test_a_run_whose_set_up_fails_stops_with_an_error_and_prints_no_report(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`setup:rps.report:round_not_started` at every table once let `make bench LONG=1` run 30
+    minutes with no command and print a report: a failed set-up now stops the bench."""
+    from bench import run
+
+    ran: list[str] = []
+
+    def failing(case: run.Case, args: object, run_dir: Path) -> run.Result:
+        ran.append(case.mode)
+        errors = {"rps.report:round_not_started": case.tables}
+        why = run.setup_failure(case, True, 0, errors)
+        assert why is not None
+        raise run.SetupFailed(why)
+
+    monkeypatch.setattr(run, "run_case", failing)
+    code = run.main(["--tables", "20,40", "--no-relay", "--no-pin", "--seconds", "1"])
+    out, err = capsys.readouterr()
+    assert code != 0
+    assert ran == ["server"]  # the 40-table run never started
+    assert "round_not_started" in err and "no report" in err
+    assert "Latency in ms" not in out and "Targets:" not in out
+
+
+def test_a_set_up_fails_on_a_lost_client_a_table_short_or_any_error() -> None:
+    from bench.run import Case, setup_failure
+
+    case = Case("server", 10)
+    assert setup_failure(case, True, 10, {}) is None
+    assert setup_failure(case, True, 10, {"setup_timeout": 0}) is None
+    assert "client processes" in (setup_failure(case, False, 10, {}) or "")
+    assert "9/10" in (setup_failure(case, True, 9, {}) or "")
+    assert "round_not_started" in (
+        setup_failure(case, True, 10, {"rps.report:round_not_started": 1}) or ""
+    )
