@@ -24,9 +24,10 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -52,6 +53,7 @@ class FloorSetup:
     claims: list[dict[str, str]]
     csrf: str = ""  # the organiser's login, for the round's start (`start_rounds`)
     base: str = ""
+    slugs: list[str] = field(default_factory=list)  # the events' public names (the hall page)
 
 
 def staff_call(base: str, cookie: str, csrf: str, method: str, path: str, body: Any) -> Any:
@@ -125,7 +127,7 @@ def prepare_floor(server: Server, tables: int) -> FloorSetup:
     csrf = call("POST", "/api/auth/login", {"username": "bench", "password": PASSWORD}).get(
         "csrf", ""
     )
-    events, codes = [], []
+    events, codes, slugs = [], [], []
     claims: list[dict[str, str]] = []
     for first in range(0, tables, EVENT_MAX_TABLES):
         count = min(EVENT_MAX_TABLES, tables - first)
@@ -136,6 +138,7 @@ def prepare_floor(server: Server, tables: int) -> FloorSetup:
         }
         event = call("POST", "/api/events", {**body, "tables": count})
         events.append(int(event["id"]))
+        slugs.append(str(event.get("slug") or ""))
         # The round is paired before the phones join, as an organiser does: its start (the
         # organiser's tap, `start_rounds`) needs a pairing, and a table's duel needs the start.
         call("POST", f"/api/events/{event['id']}/pairings", {"csv": pairing_csv(first, count)})
@@ -144,7 +147,7 @@ def prepare_floor(server: Server, tables: int) -> FloorSetup:
         cards = {t["code"]: t.get("claims") or {} for t in detail.get("tables", [])}
         claims += [cards.get(t["code"], {}) for t in event["tables"]]
     cookie = "; ".join(f"{c.name}={c.value}" for c in jar)
-    return FloorSetup(events, codes, cookie, claims, csrf, server.url)
+    return FloorSetup(events, codes, cookie, claims, csrf, server.url, slugs)
 
 
 class FloorViews:
@@ -243,3 +246,52 @@ class FloorViews:
                 await asyncio.wait_for(ws.close(), 3)
             except (OSError, TimeoutError, WebSocketException):
                 pass
+
+
+class HallScreens:
+    """The hall page open on N screens (web/js/hall.js): each asks for its event's clocks,
+    `/api/hall/<slug>`, every POLL_MS (bench/phone.py), as the page does. Measured: each
+    answer's time and the answers that failed."""
+
+    def __init__(self, base: str, count: int, slugs: list[str], stats: Any) -> None:
+        self.base, self.count, self.stats = base, count, stats
+        self.slugs = [s for s in slugs if s]
+        self.times: list[float] = []
+        self.failed = 0
+
+    async def run(self, start: float, end: float) -> None:
+        if not self.slugs or not self.count:
+            return
+        await asyncio.gather(*(self._screen(i, start, end) for i in range(self.count)))
+        self.stats.extra["hall"] = {
+            "screens": self.count,
+            "polls": len(self.times),
+            "failed": self.failed,
+            "times": self.times,
+        }
+
+    async def _screen(self, i: int, start: float, end: float) -> None:
+        from .httpc import HttpClient
+        from .phone import APP
+
+        parts = urllib.parse.urlsplit(self.base)
+        http = HttpClient(parts.hostname or "", parts.port or 80)
+        path = f"/api/hall/{urllib.parse.quote(self.slugs[i % len(self.slugs)])}"
+        # Screens out of step with each other, as two screens switched on apart are.
+        await asyncio.sleep(max(0.0, start - time.monotonic()) + i * APP.hall_poll_s / self.count)
+        try:
+            while time.monotonic() < end:
+                asked = time.perf_counter()
+                try:
+                    status, _ = await http.request("GET", path)
+                except Exception:
+                    status = 0
+                took = time.perf_counter() - asked
+                if status == 200:
+                    self.times.append(took * 1000)
+                else:
+                    self.failed += 1
+                # hall.js asks again POLL_MS after an answer (setTimeout), not on a fixed beat.
+                await asyncio.sleep(APP.hall_poll_s)
+        finally:
+            await http.close()

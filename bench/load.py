@@ -18,7 +18,7 @@ import math
 import random
 import resource
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,6 +30,7 @@ from clients.wire import PROTOCOL, apply_update
 from server.runtime import gctune
 
 from .httpc import HttpClient
+from .phone import APP
 
 SEATS = ("A", "B")
 OTHER = {"A": "B", "B": "A"}
@@ -87,6 +88,7 @@ class Plan:
     # The tables are an event round's (`codes`): set-up registers the decks, then waits for
     # the organiser's start (the driver's tap, signalled by `started`) before the duel's steps.
     event_round: bool = False
+    hall_screens: int = 0  # the hall page's screens (with `floor`: the events' slugs)
     floor: dict[str, Any] | None = None  # {"events": [...], "cookie": "..."} for the floor views
     placement: str = "cross"
     # The storm: `storm_at` seconds into the measured window every socket of every table but
@@ -109,6 +111,7 @@ class Stats:
     clock_spread: list[float] = field(default_factory=list)  # ms
     clock_second_differs: int = 0
     clock_rtt: list[float] = field(default_factory=list)  # ms, best round trip per phone
+    pings: list[float] = field(default_factory=list)  # ms, the heartbeat's round trips
     extra: dict[str, Any] = field(default_factory=dict)
     storm: Storm = field(default_factory=lambda: Storm())
 
@@ -140,7 +143,8 @@ class Storm:
 
 
 STORM_GIVE_UP = 60.0  # seconds after the drop: a phone not welcomed by then is refused for good
-BACKOFF_MIN, BACKOFF_MAX = 0.5, 20.0  # web/js/conn.js: BACKOFF_MIN_MS, BACKOFF_MAX_MS
+# The app's own (web/js/conn.js, read by bench/phone.py): BACKOFF_MIN_MS, BACKOFF_MAX_MS.
+BACKOFF_MIN, BACKOFF_MAX = APP.backoff_min_s, APP.backoff_max_s
 
 
 def backoff_delay(attempt: int, rng: random.Random) -> float:
@@ -160,10 +164,12 @@ def ws_url(base: str, code: str) -> str:
 
 
 class ClockSync:
-    """A phone's estimate of the server's clock: the ping/pong sample with the smallest RTT."""
+    """A phone's estimate of the server's clock, as web/js/conn.js's `ClockOffset`: of the last
+    OFFSET_SAMPLES ping/pong samples, the one with the smallest RTT."""
 
     def __init__(self) -> None:
         self.sent: dict[int, float] = {}
+        self.samples: deque[tuple[float, float]] = deque(maxlen=APP.offset_samples)
         self.best_rtt = math.inf
         self.offset: float | None = None  # server ms - local ms
 
@@ -173,14 +179,15 @@ class ClockSync:
         self.sent[t] = now
         return {"type": "ping", "t": t}
 
-    def pong(self, message: dict[str, Any], received_ms: float) -> None:
-        sent = self.sent.pop(message.get("t"), None)
+    def pong(self, message: dict[str, Any], received_ms: float) -> float | None:
+        """Take a pong's sample; its round trip in ms (None if no ping of this phone's)."""
+        sent = self.sent.pop(message.get("t"), None)  # type: ignore[arg-type]
         if sent is None:
-            return
+            return None
         rtt = received_ms - sent
-        if rtt < self.best_rtt:
-            self.best_rtt = rtt
-            self.offset = message["now_ms"] - (sent + received_ms) / 2
+        self.samples.append((rtt, message["now_ms"] - (sent + received_ms) / 2))
+        self.best_rtt, self.offset = min(self.samples)
+        return rtt
 
 
 class Table:
@@ -276,6 +283,9 @@ class Table:
                 at = time.perf_counter()
                 message = json.loads(raw)
                 kind = message.get("type")
+                if kind == "pong" and self.plan.mode == "relay":
+                    self.pong(seat, message)
+                    continue
                 if self.plan.mode == "relay":
                     future = self.futures.pop(message.get("id"), None)
                     if future is not None and not future.done():
@@ -303,7 +313,7 @@ class Table:
                     if sent is not None:
                         self.stats.storm.control_ping_ms.append((at - sent) * 1000)
                     else:
-                        self.clock[seat].pong(message, time.time() * 1000)
+                        self.pong(seat, message)
                 elif kind == "error":
                     code = (message.get("error") or {}).get("code", "?")
                     if self.measuring:
@@ -325,6 +335,25 @@ class Table:
                     if not future.done():
                         future.set_exception(ConnectionError("socket closed"))
 
+    def pong(self, seat: str, message: dict[str, Any]) -> None:
+        """A heartbeat's pong: a clock sync sample, and its round trip in the window."""
+        rtt = self.clock[seat].pong(message, time.time() * 1000)
+        if rtt is not None and self.measuring:
+            self.stats.pings.append(rtt)
+
+    async def heartbeat(self, seat: str, end: float) -> None:
+        """The app's heartbeat (web/js/conn.js): a ping every PING_MS from each phone, whose
+        pong is also a clock sync sample; phones start out of step, as a hall's do."""
+        await asyncio.sleep(self.rng.uniform(0, APP.ping_s))
+        while time.monotonic() < end and not self.broken and not self.closing:
+            ws = self.ws.get(seat)
+            if ws is not None:  # not while the storm has it dropped
+                try:
+                    await ws.send(json.dumps(self.clock[seat].ping()))
+                except WebSocketException:
+                    pass
+            await asyncio.sleep(APP.ping_s)
+
     # -- commands ------------------------------------------------------------------------------
 
     async def send(self, seat: str, cmd: str, args: dict[str, Any]) -> tuple[dict, float, float]:
@@ -338,8 +367,18 @@ class Table:
         ws = self.ws.get(seat)
         if ws is None:  # dropped by the storm, not back yet
             raise ConnectionError("socket dropped")
-        await ws.send(json.dumps(message))
-        reply, at = await asyncio.wait_for(future, COMMAND_TIMEOUT)
+        text = json.dumps(message)
+        await ws.send(text)
+        try:
+            # The app sends a command again, with the same id, after RESEND_MS unanswered.
+            reply, at = await asyncio.wait_for(asyncio.shield(future), APP.resend_s)
+        except TimeoutError:
+            self.stats.extra["resent"] = self.stats.extra.get("resent", 0) + 1
+            ws = self.ws.get(seat)
+            if ws is None:
+                raise ConnectionError("socket dropped") from None
+            await ws.send(text)
+            reply, at = await asyncio.wait_for(future, COMMAND_TIMEOUT)
         return reply, sent, at
 
     async def wait_seq(self, seat: str, seq: int, deadline: float) -> float:
@@ -561,15 +600,8 @@ class Table:
     async def sample_clock(self, start: float, end: float) -> None:
         """Every second: the time left each phone would display, and how far apart they are."""
         await asyncio.sleep(max(0.0, start - time.monotonic()))
-        next_ping = time.monotonic()
+        # The heartbeat's pongs keep each phone's clock sync (`heartbeat`).
         while time.monotonic() < end and not self.broken:
-            if time.monotonic() >= next_ping and self.back.is_set():
-                for seat in SEATS:
-                    try:
-                        await self.ws[seat].send(json.dumps(self.clock[seat].ping()))
-                    except WebSocketException:
-                        return
-                next_ping = time.monotonic() + 5
             await asyncio.sleep(1.0)
             shown = []
             now = time.time() * 1000  # one instant for both phones
@@ -698,6 +730,7 @@ async def run_worker(
         for table in ready:
             table.floor = floor
     jobs = [loop.create_task(t.run(start, end)) for t in ready]
+    jobs += [loop.create_task(t.heartbeat(seat, end)) for t in ready for seat in SEATS]
     jobs += [
         loop.create_task(t.sample_clock(start, end))
         for t in ready
@@ -711,9 +744,14 @@ async def run_worker(
             else:
                 jobs.append(loop.create_task(t.storm(at, plan.storm_spread)))
     jobs.append(loop.create_task(lag_monitor(stats, start, end)))
+    if plan.hall_screens and plan.floor is not None:
+        from .floor import HallScreens
+
+        hall = HallScreens(plan.urls[0], plan.hall_screens, plan.floor.get("slugs") or [], stats)
+        jobs.append(loop.create_task(hall.run(start, end)))
     if floor is not None:
         jobs.append(loop.create_task(floor.run(start, end)))
-    grace = end + COMMAND_TIMEOUT + 5 - time.monotonic()
+    grace = end + APP.resend_s + COMMAND_TIMEOUT + 5 - time.monotonic()
     done, late = await asyncio.wait(jobs, timeout=max(1.0, grace))
     for job in late:
         job.cancel()
@@ -738,6 +776,7 @@ async def run_worker(
         "clock_spread": stats.clock_spread,
         "clock_second_differs": stats.clock_second_differs,
         "clock_rtt": stats.clock_rtt,
+        "pings": stats.pings,
         "extra": stats.extra,
         "storm": stats.storm.as_dict() if plan.storm_at else None,
         "tables": len(ready),

@@ -32,6 +32,7 @@ from server.runtime import gctune
 from . import procstat, report
 from .floor import FloorUnavailable, prepare_floor, start_rounds
 from .load import Plan, raise_nofile, worker_main
+from .phone import APP
 from .servers import (
     GUNICORN_CONF,
     REDIS_URL,
@@ -48,6 +49,9 @@ MIB = 1024 * 1024
 LONG_SECONDS = 1800.0
 LONG_TABLES = "2500"
 LONG_FLOOR_VIEWS = 20
+# A hall's staff during every run: a judges' floor of 20 views and the hall page on 2 screens.
+FLOOR_VIEWS = 20
+HALL_SCREENS = 2
 # The settings the long run keeps at production values: the bench sets none of them, and drops
 # them from the environment it passes on.
 PRODUCTION = {
@@ -113,6 +117,7 @@ class Result:
     clock_spread: list[float] = field(default_factory=list)
     clock_second_differs: int = 0
     clock_rtt: list[float] = field(default_factory=list)
+    pings: list[float] = field(default_factory=list)  # the phones' heartbeat round trips, ms
     extra: dict[str, Any] = field(default_factory=dict)
     setup_seconds: float = 0.0
     cpu_seconds: float = 0.0  # gunicorn worker(s), over the window
@@ -205,6 +210,12 @@ class Result:
             "clock_spread_p99_ms": self.pct(99, self.clock_spread),
             "clock_second_differs": self.clock_second_differs,
             "clock_best_rtt_p50_ms": self.pct(50, self.clock_rtt),
+            "pings": len(self.pings),
+            "ping_p50_ms": self.pct(50, self.pings),
+            "ping_p99_ms": self.pct(99, self.pings),
+            "ping_max_ms": max(self.pings, default=math.nan),
+            "resent": self.extra.get("resent", 0),
+            "hall": hall_summary(self.extra.get("hall")),
             "floor": {k: v for k, v in (self.extra.get("floor") or {}).items() if k != "staleness"},
             "floor_staleness_p99_ms": self.pct(
                 99, (self.extra.get("floor") or {}).get("staleness", [])
@@ -225,6 +236,21 @@ class Result:
             "stalls": stalls.stalls if stalls else None,
             "stall_wakes": stalls.wakes() if stalls else None,
         }
+
+
+def hall_summary(hall: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The hall screens' polls: how many, failed, and their answers' p50, p99 and max."""
+    if not hall:
+        return None
+    times = hall["times"]
+    return {
+        "screens": hall["screens"],
+        "polls": hall["polls"],
+        "failed": hall["failed"],
+        "p50_ms": percentile(times, 50),
+        "p99_ms": percentile(times, 99),
+        "max_ms": max(times, default=math.nan),
+    }
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -375,9 +401,10 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 claims=[floor.claims[n] for n in range(wid, case.tables, clients)]
                 if floor
                 else None,
-                floor={"events": floor.events, "cookie": floor.cookie}
+                floor={"events": floor.events, "cookie": floor.cookie, "slugs": floor.slugs}
                 if floor and wid == 0
                 else None,
+                hall_screens=args.hall_screens,
                 placement=case.placement,
                 storm_at=args.storm or 0.0,
                 storm_spread=args.storm_spread,
@@ -469,6 +496,7 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             result.clock_spread += data["clock_spread"]
             result.clock_second_differs += data["clock_second_differs"]
             result.clock_rtt += data["clock_rtt"]
+            result.pings += data["pings"]
             in_flight = result.extra.get("storm_in_flight", 0)
             result.extra.update(data["extra"])
             if "storm_in_flight" in data["extra"]:
@@ -716,6 +744,21 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
                 f"between the two phones; shown second differs in {s['clock_second_differs']} "
                 f"samples; best ping RTT p50 {fmt(s['clock_best_rtt_p50_ms'], 2)} ms"
             )
+        if s["pings"]:
+            print(
+                f"  the phones' heartbeat (a ping every {APP.ping_s:g} s a phone, "
+                f"web/js/conn.js): {s['pings']:,} pings, round trip p50 "
+                f"{fmt(s['ping_p50_ms'], 2)} ms, p99 {fmt(s['ping_p99_ms'], 2)} ms, max "
+                f"{fmt(s['ping_max_ms'], 1)} ms; commands sent again after "
+                f"{APP.resend_s:g} s unanswered: {s['resent']}"
+            )
+        if s["hall"]:
+            h = s["hall"]
+            print(
+                f"  hall page ({h['screens']} screens, /api/hall every {APP.hall_poll_s:g} s): "
+                f"{h['polls']:,} answers, {h['failed']} failed, p50 {fmt(h['p50_ms'], 2)} ms, "
+                f"p99 {fmt(h['p99_ms'], 2)} ms, max {fmt(h['max_ms'], 1)} ms"
+            )
         if args.floor_views:
             if s["floor_skipped"]:
                 print(f"  floor views: skipped ({s['floor_skipped']})")
@@ -843,9 +886,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--floor-views",
         type=int,
         default=None,
-        help=f"judges' floor views to open during the run (default 0; {LONG_FLOOR_VIEWS} with "
-        "--long; skipped if the server has none); "
+        help=f"judges' floor views to open during the run (default {FLOOR_VIEWS}; 0: casual "
+        "tables, no event; skipped if the server has none); "
         "--floor-bench runs the floor-view benchmark of bench/floorview.py instead",
+    )
+    p.add_argument(
+        "--hall-screens",
+        type=int,
+        default=HALL_SCREENS,
+        help=f"screens showing the hall page during the run (default {HALL_SCREENS}; with the "
+        "floor's events)",
     )
     p.add_argument(
         "--clock-tables",
@@ -900,7 +950,7 @@ def resolve(args: argparse.Namespace) -> argparse.Namespace:
         args.floor_views = LONG_FLOOR_VIEWS if args.floor_views is None else args.floor_views
         args.stalls = True
     args.tables = args.tables or "500"
-    args.floor_views = args.floor_views or 0
+    args.floor_views = FLOOR_VIEWS if args.floor_views is None else args.floor_views
     split = None if args.no_pin else cpu_split()
     args.server_cpus, args.client_cpus = split or (None, None)
     if args.repeat < 1:

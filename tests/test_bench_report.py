@@ -156,7 +156,9 @@ def test_long_means_30_minutes_at_2500_tables_with_floor_views_and_stalls():
         ("server", 300, 60.0, True),
     ]
     plain = parse()
-    assert (plain.long, plain.tables, plain.floor_views, plain.stalls) == (False, "500", 0, False)
+    # Every run has a hall's staff: a floor of 20 views, the hall page on 2 screens.
+    assert (plain.long, plain.tables, plain.floor_views, plain.stalls) == (False, "500", 20, False)
+    assert plain.hall_screens == 2
 
 
 def test_a_baseline_alternates_with_the_current_code_baseline_first(tmp_path: Path):
@@ -177,6 +179,53 @@ def test_a_baseline_server_sees_its_own_checkout_first_and_never_this_one(tmp_pa
     assert code_path(tmp_path, env) == f"{tmp_path}:{other}"
     assert code_path(ROOT, env) == f"{ROOT}:{other}"
     assert code_path(ROOT, {}) == str(ROOT)
+
+
+def test_the_bench_phones_timing_is_read_from_the_apps_own_files() -> None:
+    """The heartbeat, clock sync, resend and backoff of the bench's phones are web/js/conn.js's
+    exports, and the hall screen's poll hall.js's: read from those files, never copied."""
+    import re
+
+    from bench import load, phone
+
+    web = Path(__file__).resolve().parent.parent / "web" / "js"
+    conn, hall = (web / "conn.js").read_text(), (web / "hall.js").read_text()
+
+    def declared(text: str, name: str) -> int:
+        found = re.search(rf"const {name} = (\d+);", text)
+        assert found, name
+        return int(found.group(1))
+
+    app = phone.APP
+    assert app.ping_s * 1000 == declared(conn, "PING_MS")
+    assert app.resend_s * 1000 == declared(conn, "RESEND_MS")
+    assert app.dead_s * 1000 == declared(conn, "DEAD_MS")
+    assert app.offset_samples == declared(conn, "OFFSET_SAMPLES")
+    assert (load.BACKOFF_MIN * 1000, load.BACKOFF_MAX * 1000) == (
+        declared(conn, "BACKOFF_MIN_MS"),
+        declared(conn, "BACKOFF_MAX_MS"),
+    )
+    assert app.hall_poll_s * 1000 == declared(hall, "POLL_MS")
+    # Another heartbeat in the app is another heartbeat in the bench.
+    moved = phone.Timing.read(conn.replace("PING_MS = ", "PING_MS = 1"), hall)
+    assert moved.ping_s != app.ping_s
+    with pytest.raises(KeyError, match="RESEND_MS"):
+        phone.Timing.read(conn.replace("RESEND_MS", "RESEND_AFTER_MS"), hall)
+
+
+def test_the_clock_sync_keeps_the_best_of_the_last_samples_as_the_app_does() -> None:
+    """web/js/conn.js's ClockOffset: the best round trip of the last OFFSET_SAMPLES."""
+    from bench.load import ClockSync
+    from bench.phone import APP
+
+    sync = ClockSync()
+    sync.sent = {1: 1000.0}
+    assert sync.pong({"t": 1, "now_ms": 5000}, 1002.0) == 2.0
+    assert (sync.best_rtt, sync.offset) == (2.0, 5000 - 1001.0)
+    for i in range(APP.offset_samples):
+        sync.sent[10 + i] = 2000.0
+        sync.pong({"t": 10 + i, "now_ms": 9000}, 2010.0)
+    assert sync.best_rtt == 10.0  # the 2 ms sample has left the window
 
 
 def test_the_storms_phones_back_off_as_the_app_does() -> None:
