@@ -92,7 +92,7 @@ def start_rounds(setup: FloorSetup) -> list[dict[str, Any]]:
     ]
 
 
-def prepare_floor(server: Server, tables: int) -> FloorSetup:
+def prepare_floor(server: Server, tables: int, match_minutes: int | None = None) -> FloorSetup:
     """An organiser, and events holding `tables` tables; raise FloorUnavailable if not possible."""
     done = subprocess.run(
         [sys.executable, "-m", "server", "create-organiser", "bench", "--password", PASSWORD],
@@ -135,6 +135,7 @@ def prepare_floor(server: Server, tables: int) -> FloorSetup:
             "name": f"Bench {first // EVENT_MAX_TABLES + 1}",
             "date": "2026-12-01",
             "require_player_id": False,  # the bench's phones give no player ID (R1.1)
+            **({"match_minutes": match_minutes} if match_minutes else {}),
         }
         event = call("POST", "/api/events", {**body, "tables": count})
         events.append(int(event["id"]))
@@ -153,8 +154,14 @@ def prepare_floor(server: Server, tables: int) -> FloorSetup:
 class FloorViews:
     """N floor views in one client process, and what they receive."""
 
-    def __init__(self, base: str, count: int, setup: dict[str, Any], stats: Any) -> None:
+    def __init__(
+        self, base: str, count: int, setup: dict[str, Any], stats: Any, busy: str = ""
+    ) -> None:
         self.base, self.count, self.stats = base, count, stats
+        # The busiest minutes (bench/load.py `Plan.busy`): wall ms each view first had each
+        # table's clock running ("round_start") or its time called ("time_call").
+        self.busy = busy
+        self.busy_seen: list[float] = []
         self.events: list[int] = setup["events"]
         self.cookie: str = setup["cookie"]
         self.sockets: list[ClientConnection] = []
@@ -187,7 +194,9 @@ class FloorViews:
             except (OSError, WebSocketException) as exc:
                 self.stats.errors[f"floor_open:{type(exc).__name__}"] += 1
 
-    def on_message(self, raw: str | bytes, seen: dict[str, int], now: float) -> None:
+    def on_message(
+        self, raw: str | bytes, seen: dict[str, int], now: float, marked: set[str] | None = None
+    ) -> None:
         # Traffic counts within the window; staleness for every command acknowledged in the
         # window (only those are recorded), even when the floor view has it after the window.
         if self.measuring:
@@ -197,11 +206,20 @@ class FloorViews:
             message = json.loads(raw)
         except ValueError:
             return
+        marked = set() if marked is None else marked
         if message.get("type") == "error":
             self.stats.errors[f"floor_error:{(message.get('error') or {}).get('code')}"] += 1
         for summary in message.get("tables") or ():
             self.summaries += self.measuring
             code, seq = summary.get("code"), summary.get("seq", 0)
+            if self.busy and code not in marked:
+                if self.busy == "round_start":
+                    shown = (summary.get("clock") or {}).get("status") == "running"
+                else:
+                    shown = bool(summary.get("time_called"))
+                if shown:
+                    marked.add(code)
+                    self.busy_seen.append(now)
             acks = self.acks.get(code)
             if not acks:
                 continue
@@ -213,9 +231,10 @@ class FloorViews:
 
     async def _read(self, ws: ClientConnection) -> None:
         seen: dict[str, int] = {}
+        marked: set[str] = set()
         try:
             async for raw in ws:
-                self.on_message(raw, seen, time.time() * 1000)
+                self.on_message(raw, seen, time.time() * 1000, marked)
         except WebSocketException:
             if self.measuring:
                 self.stats.errors["floor_closed"] += 1
@@ -236,6 +255,7 @@ class FloorViews:
             "messages_per_s_per_view": self.messages / seconds / views,
             "summaries_per_s_per_view": self.summaries / seconds / views,
             "staleness": self.staleness,
+            "busy_seen": self.busy_seen,
         }
 
     async def close(self) -> None:

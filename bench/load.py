@@ -88,6 +88,12 @@ class Plan:
     # The tables are an event round's (`codes`): set-up registers the decks, then waits for
     # the organiser's start (the driver's tap, signalled by `started`) before the duel's steps.
     event_round: bool = False
+    # The busiest minutes (`python -m bench --round-start`, `--time-call`): "round_start", the
+    # event tables wait in the window for the organiser's tap, then play to their duels;
+    # "time_call", every event clock reaches its deadline in the window. Each phone records
+    # when it first shows the clock running (or time called), in wall ms. The tables without
+    # a code are casual tables, whose commands flow through it all.
+    busy: str = ""
     hall_screens: int = 0  # the hall page's screens (with `floor`: the events' slugs)
     floor: dict[str, Any] | None = None  # {"events": [...], "cookie": "..."} for the floor views
     placement: str = "cross"
@@ -112,6 +118,12 @@ class Stats:
     clock_second_differs: int = 0
     clock_rtt: list[float] = field(default_factory=list)  # ms, best round trip per phone
     pings: list[float] = field(default_factory=list)  # ms, the heartbeat's round trips
+    # Wall ms each latency's command (ping) was sent, beside `latencies` (`pings`): what flowed
+    # during the busiest seconds.
+    latency_wall: list[float] = field(default_factory=list)
+    ping_wall: list[float] = field(default_factory=list)
+    busy_seen: list[float] = field(default_factory=list)  # wall ms a phone first showed it
+    busy_phones: int = 0  # the phones that should show it
     extra: dict[str, Any] = field(default_factory=dict)
     storm: Storm = field(default_factory=lambda: Storm())
 
@@ -229,6 +241,8 @@ class Table:
         self.drops = 0  # storms this table went through (a command across one is not timed)
         self.pings: dict[int, float] = {}
         self.ping_ids = itertools.count(1)
+        self.busy_seen: dict[str, float] = {}
+        self.busy_both = asyncio.Event()
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -301,6 +315,7 @@ class Table:
                         if event.get("type") == "lp.proposed":
                             self.entry = event["data"]["entry"]
                     self._arrived(seat, int(message["seq"]), at)
+                    self.watch_busy(seat)
                 elif kind == "welcome":
                     self.state[seat] = apply_update(None, message)
                     future = self.welcome.get(seat)
@@ -340,6 +355,23 @@ class Table:
         rtt = self.clock[seat].pong(message, time.time() * 1000)
         if rtt is not None and self.measuring:
             self.stats.pings.append(rtt)
+            self.stats.ping_wall.append(time.time() * 1000 - rtt)
+
+    def watch_busy(self, seat: str) -> None:
+        """The busiest minutes: the first moment this phone's state shows the round's clock
+        running (`round_start`) or time called (`time_call`)."""
+        if not self.made or seat in self.busy_seen or not self.plan.busy:
+            return
+        state = self.state.get(seat) or {}
+        if self.plan.busy == "round_start":
+            shown = (state.get("clock") or {}).get("status") == "running"
+        else:
+            shown = bool((state.get("time") or {}).get("called"))
+        if shown:
+            self.busy_seen[seat] = time.time() * 1000
+            self.stats.busy_seen.append(self.busy_seen[seat])
+            if len(self.busy_seen) == len(SEATS):
+                self.busy_both.set()
 
     async def heartbeat(self, seat: str, end: float) -> None:
         """The app's heartbeat (web/js/conn.js): a ping every PING_MS from each phone, whose
@@ -423,7 +455,7 @@ class Table:
             await self.open(seat)
             await self.hello(seat, tokens[seat])
         await self.steps(REGISTRATION_STEPS)
-        if self.plan.event_round:
+        if self.plan.event_round and self.made:
             return  # the duel waits for the round's start (`after_start`)
         await self.steps(DUEL_STEPS)
         await self.clock_steps()
@@ -444,7 +476,7 @@ class Table:
     async def clock_steps(self) -> None:
         """The tables that sample the displayed clock: a casual table's clock started by both
         seats' votes (an event's is already running), then the clock sync's pings."""
-        if self.number < self.plan.clock_tables and not self.plan.event_round:
+        if self.number < self.plan.clock_tables and not self.made:
             for seat, cmd, args in CLOCK_STEPS:
                 reply, _, _ = await self.send(seat, cmd, args)
                 if not reply.get("ok"):  # e.g. an event's clock is the judges' to start
@@ -492,6 +524,7 @@ class Table:
                 return
             if record:
                 stats.latencies.append((at - sent) * 1000)
+                stats.latency_wall.append(time.time() * 1000 - (time.perf_counter() - sent) * 1000)
             return
         drops = self.drops
         try:
@@ -513,12 +546,28 @@ class Table:
             return
         if record and drops == self.drops:  # not across a storm's drop
             stats.latencies.append((at - sent) * 1000)
+            stats.latency_wall.append(time.time() * 1000 - (time.perf_counter() - sent) * 1000)
             stats.replies.append((replied - sent) * 1000)
 
     async def run(self, start: float, end: float) -> None:
         """Commands at exponential gaps from `start` (monotonic) until `end`."""
         self.measuring = True
         mean = self.plan.interval
+        if self.plan.busy == "round_start" and self.made:
+            # The organiser's tap comes in the window: the phones show the clock running,
+            # then the players play to their duel, then their commands flow as every table's.
+            try:
+                await asyncio.wait_for(self.busy_both.wait(), max(0.0, end - time.monotonic()))
+            except TimeoutError:
+                return  # never shown: the phones not seeing it are counted by the driver
+            try:
+                await asyncio.wait_for(self.after_start(), SETUP_TABLE_TIMEOUT)
+            except SetupError as exc:
+                self.stats.errors[f"after_start:{exc}"] += 1
+                return
+            except (TimeoutError, OSError, WebSocketException, ConnectionError) as exc:
+                self.stats.errors[f"after_start:{type(exc).__name__}"] += 1
+                return
         await asyncio.sleep(max(0.0, start + self.rng.uniform(0, 2 * mean) - time.monotonic()))
         k = 0
         while time.monotonic() < end and not self.broken:
@@ -702,12 +751,14 @@ async def run_worker(
     except TimeoutError:
         stats.setup_errors["setup_timeout"] += pending.qsize()
     report.put(("ready", wid, len(ready), dict(stats.setup_errors)))
-    if plan.event_round:
+    if plan.event_round and plan.busy != "round_start":
         # The organiser starts the round once every table's decks are registered (the
         # driver's tap); then each table plays to its duel, as its players do.
         while not started.is_set():
             await asyncio.sleep(0.05)
-        ready = await play_to_duel(ready, stats, plan.setup_slots, plan.setup_timeout)
+        casual = [t for t in ready if not t.made]
+        made = [t for t in ready if t.made]
+        ready = casual + await play_to_duel(made, stats, plan.setup_slots, plan.setup_timeout)
         report.put(("started", wid, len(ready), dict(stats.setup_errors)))
     # The client holds every table's sockets for the whole run: a full collection over them
     # paused this loop for tens of milliseconds, inside every latency it was timing (lag p99
@@ -725,7 +776,7 @@ async def run_worker(
     if plan.floor_views and plan.floor is not None:
         from .floor import FloorViews
 
-        floor = FloorViews(plan.urls[0], plan.floor_views, plan.floor, stats)
+        floor = FloorViews(plan.urls[0], plan.floor_views, plan.floor, stats, plan.busy)
         await floor.open()
         for table in ready:
             table.floor = floor
@@ -777,6 +828,10 @@ async def run_worker(
         "clock_second_differs": stats.clock_second_differs,
         "clock_rtt": stats.clock_rtt,
         "pings": stats.pings,
+        "latency_wall": stats.latency_wall,
+        "ping_wall": stats.ping_wall,
+        "busy_seen": stats.busy_seen,
+        "busy_phones": len(SEATS) * sum(1 for t in ready if t.made) if plan.busy else 0,
         "extra": stats.extra,
         "storm": stats.storm.as_dict() if plan.storm_at else None,
         "tables": len(ready),

@@ -302,3 +302,40 @@ def test_a_set_up_fails_on_a_lost_client_a_table_short_or_any_error() -> None:
     assert "round_not_started" in (
         setup_failure(case, True, 10, {"rps.report:round_not_started": 1}) or ""
     )
+
+
+def test_the_busiest_minutes_are_measured_from_the_tap_or_the_deadline() -> None:
+    """--round-start: from the organiser's tap to each phone and floor view showing the clock
+    running; --time-call: from the deadline to time called (R5.1); with the commands and pings
+    sent within the next seconds reported beside."""
+    from bench.run import BUSY_SECONDS, Case, Result, busy_kind
+
+    assert busy_kind(parse("--round-start")) == "round_start"
+    assert parse("--round-start").round_start == 10.0
+    assert busy_kind(parse("--time-call", "--round-minutes", "2")) == "time_call"
+    assert busy_kind(parse()) == ""
+    with pytest.raises(SystemExit):
+        parse("--round-start", "--time-call")
+    mark = 1_796_000_000_000.0
+    r = Result(Case("server", 2000), extra={"busy": "time_call"}, busy_mark=mark)
+    r.busy_phones = 4
+    r.busy_seen = [mark + 100, mark + 200, mark + 300]  # one phone never showed it
+    r.floor_busy_seen = [mark + 400]
+    r.latencies, r.latency_wall = [5.0, 50.0, 500.0], [mark - 1, mark + 1, mark + 60_000]
+    r.pings, r.ping_wall = [2.0, 7.0], [mark + BUSY_SECONDS * 1000 - 1, mark + 1]
+    b = r.summary()["busy"]
+    assert (b["kind"], b["phones"], b["shown"], b["shown_max_ms"]) == ("time_call", 4, 3, 300)
+    assert (b["floor_shown"], b["floor_max_ms"]) == (1, 400)
+    assert (b["commands"], b["commands_p99_ms"]) == (1, 50.0)  # only the one sent after it
+    assert (b["pings"], b["pings_p99_ms"]) == (2, 7.0)
+    assert Result(Case("server", 10)).summary()["busy"] is None
+
+
+def test_a_time_call_outside_the_window_stops_the_run() -> None:
+    from bench.run import BUSY_SECONDS, deadline_outside
+
+    start = 1_796_000_000.0
+    assert deadline_outside((start + 30) * 1000, start, 60) is None
+    assert "during set-up" in (deadline_outside((start - 1) * 1000, start, 60) or "")
+    late = deadline_outside((start + 55) * 1000, start, 60) or ""
+    assert f"--seconds {55 + BUSY_SECONDS:.0f}" in late
