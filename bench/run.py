@@ -841,6 +841,10 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
             f"the server waited for a CPU {fmt(s['starved_pct'])}% of the time"
         )
     relays = {s["tables"]: s for s in summaries if s["mode"] == "relay"}
+    for s in relays.values():
+        if s["pings"]:
+            print(f"bare relay @ {s['tables']}:")
+            print(heartbeat_line(s))
     for s in summaries:
         if s["mode"] != "server":
             continue
@@ -869,13 +873,7 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
                 f"samples; best ping RTT p50 {fmt(s['clock_best_rtt_p50_ms'], 2)} ms"
             )
         if s["pings"]:
-            print(
-                f"  the phones' heartbeat (a ping every {APP.ping_s:g} s a phone, "
-                f"web/js/conn.js): {s['pings']:,} pings, round trip p50 "
-                f"{fmt(s['ping_p50_ms'], 2)} ms, p99 {fmt(s['ping_p99_ms'], 2)} ms, max "
-                f"{fmt(s['ping_max_ms'], 1)} ms; commands sent again after "
-                f"{APP.resend_s:g} s unanswered: {s['resent']}"
-            )
+            print(heartbeat_line(s))
         if s["hall"]:
             h = s["hall"]
             print(
@@ -1210,6 +1208,16 @@ def storm_line(st: dict[str, Any]) -> str:
         f"{fmt(st['control_ping_max_ms'], 1)} ms over {st['control_pings']} pings (target <= "
         f"{STORM_TARGETS['control_ping_p99_ms']:g} ms); acknowledged commands lost "
         f"{st['lost_acknowledged']} (target 0); commands across the drop {st['in_flight']}"
+    )
+
+
+def heartbeat_line(s: dict[str, Any]) -> str:
+    """The phones' heartbeat in a run: how many pings, their round trips, the resends."""
+    return (
+        f"  the phones' heartbeat (a ping every {APP.ping_s:g} s a phone, web/js/conn.js): "
+        f"{s['pings']:,} pings, round trip p50 {fmt(s['ping_p50_ms'], 2)} ms, p99 "
+        f"{fmt(s['ping_p99_ms'], 2)} ms, max {fmt(s['ping_max_ms'], 1)} ms; commands sent "
+        f"again after {APP.resend_s:g} s unanswered: {s['resent']}"
     )
 
 
