@@ -749,17 +749,20 @@ async def run_worker(
     try:
         await asyncio.wait_for(asyncio.gather(*slots), plan.setup_timeout)
     except TimeoutError:
-        stats.setup_errors["setup_timeout"] += pending.qsize()
+        # The tables still queued and those cut off in their set-up.
+        unaccounted = len(tables) - len(ready) - sum(stats.setup_errors.values())
+        stats.setup_errors["setup_timeout"] += max(pending.qsize(), unaccounted)
     report.put(("ready", wid, len(ready), dict(stats.setup_errors)))
     if plan.event_round and plan.busy != "round_start":
         # The organiser starts the round once every table's decks are registered (the
         # driver's tap); then each table plays to its duel, as its players do.
-        while not started.is_set():
+        while not started.is_set() and not go.is_set():  # `go` first: the run is called off
             await asyncio.sleep(0.05)
-        casual = [t for t in ready if not t.made]
-        made = [t for t in ready if t.made]
-        ready = casual + await play_to_duel(made, stats, plan.setup_slots, plan.setup_timeout)
-        report.put(("started", wid, len(ready), dict(stats.setup_errors)))
+        if started.is_set():
+            casual = [t for t in ready if not t.made]
+            made = [t for t in ready if t.made]
+            ready = casual + await play_to_duel(made, stats, plan.setup_slots, plan.setup_timeout)
+            report.put(("started", wid, len(ready), dict(stats.setup_errors)))
     # The client holds every table's sockets for the whole run: a full collection over them
     # paused this loop for tens of milliseconds, inside every latency it was timing (lag p99
     # 14 ms at 2,500 tables). Set-up's objects frozen, young collections only, as the worker.
