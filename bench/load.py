@@ -18,7 +18,7 @@ import math
 import random
 import resource
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,26 +30,32 @@ from clients.wire import PROTOCOL, apply_update
 from server.runtime import gctune
 
 from .httpc import HttpClient
+from .phone import APP
 
 SEATS = ("A", "B")
 OTHER = {"A": "B", "B": "A"}
 COMMAND_TIMEOUT = 10.0
 SETUP_TABLE_TIMEOUT = 90.0
 CHECK_ITEMS = ["handshake", "side_shown", "shuffled", "cut"]
-# The steps from two joined seats to a running duel (docs/protocol.md, server/rules/match.py).
-SETUP_STEPS: list[tuple[str, str, dict[str, Any]]] = [
+# The steps from two joined seats to a running duel (docs/protocol.md, server/rules/match.py):
+# first what is done before the round (decks registered, the pre-game checks), then what an
+# event table may do only once the organiser has started the round (`wait_for_round`).
+REGISTRATION_STEPS: list[tuple[str, str, dict[str, Any]]] = [
     ("A", "deck.declare", {"main": 40, "extra": 15, "side": 15}),
     ("B", "deck.declare", {"main": 40, "extra": 15, "side": 15}),
     ("A", "deck.confirm", {"seat": "B"}),
     ("B", "deck.confirm", {"seat": "A"}),
     ("A", "pregame.check", {"items": CHECK_ITEMS}),
     ("B", "pregame.check", {"items": CHECK_ITEMS}),
+]
+DUEL_STEPS: list[tuple[str, str, dict[str, Any]]] = [
     ("A", "rps.report", {"winner": "A"}),
     ("B", "rps.confirm", {}),
     ("A", "duel.choose", {"order": "first"}),
     ("A", "duel.draw", {}),
     ("B", "duel.draw", {}),
 ]
+SETUP_STEPS = REGISTRATION_STEPS + DUEL_STEPS
 # A casual table's clock starts with duel 1 (R4.1: both seats' "drawn 5" above), so every
 # table's clock runs; nothing more to send (a judge starts a round's clocks at once).
 CLOCK_STEPS: list[tuple[str, str, dict[str, Any]]] = []
@@ -76,6 +82,16 @@ class Plan:
     seed: int = 0
     codes: list[str] | None = None  # tables made beforehand (in an event), by position in tables
     claims: list[dict[str, str]] | None = None  # their cards' seat claims, by position
+    # The tables are an event round's (`codes`): set-up registers the decks, then waits for
+    # the organiser's start (the driver's tap, signalled by `started`) before the duel's steps.
+    event_round: bool = False
+    # The busiest minutes (`python -m bench --round-start`, `--time-call`): "round_start", the
+    # event tables wait in the window for the organiser's tap, then play to their duels;
+    # "time_call", every event clock reaches its deadline in the window. Each phone records
+    # when it first shows the clock running (or time called), in wall ms. The tables without
+    # a code are casual tables, whose commands flow through it all.
+    busy: str = ""
+    hall_screens: int = 0  # the hall page's screens (with `floor`: the events' slugs)
     floor: dict[str, Any] | None = None  # {"events": [...], "cookie": "..."} for the floor views
     placement: str = "cross"
     # The storm: `storm_at` seconds into the measured window every socket of every table but
@@ -98,6 +114,13 @@ class Stats:
     clock_spread: list[float] = field(default_factory=list)  # ms
     clock_second_differs: int = 0
     clock_rtt: list[float] = field(default_factory=list)  # ms, best round trip per phone
+    pings: list[float] = field(default_factory=list)  # ms, the heartbeat's round trips
+    # Wall ms each latency's command (ping) was sent, beside `latencies` (`pings`): what flowed
+    # during the busiest seconds.
+    latency_wall: list[float] = field(default_factory=list)
+    ping_wall: list[float] = field(default_factory=list)
+    busy_seen: list[float] = field(default_factory=list)  # wall ms a phone first showed it
+    busy_phones: int = 0  # the phones that should show it
     extra: dict[str, Any] = field(default_factory=dict)
     storm: Storm = field(default_factory=lambda: Storm())
 
@@ -129,7 +152,8 @@ class Storm:
 
 
 STORM_GIVE_UP = 60.0  # seconds after the drop: a phone not welcomed by then is refused for good
-BACKOFF_MIN, BACKOFF_MAX = 0.5, 20.0  # web/js/conn.js: BACKOFF_MIN_MS, BACKOFF_MAX_MS
+# The app's own (web/js/conn.js, read by bench/phone.py): BACKOFF_MIN_MS, BACKOFF_MAX_MS.
+BACKOFF_MIN, BACKOFF_MAX = APP.backoff_min_s, APP.backoff_max_s
 
 
 def backoff_delay(attempt: int, rng: random.Random) -> float:
@@ -149,10 +173,12 @@ def ws_url(base: str, code: str) -> str:
 
 
 class ClockSync:
-    """A phone's estimate of the server's clock: the ping/pong sample with the smallest RTT."""
+    """A phone's estimate of the server's clock, as web/js/conn.js's `ClockOffset`: of the last
+    OFFSET_SAMPLES ping/pong samples, the one with the smallest RTT."""
 
     def __init__(self) -> None:
         self.sent: dict[int, float] = {}
+        self.samples: deque[tuple[float, float]] = deque(maxlen=APP.offset_samples)
         self.best_rtt = math.inf
         self.offset: float | None = None  # server ms - local ms
 
@@ -162,14 +188,15 @@ class ClockSync:
         self.sent[t] = now
         return {"type": "ping", "t": t}
 
-    def pong(self, message: dict[str, Any], received_ms: float) -> None:
-        sent = self.sent.pop(message.get("t"), None)
+    def pong(self, message: dict[str, Any], received_ms: float) -> float | None:
+        """Take a pong's sample; its round trip in ms (None if no ping of this phone's)."""
+        sent = self.sent.pop(message.get("t"), None)  # type: ignore[arg-type]
         if sent is None:
-            return
+            return None
         rtt = received_ms - sent
-        if rtt < self.best_rtt:
-            self.best_rtt = rtt
-            self.offset = message["now_ms"] - (sent + received_ms) / 2
+        self.samples.append((rtt, message["now_ms"] - (sent + received_ms) / 2))
+        self.best_rtt, self.offset = min(self.samples)
+        return rtt
 
 
 class Table:
@@ -211,6 +238,8 @@ class Table:
         self.drops = 0  # storms this table went through (a command across one is not timed)
         self.pings: dict[int, float] = {}
         self.ping_ids = itertools.count(1)
+        self.busy_seen: dict[str, float] = {}
+        self.busy_both = asyncio.Event()
 
     # -- connections ---------------------------------------------------------------------------
 
@@ -265,6 +294,9 @@ class Table:
                 at = time.perf_counter()
                 message = json.loads(raw)
                 kind = message.get("type")
+                if kind == "pong" and self.plan.mode == "relay":
+                    self.pong(seat, message)
+                    continue
                 if self.plan.mode == "relay":
                     future = self.futures.pop(message.get("id"), None)
                     if future is not None and not future.done():
@@ -280,6 +312,7 @@ class Table:
                         if event.get("type") == "lp.proposed":
                             self.entry = event["data"]["entry"]
                     self._arrived(seat, int(message["seq"]), at)
+                    self.watch_busy(seat)
                 elif kind == "welcome":
                     self.state[seat] = apply_update(None, message)
                     future = self.welcome.get(seat)
@@ -292,7 +325,7 @@ class Table:
                     if sent is not None:
                         self.stats.storm.control_ping_ms.append((at - sent) * 1000)
                     else:
-                        self.clock[seat].pong(message, time.time() * 1000)
+                        self.pong(seat, message)
                 elif kind == "error":
                     code = (message.get("error") or {}).get("code", "?")
                     if self.measuring:
@@ -314,6 +347,42 @@ class Table:
                     if not future.done():
                         future.set_exception(ConnectionError("socket closed"))
 
+    def pong(self, seat: str, message: dict[str, Any]) -> None:
+        """A heartbeat's pong: a clock sync sample, and its round trip in the window."""
+        rtt = self.clock[seat].pong(message, time.time() * 1000)
+        if rtt is not None and self.measuring:
+            self.stats.pings.append(rtt)
+            self.stats.ping_wall.append(time.time() * 1000 - rtt)
+
+    def watch_busy(self, seat: str) -> None:
+        """The busiest minutes: the first moment this phone's state shows the round's clock
+        running (`round_start`) or time called (`time_call`)."""
+        if not self.made or seat in self.busy_seen or not self.plan.busy:
+            return
+        state = self.state.get(seat) or {}
+        if self.plan.busy == "round_start":
+            shown = (state.get("clock") or {}).get("status") == "running"
+        else:
+            shown = bool((state.get("time") or {}).get("called"))
+        if shown:
+            self.busy_seen[seat] = time.time() * 1000
+            self.stats.busy_seen.append(self.busy_seen[seat])
+            if len(self.busy_seen) == len(SEATS):
+                self.busy_both.set()
+
+    async def heartbeat(self, seat: str, end: float) -> None:
+        """The app's heartbeat (web/js/conn.js): a ping every PING_MS from each phone, whose
+        pong is also a clock sync sample; phones start out of step, as a hall's do."""
+        await asyncio.sleep(self.rng.uniform(0, APP.ping_s))
+        while time.monotonic() < end and not self.broken and not self.closing:
+            ws = self.ws.get(seat)
+            if ws is not None:  # not while the storm has it dropped
+                try:
+                    await ws.send(json.dumps(self.clock[seat].ping()))
+                except WebSocketException:
+                    pass
+            await asyncio.sleep(APP.ping_s)
+
     # -- commands ------------------------------------------------------------------------------
 
     async def send(self, seat: str, cmd: str, args: dict[str, Any]) -> tuple[dict, float, float]:
@@ -327,8 +396,18 @@ class Table:
         ws = self.ws.get(seat)
         if ws is None:  # dropped by the storm, not back yet
             raise ConnectionError("socket dropped")
-        await ws.send(json.dumps(message))
-        reply, at = await asyncio.wait_for(future, COMMAND_TIMEOUT)
+        text = json.dumps(message)
+        await ws.send(text)
+        try:
+            # The app sends a command again, with the same id, after RESEND_MS unanswered.
+            reply, at = await asyncio.wait_for(asyncio.shield(future), APP.resend_s)
+        except TimeoutError:
+            self.stats.extra["resent"] = self.stats.extra.get("resent", 0) + 1
+            ws = self.ws.get(seat)
+            if ws is None:
+                raise ConnectionError("socket dropped") from None
+            await ws.send(text)
+            reply, at = await asyncio.wait_for(future, COMMAND_TIMEOUT)
         return reply, sent, at
 
     async def wait_seq(self, seat: str, seq: int, deadline: float) -> float:
@@ -372,11 +451,29 @@ class Table:
         for seat in SEATS:
             await self.open(seat)
             await self.hello(seat, tokens[seat])
-        for seat, cmd, args in SETUP_STEPS:
+        await self.steps(REGISTRATION_STEPS)
+        if self.plan.event_round and self.made:
+            return  # the duel waits for the round's start (`after_start`)
+        await self.steps(DUEL_STEPS)
+        await self.clock_steps()
+
+    async def steps(self, steps: list[tuple[str, str, dict[str, Any]]]) -> None:
+        """Send each set-up command in turn; raise SetupError at the first refused."""
+        for seat, cmd, args in steps:
             reply, _, _ = await self.send(seat, cmd, args)
             if not reply.get("ok"):
                 raise SetupError(f"{cmd}:{(reply.get('error') or {}).get('code')}")
-        if self.number < self.plan.clock_tables:
+
+    async def after_start(self) -> None:
+        """An event table once the organiser started the round: its clock runs (started by
+        the round), the players play rock-paper-scissors and draw."""
+        await self.steps(DUEL_STEPS)
+        await self.clock_steps()
+
+    async def clock_steps(self) -> None:
+        """The tables that sample the displayed clock: a casual table's clock started by both
+        seats' votes (an event's is already running), then the clock sync's pings."""
+        if self.number < self.plan.clock_tables and not self.made:
             for seat, cmd, args in CLOCK_STEPS:
                 reply, _, _ = await self.send(seat, cmd, args)
                 if not reply.get("ok"):  # e.g. an event's clock is the judges' to start
@@ -424,6 +521,7 @@ class Table:
                 return
             if record:
                 stats.latencies.append((at - sent) * 1000)
+                stats.latency_wall.append(time.time() * 1000 - (time.perf_counter() - sent) * 1000)
             return
         drops = self.drops
         try:
@@ -445,12 +543,28 @@ class Table:
             return
         if record and drops == self.drops:  # not across a storm's drop
             stats.latencies.append((at - sent) * 1000)
+            stats.latency_wall.append(time.time() * 1000 - (time.perf_counter() - sent) * 1000)
             stats.replies.append((replied - sent) * 1000)
 
     async def run(self, start: float, end: float) -> None:
         """Commands at exponential gaps from `start` (monotonic) until `end`."""
         self.measuring = True
         mean = self.plan.interval
+        if self.plan.busy == "round_start" and self.made:
+            # The organiser's tap comes in the window: the phones show the clock running,
+            # then the players play to their duel, then their commands flow as every table's.
+            try:
+                await asyncio.wait_for(self.busy_both.wait(), max(0.0, end - time.monotonic()))
+            except TimeoutError:
+                return  # never shown: the phones not seeing it are counted by the driver
+            try:
+                await asyncio.wait_for(self.after_start(), SETUP_TABLE_TIMEOUT)
+            except SetupError as exc:
+                self.stats.errors[f"after_start:{exc}"] += 1
+                return
+            except (TimeoutError, OSError, WebSocketException, ConnectionError) as exc:
+                self.stats.errors[f"after_start:{type(exc).__name__}"] += 1
+                return
         await asyncio.sleep(max(0.0, start + self.rng.uniform(0, 2 * mean) - time.monotonic()))
         k = 0
         while time.monotonic() < end and not self.broken:
@@ -532,15 +646,8 @@ class Table:
     async def sample_clock(self, start: float, end: float) -> None:
         """Every second: the time left each phone would display, and how far apart they are."""
         await asyncio.sleep(max(0.0, start - time.monotonic()))
-        next_ping = time.monotonic()
+        # The heartbeat's pongs keep each phone's clock sync (`heartbeat`).
         while time.monotonic() < end and not self.broken:
-            if time.monotonic() >= next_ping and self.back.is_set():
-                for seat in SEATS:
-                    try:
-                        await self.ws[seat].send(json.dumps(self.clock[seat].ping()))
-                    except WebSocketException:
-                        return
-                next_ping = time.monotonic() + 5
             await asyncio.sleep(1.0)
             shown = []
             now = time.time() * 1000  # one instant for both phones
@@ -569,7 +676,34 @@ async def lag_monitor(stats: Stats, start: float, end: float, period: float = 0.
             stats.lag.append((time.perf_counter() - before - period) * 1000)
 
 
-async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -> None:
+async def play_to_duel(
+    tables: list[Table], stats: Stats, slots: int, timeout: float
+) -> list[Table]:
+    """Each event table's steps after the round's start, `slots` tables at once; the tables
+    that reached their duel (the others' failures counted in `stats.setup_errors`)."""
+    gate = asyncio.Semaphore(max(1, slots))
+    playing: list[Table] = []
+
+    async def one(table: Table) -> None:
+        async with gate:
+            try:
+                await asyncio.wait_for(table.after_start(), SETUP_TABLE_TIMEOUT)
+                playing.append(table)
+            except SetupError as exc:
+                stats.setup_errors[str(exc)] += 1
+            except (TimeoutError, OSError, WebSocketException, ConnectionError) as exc:
+                stats.setup_errors[type(exc).__name__] += 1
+
+    try:
+        await asyncio.wait_for(asyncio.gather(*(one(t) for t in tables)), timeout)
+    except TimeoutError:
+        stats.setup_errors["setup_timeout"] += len(tables) - len(playing)
+    return playing
+
+
+async def run_worker(
+    plan: Plan, wid: int, report: Any, go: Any, go_time: Any, started: Any = None
+) -> None:
     stats = Stats()
     rng = random.Random(plan.seed * 1000 + wid)
     codes = plan.codes or [None] * len(plan.tables)
@@ -612,8 +746,20 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
     try:
         await asyncio.wait_for(asyncio.gather(*slots), plan.setup_timeout)
     except TimeoutError:
-        stats.setup_errors["setup_timeout"] += pending.qsize()
+        # The tables still queued and those cut off in their set-up.
+        unaccounted = len(tables) - len(ready) - sum(stats.setup_errors.values())
+        stats.setup_errors["setup_timeout"] += max(pending.qsize(), unaccounted)
     report.put(("ready", wid, len(ready), dict(stats.setup_errors)))
+    if plan.event_round and plan.busy != "round_start":
+        # The organiser starts the round once every table's decks are registered (the
+        # driver's tap); then each table plays to its duel, as its players do.
+        while not started.is_set() and not go.is_set():  # `go` first: the run is called off
+            await asyncio.sleep(0.05)
+        if started.is_set():
+            casual = [t for t in ready if not t.made]
+            made = [t for t in ready if t.made]
+            ready = casual + await play_to_duel(made, stats, plan.setup_slots, plan.setup_timeout)
+            report.put(("started", wid, len(ready), dict(stats.setup_errors)))
     # The client holds every table's sockets for the whole run: a full collection over them
     # paused this loop for tens of milliseconds, inside every latency it was timing (lag p99
     # 14 ms at 2,500 tables). Set-up's objects frozen, young collections only, as the worker.
@@ -630,11 +776,12 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
     if plan.floor_views and plan.floor is not None:
         from .floor import FloorViews
 
-        floor = FloorViews(plan.urls[0], plan.floor_views, plan.floor, stats)
+        floor = FloorViews(plan.urls[0], plan.floor_views, plan.floor, stats, plan.busy)
         await floor.open()
         for table in ready:
             table.floor = floor
     jobs = [loop.create_task(t.run(start, end)) for t in ready]
+    jobs += [loop.create_task(t.heartbeat(seat, end)) for t in ready for seat in SEATS]
     jobs += [
         loop.create_task(t.sample_clock(start, end))
         for t in ready
@@ -648,9 +795,14 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
             else:
                 jobs.append(loop.create_task(t.storm(at, plan.storm_spread)))
     jobs.append(loop.create_task(lag_monitor(stats, start, end)))
+    if plan.hall_screens and plan.floor is not None:
+        from .floor import HallScreens
+
+        hall = HallScreens(plan.urls[0], plan.hall_screens, plan.floor.get("slugs") or [], stats)
+        jobs.append(loop.create_task(hall.run(start, end)))
     if floor is not None:
         jobs.append(loop.create_task(floor.run(start, end)))
-    grace = end + COMMAND_TIMEOUT + 5 - time.monotonic()
+    grace = end + APP.resend_s + COMMAND_TIMEOUT + 5 - time.monotonic()
     done, late = await asyncio.wait(jobs, timeout=max(1.0, grace))
     for job in late:
         job.cancel()
@@ -675,6 +827,11 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
         "clock_spread": stats.clock_spread,
         "clock_second_differs": stats.clock_second_differs,
         "clock_rtt": stats.clock_rtt,
+        "pings": stats.pings,
+        "latency_wall": stats.latency_wall,
+        "ping_wall": stats.ping_wall,
+        "busy_seen": stats.busy_seen,
+        "busy_phones": len(SEATS) * sum(1 for t in ready if t.made) if plan.busy else 0,
         "extra": stats.extra,
         "storm": stats.storm.as_dict() if plan.storm_at else None,
         "tables": len(ready),
@@ -683,7 +840,9 @@ async def run_worker(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -
     await asyncio.gather(*(t.close() for t in tables), return_exceptions=True)
 
 
-def worker_main(plan: Plan, wid: int, report: Any, go: Any, go_time: Any) -> None:
+def worker_main(
+    plan: Plan, wid: int, report: Any, go: Any, go_time: Any, started: Any = None
+) -> None:
     """The entry point of a client process."""
     raise_nofile()
-    asyncio.run(run_worker(plan, wid, report, go, go_time))
+    asyncio.run(run_worker(plan, wid, report, go, go_time, started))

@@ -2,15 +2,18 @@
 
 Flask + flask-sock under gunicorn's gevent worker (the project's server/gunicorn_conf.py), the
 client's permessage-deflate offer declined the same way as the real server, no database. Each
-message a socket sends is relayed as is to the other sockets of the same table. `python -m bench`
-measures it at the same load as the real server: the floor the server's latency is judged by.
+message a socket sends is relayed as is to the other sockets of the same table, but for the phones'
+heartbeat: a ping is answered with a pong, as the server does. `python -m bench` measures it at the
+same load as the real server: the floor the server's latency is judged by.
 
     gunicorn -c server/gunicorn_conf.py 'bench.relay:create_app()'
 """
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from typing import Any
 
 from flask import Flask
@@ -20,6 +23,8 @@ from simple_websocket import ConnectionClosed
 from server.api.keepalive import CLOSE_POLICY, Pinger, send_ping
 from server.api.middleware import DeclineWebSocketCompression
 from server.core.compat import clear_pong, pong_received
+
+PING = '{"type": "ping"'  # how the bench's phones begin a ping (json.dumps)
 
 
 def create_app() -> Flask:
@@ -69,6 +74,11 @@ def create_app() -> Flask:
             while True:
                 message = ws.receive()
                 if message is None:
+                    continue
+                if isinstance(message, str) and message.startswith(PING):
+                    # The phones' heartbeat, answered as the server does (api/ws.py).
+                    t = json.loads(message).get("t")
+                    me.send(json.dumps({"type": "pong", "t": t, "now_ms": int(time.time() * 1000)}))
                     continue
                 for peer in list(peers):
                     if peer is not me:

@@ -30,8 +30,9 @@ from server.core.config import DEFAULTS as SERVER_DEFAULTS
 from server.runtime import gctune
 
 from . import procstat, report
-from .floor import FloorUnavailable, prepare_floor
+from .floor import FloorUnavailable, prepare_floor, start_rounds
 from .load import Plan, raise_nofile, worker_main
+from .phone import APP
 from .servers import (
     GUNICORN_CONF,
     REDIS_URL,
@@ -48,6 +49,9 @@ MIB = 1024 * 1024
 LONG_SECONDS = 1800.0
 LONG_TABLES = "2500"
 LONG_FLOOR_VIEWS = 20
+# A hall's staff during every run: a judges' floor of 20 views and the hall page on 2 screens.
+FLOOR_VIEWS = 20
+HALL_SCREENS = 2
 # The settings the long run keeps at production values: the bench sets none of them, and drops
 # them from the environment it passes on.
 PRODUCTION = {
@@ -113,6 +117,15 @@ class Result:
     clock_spread: list[float] = field(default_factory=list)
     clock_second_differs: int = 0
     clock_rtt: list[float] = field(default_factory=list)
+    pings: list[float] = field(default_factory=list)  # the phones' heartbeat round trips, ms
+    # The busiest minutes: the tap's (round_start) or the deadline's (time_call) wall ms, the
+    # wall ms each phone and each floor view first showed it, and what flowed meanwhile.
+    busy_mark: float = math.nan
+    busy_seen: list[float] = field(default_factory=list)
+    busy_phones: int = 0
+    floor_busy_seen: list[float] = field(default_factory=list)
+    latency_wall: list[float] = field(default_factory=list)
+    ping_wall: list[float] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     setup_seconds: float = 0.0
     cpu_seconds: float = 0.0  # gunicorn worker(s), over the window
@@ -160,6 +173,37 @@ class Result:
             "in_flight": self.extra.get("storm_in_flight", 0),
         }
 
+    def busy_summary(self) -> dict[str, Any] | None:
+        """The busiest minute: from the tap (the deadline) to each phone and each floor view
+        showing the clock running (time called), and the commands and pings sent within
+        BUSY_SECONDS of it."""
+        kind = self.extra.get("busy")
+        if not kind or math.isnan(self.busy_mark):
+            return None
+        mark = self.busy_mark
+        shown = [t - mark for t in self.busy_seen]
+        floor = [t - mark for t in self.floor_busy_seen]
+        within = busy_window(mark)
+        during = [ms for ms, t in zip(self.latencies, self.latency_wall, strict=False) if within(t)]
+        pings = [ms for ms, t in zip(self.pings, self.ping_wall, strict=False) if within(t)]
+        return {
+            "kind": kind,
+            "phones": self.busy_phones,
+            "shown": len(shown),
+            "shown_p50_ms": percentile(shown, 50),
+            "shown_p99_ms": percentile(shown, 99),
+            "shown_max_ms": max(shown, default=math.nan),
+            "floor_shown": len(floor),
+            "floor_p99_ms": percentile(floor, 99),
+            "floor_max_ms": max(floor, default=math.nan),
+            "commands": len(during),
+            "commands_p50_ms": percentile(during, 50),
+            "commands_p99_ms": percentile(during, 99),
+            "pings": len(pings),
+            "pings_p99_ms": percentile(pings, 99),
+            "refused": self.extra.get("round_start_refused", 0),
+        }
+
     def pct(self, q: float, values: list[float] | None = None) -> float:
         return percentile(self.latencies if values is None else values, q)
 
@@ -205,7 +249,18 @@ class Result:
             "clock_spread_p99_ms": self.pct(99, self.clock_spread),
             "clock_second_differs": self.clock_second_differs,
             "clock_best_rtt_p50_ms": self.pct(50, self.clock_rtt),
-            "floor": {k: v for k, v in (self.extra.get("floor") or {}).items() if k != "staleness"},
+            "pings": len(self.pings),
+            "ping_p50_ms": self.pct(50, self.pings),
+            "ping_p99_ms": self.pct(99, self.pings),
+            "ping_max_ms": max(self.pings, default=math.nan),
+            "resent": self.extra.get("resent", 0),
+            "hall": hall_summary(self.extra.get("hall")),
+            "busy": self.busy_summary(),
+            "floor": {
+                k: v
+                for k, v in (self.extra.get("floor") or {}).items()
+                if k not in ("staleness", "busy_seen")
+            },
             "floor_staleness_p99_ms": self.pct(
                 99, (self.extra.get("floor") or {}).get("staleness", [])
             ),
@@ -225,6 +280,21 @@ class Result:
             "stalls": stalls.stalls if stalls else None,
             "stall_wakes": stalls.wakes() if stalls else None,
         }
+
+
+def hall_summary(hall: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The hall screens' polls: how many, failed, and their answers' p50, p99 and max."""
+    if not hall:
+        return None
+    times = hall["times"]
+    return {
+        "screens": hall["screens"],
+        "polls": hall["polls"],
+        "failed": hall["failed"],
+        "p50_ms": percentile(times, 50),
+        "p99_ms": percentile(times, 99),
+        "max_ms": max(times, default=math.nan),
+    }
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -327,6 +397,8 @@ def read_stalls(servers: list[Server], start: float, end: float) -> report.Stall
 
 def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
     result = Result(case, seconds=case.seconds)
+    if case.mode == "server" and busy_kind(args):
+        result.extra["busy"] = busy_kind(args)
     pg = (
         PostgresDatabase(args.postgres_url)
         if case.db == "postgres" and case.mode == "server"
@@ -342,17 +414,30 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         if case.code:
             print(f"  {case.label}: server code {result.code_path} (checked)", flush=True)
         floor = None
-        if case.mode == "server" and args.floor_views:
+        busy = busy_kind(args) if case.mode == "server" else ""
+        # The event's tables, by global number (the others are casual tables): all of them, or
+        # with a busy minute all but one in CONTROL_EVERY, whose commands flow through it.
+        in_event = [n for n in range(case.tables) if not busy or n % CONTROL_EVERY]
+        code_of: dict[int, str] = {}
+        claims_of: dict[int, dict[str, str]] = {}
+        if case.mode == "server" and (args.floor_views or busy):
             try:
-                floor = prepare_floor(servers[0], case.tables)
+                minutes = args.round_minutes if busy == "time_call" else None
+                floor = prepare_floor(servers[0], len(in_event), minutes)
             except (FloorUnavailable, OSError, subprocess.SubprocessError) as exc:
+                if busy:
+                    raise SetupFailed(f"the busy minute needs an event: {exc}") from None
                 result.extra["floor_skipped"] = str(exc)
                 print(f"  floor views skipped: {exc}", flush=True)
+            else:
+                code_of = dict(zip(in_event, floor.codes, strict=True))
+                claims_of = dict(zip(in_event, floor.claims, strict=True))
         clients = args.clients or min(4, max(2, math.ceil(case.tables / 1250)))
         clients = max(1, min(clients, case.tables))
         ctx = mp.get_context("spawn")
         report = ctx.Queue()
         go = ctx.Event()
+        started = ctx.Event()  # the organiser's tap on "Start round" (event tables)
         go_time = ctx.Value("d", 0.0)
         setup_timeout = args.setup_timeout or max(90.0, case.tables * 0.25 + 30)
         base = time.monotonic() + 1.0
@@ -368,51 +453,62 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 setup_slots=max(1, args.setup_slots // clients),
                 setup_timeout=setup_timeout,
                 clock_tables=args.clock_tables,
-                floor_views=args.floor_views,
+                floor_views=args.floor_views if floor else 0,
                 seed=args.seed,
-                codes=[floor.codes[n] for n in range(wid, case.tables, clients)] if floor else None,
-                claims=[floor.claims[n] for n in range(wid, case.tables, clients)]
+                codes=[code_of.get(n) for n in range(wid, case.tables, clients)]  # type: ignore[misc]
                 if floor
                 else None,
-                floor={"events": floor.events, "cookie": floor.cookie}
+                claims=[claims_of.get(n, {}) for n in range(wid, case.tables, clients)]
+                if floor
+                else None,
+                busy=busy,
+                floor={"events": floor.events, "cookie": floor.cookie, "slugs": floor.slugs}
                 if floor and wid == 0
                 else None,
+                hall_screens=args.hall_screens,
                 placement=case.placement,
                 storm_at=args.storm or 0.0,
                 storm_spread=args.storm_spread,
+                event_round=floor is not None,
             )
             proc = ctx.Process(
-                target=worker_main, args=(plan, wid, report, go, go_time), daemon=True
+                target=worker_main, args=(plan, wid, report, go, go_time, started), daemon=True
             )
             proc.start()
             if args.client_cpus and proc.pid is not None:
                 os.sched_setaffinity(proc.pid, args.client_cpus)
             procs.append(proc)
-        ready = 0
-        waited = 0
-        deadline = time.monotonic() + setup_timeout + 60
-        while waited < clients and time.monotonic() < deadline:
-            try:
-                kind, wid, count, setup_errors = report.get(timeout=1.0)
-            except Exception:
-                if not all(p.is_alive() for p in procs):
-                    break
-                continue
-            ready += count
-            waited += 1
-            result.setup_errors.update(setup_errors)
+        counts, setup_errors = wait_clients(report, procs, "ready", setup_timeout + 60)
+        set_up = len(counts) == clients and not any(setup_errors.values())
+        if floor is not None and busy != "round_start" and set_up:
+            # Every table's decks registered: the organiser taps "Start round" on each event,
+            # and the phones play to their duels.
+            answers = start_rounds(floor)
+            for answer in answers:
+                if answer.get("refused"):
+                    setup_errors[-1] = {"round.start:refused": len(answer["refused"])}
+            if busy == "time_call":  # every clock's deadline: the start + the round's time
+                result.busy_mark = max(a["now_ms"] for a in answers) + args.round_minutes * 60_000
+            started.set()
+            counts, played = wait_clients(report, procs, "started", setup_timeout + 60)
+            setup_errors.update(played)
+        ready = sum(counts.values())
+        for errors in setup_errors.values():
+            result.setup_errors.update(errors)
         result.tables_ready = ready
         result.setup_seconds = time.monotonic() - base
         print(
             f"  {case.label}: {ready}/{case.tables} tables ready in {result.setup_seconds:.1f} s",
             flush=True,
         )
+        failed = setup_failure(case, len(counts) == clients, ready, result.setup_errors)
         start = time.monotonic() + 1.0
-        go_time.value = start if waited == clients else -1.0
+        if busy == "time_call" and not failed:
+            failed = deadline_outside(result.busy_mark, time.time() + 1.0, case.seconds)
+        go_time.value = -1.0 if failed else start
         go.set()
-        if waited < clients:
-            result.note = "client processes failed during set-up"
-            return result
+        if failed:
+            raise SetupFailed(f"{case.label} at {case.tables} tables: {failed}")
         sampler = RssSampler(servers)
         workers = [pid for s in servers for pid in s.worker_pids()]
         db_names = (["postgres"] if case.db == "postgres" else []) + (
@@ -430,7 +526,15 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
         sampler.sample()
         sampler.start()
         profilers = start_profilers(case, workers, args, run_dir)
+        tap = None
+        if busy == "round_start" and floor is not None:
+            tap = threading.Thread(
+                target=tap_start, args=(floor, start + args.round_start, result), daemon=True
+            )
+            tap.start()
         time.sleep(max(0.0, start + case.seconds - time.monotonic()))
+        if tap is not None:
+            tap.join(timeout=60)
         t1 = time.monotonic()
         result.wall_end = time.time()
         cpu1, cl1 = procstat.total_cpu(workers), procstat.total_cpu(client_pids)
@@ -467,6 +571,12 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             result.clock_spread += data["clock_spread"]
             result.clock_second_differs += data["clock_second_differs"]
             result.clock_rtt += data["clock_rtt"]
+            result.pings += data["pings"]
+            result.latency_wall += data["latency_wall"]
+            result.ping_wall += data["ping_wall"]
+            result.busy_seen += data["busy_seen"]
+            result.busy_phones += data["busy_phones"]
+            result.floor_busy_seen += (data["extra"].get("floor") or {}).get("busy_seen", [])
             in_flight = result.extra.get("storm_in_flight", 0)
             result.extra.update(data["extra"])
             if "storm_in_flight" in data["extra"]:
@@ -498,6 +608,88 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 pg.drop()
             except Exception as exc:
                 print(f"  (could not drop {pg.name}: {exc})", file=sys.stderr)
+
+
+BUSY_SECONDS = 10.0  # the busiest seconds: from the tap (the deadline) on
+CONTROL_EVERY = 10  # with a busy minute, one table in 10 is a casual table, outside the event
+BUSY_TARGETS = {  # 2,000 tables (p99, ms)
+    "round_start": {"shown_p99_ms": 1000.0, "commands_p99_ms": 100.0},
+    "time_call": {"shown_p99_ms": 500.0, "shown_max_ms": 1000.0, "commands_p99_ms": 100.0},
+}
+
+
+def busy_kind(args: argparse.Namespace) -> str:
+    """Which busiest minute the run measures: "round_start", "time_call" or "" (none)."""
+    if getattr(args, "round_start", None) is not None:
+        return "round_start"
+    return "time_call" if getattr(args, "time_call", False) else ""
+
+
+def busy_window(mark: float) -> Any:
+    """Whether a wall ms falls within the BUSY_SECONDS from `mark` on."""
+    return lambda t: mark <= t < mark + BUSY_SECONDS * 1000
+
+
+def deadline_outside(deadline_ms: float, start_s: float, seconds: float) -> str | None:
+    """Why the round's deadline cannot be measured in the window from `start_s` (unix s) for
+    `seconds`: it came during set-up, or leaves too little of the window after it."""
+    start_ms, end_ms = start_s * 1000, (start_s + seconds) * 1000
+    if deadline_ms < start_ms + 1000:
+        return "the round's deadline came during set-up: give it more --round-minutes"
+    if deadline_ms > end_ms - BUSY_SECONDS * 1000:
+        late = (deadline_ms - start_ms) / 1000 + BUSY_SECONDS
+        return f"the window ends too soon after the round's deadline: --seconds {late:.0f} or more"
+    return None
+
+
+def tap_start(floor: Any, at: float, result: Result) -> None:
+    """The organiser's one tap on "Start round", `at` (monotonic) into the window."""
+    time.sleep(max(0.0, at - time.monotonic()))
+    result.busy_mark = time.time() * 1000
+    try:
+        answers = start_rounds(floor)
+    except FloorUnavailable as exc:
+        result.errors[f"round_start:{exc}"] += 1
+        return
+    result.extra["round_start_refused"] = sum(len(a.get("refused") or ()) for a in answers)
+
+
+class SetupFailed(Exception):
+    """A run's set-up failed: nothing it would measure means anything, so the bench stops."""
+
+
+def setup_failure(
+    case: Case, every_client: bool, ready: int, setup_errors: Counter | dict[str, int]
+) -> str | None:
+    """Why a run's set-up failed (a client process lost, a table not ready, an error on the
+    way), or None when every table is ready to measure."""
+    if not every_client:
+        return "client processes failed during set-up"
+    errors = {k: v for k, v in setup_errors.items() if v}
+    if ready < case.tables or errors:
+        return f"{ready}/{case.tables} tables ready; set-up errors {errors or 'none'}"
+    return None
+
+
+def wait_clients(
+    report: Any, procs: list[mp.Process], kind: str, timeout: float
+) -> tuple[dict[int, int], dict[int, dict[str, int]]]:
+    """Every client process's `kind` report (tables ready, set-up errors so far), by worker;
+    fewer if one died or `timeout` passed."""
+    counts: dict[int, int] = {}
+    errors: dict[int, dict[str, int]] = {}
+    deadline = time.monotonic() + timeout
+    while len(counts) < len(procs) and time.monotonic() < deadline:
+        try:
+            got, wid, count, setup_errors = report.get(timeout=1.0)
+        except Exception:
+            if not all(p.is_alive() for p in procs):
+                break
+            continue
+        if got == kind:
+            counts[wid] = count
+            errors[wid] = setup_errors
+    return counts, errors
 
 
 def start_profilers(
@@ -649,6 +841,10 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
             f"the server waited for a CPU {fmt(s['starved_pct'])}% of the time"
         )
     relays = {s["tables"]: s for s in summaries if s["mode"] == "relay"}
+    for s in relays.values():
+        if s["pings"]:
+            print(f"bare relay @ {s['tables']}:")
+            print(heartbeat_line(s))
     for s in summaries:
         if s["mode"] != "server":
             continue
@@ -676,6 +872,15 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
                 f"between the two phones; shown second differs in {s['clock_second_differs']} "
                 f"samples; best ping RTT p50 {fmt(s['clock_best_rtt_p50_ms'], 2)} ms"
             )
+        if s["pings"]:
+            print(heartbeat_line(s))
+        if s["hall"]:
+            h = s["hall"]
+            print(
+                f"  hall page ({h['screens']} screens, /api/hall every {APP.hall_poll_s:g} s): "
+                f"{h['polls']:,} answers, {h['failed']} failed, p50 {fmt(h['p50_ms'], 2)} ms, "
+                f"p99 {fmt(h['p99_ms'], 2)} ms, max {fmt(h['max_ms'], 1)} ms"
+            )
         if args.floor_views:
             if s["floor_skipped"]:
                 print(f"  floor views: skipped ({s['floor_skipped']})")
@@ -690,6 +895,8 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
                 )
         if s.get("storm"):
             print(storm_line(s["storm"]))
+        if s.get("busy"):
+            print(busy_line(s["busy"]))
         if s["clock_start_refused"]:
             print(f"  clock.start refused at some tables: {s['clock_start_refused']}")
         if s["note"]:
@@ -793,6 +1000,34 @@ def build_parser() -> argparse.ArgumentParser:
         "this folder (the run's folder when given alone)",
     )
     p.add_argument("--storm-spread", type=float, default=5.0, help="seconds (5)")
+    busy = p.add_mutually_exclusive_group()
+    busy.add_argument(
+        "--round-start",
+        type=float,
+        nargs="?",
+        const=10.0,
+        default=None,
+        help="the round's start: the event's tables register their decks and wait; this many "
+        "seconds into the window (10 when given alone) the organiser taps Start round; "
+        "measured: from the tap to each phone and each floor view showing its clock running, "
+        f"and the commands and pings of the next {BUSY_SECONDS:g} s (one table in "
+        f"{CONTROL_EVERY} is a casual table, sending commands throughout)",
+    )
+    busy.add_argument(
+        "--time-call",
+        action="store_true",
+        help="time called at every table in the same second: the round (of --round-minutes) "
+        "is started at set-up, every clock reaches its deadline in the window; measured: from "
+        "the deadline to each phone and each floor view showing time called, and the commands "
+        f"and pings of the next {BUSY_SECONDS:g} s (--seconds must reach {BUSY_SECONDS:g} s "
+        "past the deadline)",
+    )
+    p.add_argument(
+        "--round-minutes",
+        type=int,
+        default=1,
+        help="the event round's time with --time-call (default 1, the shortest an event takes)",
+    )
     p.add_argument(
         "--no-pin",
         action="store_true",
@@ -803,9 +1038,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--floor-views",
         type=int,
         default=None,
-        help=f"judges' floor views to open during the run (default 0; {LONG_FLOOR_VIEWS} with "
-        "--long; skipped if the server has none); "
+        help=f"judges' floor views to open during the run (default {FLOOR_VIEWS}; 0: casual "
+        "tables, no event; skipped if the server has none); "
         "--floor-bench runs the floor-view benchmark of bench/floorview.py instead",
+    )
+    p.add_argument(
+        "--hall-screens",
+        type=int,
+        default=HALL_SCREENS,
+        help=f"screens showing the hall page during the run (default {HALL_SCREENS}; with the "
+        "floor's events)",
     )
     p.add_argument(
         "--clock-tables",
@@ -860,7 +1102,7 @@ def resolve(args: argparse.Namespace) -> argparse.Namespace:
         args.floor_views = LONG_FLOOR_VIEWS if args.floor_views is None else args.floor_views
         args.stalls = True
     args.tables = args.tables or "500"
-    args.floor_views = args.floor_views or 0
+    args.floor_views = FLOOR_VIEWS if args.floor_views is None else args.floor_views
     split = None if args.no_pin else cpu_split()
     args.server_cpus, args.client_cpus = split or (None, None)
     if args.repeat < 1:
@@ -969,6 +1211,36 @@ def storm_line(st: dict[str, Any]) -> str:
     )
 
 
+def heartbeat_line(s: dict[str, Any]) -> str:
+    """The phones' heartbeat in a run: how many pings, their round trips, the resends."""
+    return (
+        f"  the phones' heartbeat (a ping every {APP.ping_s:g} s a phone, web/js/conn.js): "
+        f"{s['pings']:,} pings, round trip p50 {fmt(s['ping_p50_ms'], 2)} ms, p99 "
+        f"{fmt(s['ping_p99_ms'], 2)} ms, max {fmt(s['ping_max_ms'], 1)} ms; commands sent "
+        f"again after {APP.resend_s:g} s unanswered: {s['resent']}"
+    )
+
+
+def busy_line(b: dict[str, Any]) -> str:
+    """The busiest minute's figures, with the targets at 2,000 tables."""
+    kind = b["kind"]
+    what, since = (
+        ("clock running", "the tap") if kind == "round_start" else ("time called", "the deadline")
+    )
+    targets = BUSY_TARGETS[kind]
+    limits = ", ".join(f"{k.removesuffix('_ms')} <= {v:g} ms" for k, v in targets.items())
+    return (
+        f"  {kind.replace('_', ' ')}: {b['shown']}/{b['phones']} phones showed {what}, from "
+        f"{since}: p50 {fmt(b['shown_p50_ms'], 1)} ms, p99 {fmt(b['shown_p99_ms'], 1)} ms, max "
+        f"{fmt(b['shown_max_ms'], 1)} ms; floor views {b['floor_shown']} tables, p99 "
+        f"{fmt(b['floor_p99_ms'], 1)} ms, max {fmt(b['floor_max_ms'], 1)} ms; within "
+        f"{BUSY_SECONDS:g} s of it {b['commands']} commands (p50 {fmt(b['commands_p50_ms'], 2)} "
+        f"ms, p99 {fmt(b['commands_p99_ms'], 2)} ms) and {b['pings']} pings (p99 "
+        f"{fmt(b['pings_p99_ms'], 2)} ms); tables refused the start {b['refused']} "
+        f"(targets at 2,000 tables: {limits}, 0 refused, every phone)"
+    )
+
+
 def affinity_text(args: argparse.Namespace) -> str:
     if not args.server_cpus:
         why = "--no-pin" if args.no_pin else "one CPU"
@@ -1004,8 +1276,13 @@ def main(argv: list[str] | None = None) -> int:
                 try:
                     result = run_case(case, args, run_dir)
                 except Exception as exc:
-                    print(f"  failed: {exc}", flush=True)
-                    result = Result(case, seconds=case.seconds, note=f"failed: {exc}")
+                    # A run that could not be set up measured nothing: no report, an error.
+                    print(
+                        f"bench: set-up failed: {exc}; no report (logs: {run_dir})",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    return 2
                 summary = result.summary()
                 summaries.append(summary)
                 print("  " + row(summary), flush=True)

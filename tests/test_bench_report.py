@@ -156,7 +156,9 @@ def test_long_means_30_minutes_at_2500_tables_with_floor_views_and_stalls():
         ("server", 300, 60.0, True),
     ]
     plain = parse()
-    assert (plain.long, plain.tables, plain.floor_views, plain.stalls) == (False, "500", 0, False)
+    # Every run has a hall's staff: a floor of 20 views, the hall page on 2 screens.
+    assert (plain.long, plain.tables, plain.floor_views, plain.stalls) == (False, "500", 20, False)
+    assert plain.hall_screens == 2
 
 
 def test_a_baseline_alternates_with_the_current_code_baseline_first(tmp_path: Path):
@@ -177,6 +179,53 @@ def test_a_baseline_server_sees_its_own_checkout_first_and_never_this_one(tmp_pa
     assert code_path(tmp_path, env) == f"{tmp_path}:{other}"
     assert code_path(ROOT, env) == f"{ROOT}:{other}"
     assert code_path(ROOT, {}) == str(ROOT)
+
+
+def test_the_bench_phones_timing_is_read_from_the_apps_own_files() -> None:
+    """The heartbeat, clock sync, resend and backoff of the bench's phones are web/js/conn.js's
+    exports, and the hall screen's poll hall.js's: read from those files, never copied."""
+    import re
+
+    from bench import load, phone
+
+    web = Path(__file__).resolve().parent.parent / "web" / "js"
+    conn, hall = (web / "conn.js").read_text(), (web / "hall.js").read_text()
+
+    def declared(text: str, name: str) -> int:
+        found = re.search(rf"const {name} = (\d+);", text)
+        assert found, name
+        return int(found.group(1))
+
+    app = phone.APP
+    assert app.ping_s * 1000 == declared(conn, "PING_MS")
+    assert app.resend_s * 1000 == declared(conn, "RESEND_MS")
+    assert app.dead_s * 1000 == declared(conn, "DEAD_MS")
+    assert app.offset_samples == declared(conn, "OFFSET_SAMPLES")
+    assert (load.BACKOFF_MIN * 1000, load.BACKOFF_MAX * 1000) == (
+        declared(conn, "BACKOFF_MIN_MS"),
+        declared(conn, "BACKOFF_MAX_MS"),
+    )
+    assert app.hall_poll_s * 1000 == declared(hall, "POLL_MS")
+    # Another heartbeat in the app is another heartbeat in the bench.
+    moved = phone.Timing.read(conn.replace("PING_MS = ", "PING_MS = 1"), hall)
+    assert moved.ping_s != app.ping_s
+    with pytest.raises(KeyError, match="RESEND_MS"):
+        phone.Timing.read(conn.replace("RESEND_MS", "RESEND_AFTER_MS"), hall)
+
+
+def test_the_clock_sync_keeps_the_best_of_the_last_samples_as_the_app_does() -> None:
+    """web/js/conn.js's ClockOffset: the best round trip of the last OFFSET_SAMPLES."""
+    from bench.load import ClockSync
+    from bench.phone import APP
+
+    sync = ClockSync()
+    sync.sent = {1: 1000.0}
+    assert sync.pong({"t": 1, "now_ms": 5000}, 1002.0) == 2.0
+    assert (sync.best_rtt, sync.offset) == (2.0, 5000 - 1001.0)
+    for i in range(APP.offset_samples):
+        sync.sent[10 + i] = 2000.0
+        sync.pong({"t": 10 + i, "now_ms": 9000}, 2010.0)
+    assert sync.best_rtt == 10.0  # the 2 ms sample has left the window
 
 
 def test_the_storms_phones_back_off_as_the_app_does() -> None:
@@ -215,3 +264,78 @@ def test_the_storms_figures_of_every_client_add_up() -> None:
     assert summary["phones"] == 4 and summary["welcomed"] == 3
     assert summary["welcomed_max_s"] == 30.0 and summary["refused_opens"] == 6
     assert summary["failed_opens"] == {"TimeoutError": 3}
+
+
+def test_a_run_whose_set_up_fails_stops_with_an_error_and_prints_no_report(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`setup:rps.report:round_not_started` at every table once let `make bench LONG=1` run 30
+    minutes with no command and print a report: a failed set-up now stops the bench."""
+    from bench import run
+
+    ran: list[str] = []
+
+    def failing(case: run.Case, args: object, run_dir: Path) -> run.Result:
+        ran.append(case.mode)
+        errors = {"rps.report:round_not_started": case.tables}
+        why = run.setup_failure(case, True, 0, errors)
+        assert why is not None
+        raise run.SetupFailed(why)
+
+    monkeypatch.setattr(run, "run_case", failing)
+    code = run.main(["--tables", "20,40", "--no-relay", "--no-pin", "--seconds", "1"])
+    out, err = capsys.readouterr()
+    assert code != 0
+    assert ran == ["server"]  # the 40-table run never started
+    assert "round_not_started" in err and "no report" in err
+    assert "Latency in ms" not in out and "Targets:" not in out
+
+
+def test_a_set_up_fails_on_a_lost_client_a_table_short_or_any_error() -> None:
+    from bench.run import Case, setup_failure
+
+    case = Case("server", 10)
+    assert setup_failure(case, True, 10, {}) is None
+    assert setup_failure(case, True, 10, {"setup_timeout": 0}) is None
+    assert "client processes" in (setup_failure(case, False, 10, {}) or "")
+    assert "9/10" in (setup_failure(case, True, 9, {}) or "")
+    assert "round_not_started" in (
+        setup_failure(case, True, 10, {"rps.report:round_not_started": 1}) or ""
+    )
+
+
+def test_the_busiest_minutes_are_measured_from_the_tap_or_the_deadline() -> None:
+    """--round-start: from the organiser's tap to each phone and floor view showing the clock
+    running; --time-call: from the deadline to time called (R5.1); with the commands and pings
+    sent within the next seconds reported beside."""
+    from bench.run import BUSY_SECONDS, Case, Result, busy_kind
+
+    assert busy_kind(parse("--round-start")) == "round_start"
+    assert parse("--round-start").round_start == 10.0
+    assert busy_kind(parse("--time-call", "--round-minutes", "2")) == "time_call"
+    assert busy_kind(parse()) == ""
+    with pytest.raises(SystemExit):
+        parse("--round-start", "--time-call")
+    mark = 1_796_000_000_000.0
+    r = Result(Case("server", 2000), extra={"busy": "time_call"}, busy_mark=mark)
+    r.busy_phones = 4
+    r.busy_seen = [mark + 100, mark + 200, mark + 300]  # one phone never showed it
+    r.floor_busy_seen = [mark + 400]
+    r.latencies, r.latency_wall = [5.0, 50.0, 500.0], [mark - 1, mark + 1, mark + 60_000]
+    r.pings, r.ping_wall = [2.0, 7.0], [mark + BUSY_SECONDS * 1000 - 1, mark + 1]
+    b = r.summary()["busy"]
+    assert (b["kind"], b["phones"], b["shown"], b["shown_max_ms"]) == ("time_call", 4, 3, 300)
+    assert (b["floor_shown"], b["floor_max_ms"]) == (1, 400)
+    assert (b["commands"], b["commands_p99_ms"]) == (1, 50.0)  # only the one sent after it
+    assert (b["pings"], b["pings_p99_ms"]) == (2, 7.0)
+    assert Result(Case("server", 10)).summary()["busy"] is None
+
+
+def test_a_time_call_outside_the_window_stops_the_run() -> None:
+    from bench.run import BUSY_SECONDS, deadline_outside
+
+    start = 1_796_000_000.0
+    assert deadline_outside((start + 30) * 1000, start, 60) is None
+    assert "during set-up" in (deadline_outside((start - 1) * 1000, start, 60) or "")
+    late = deadline_outside((start + 55) * 1000, start, 60) or ""
+    assert f"--seconds {55 + BUSY_SECONDS:.0f}" in late

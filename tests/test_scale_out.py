@@ -10,6 +10,7 @@ import uuid
 import pytest
 from test_hub import REDIS_URL, redis_answers
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 from ws_helpers import DECK, WAIT, Phone, http
 
 from clients.testing import isolated_database, start_server, stop_server
@@ -81,6 +82,48 @@ def test_phones_and_floor_views_on_two_processes_stay_in_step(tmp_path, database
                         floor, code, lambda t: any(x["kind"] == "judge_call" for x in t["alerts"])
                     )
                     assert summary["names"] == {"A": "Yugi", "B": "Kaiba"}
+
+        asyncio.run(scenario())
+    finally:
+        stop_server(p2)
+        stop_server(p1)
+
+
+@pytest.mark.redis
+@pytest.mark.skipif(not redis_answers(), reason="Redis does not answer")
+def test_a_seat_released_on_one_process_closes_its_socket_on_the_other(tmp_path, database_url):
+    """The other process hears the seat's event on the table's log and its next sweep of the
+    socket grants asks about that seat (api/grants.py): the old phone's socket there closes."""
+    env = {"REDIS_URL": REDIS_URL}
+    url = isolated_database(database_url, "scale_out_release")
+    first, p1 = start_server(tmp_path / "one", url, env)
+    second, p2 = start_server(tmp_path / "one", url, env)
+    try:
+        organiser = f"org{uuid.uuid4().hex[:6]}"
+        create_organiser(first, organiser)
+        staff = Staff(first).login(organiser)
+        event = staff.create_event("Release Cup", 1)
+        code = event["tables"][0]["code"]
+        claim = seat_claim(first, event["slug"], 1, "A")
+        _, a = http(
+            first, "POST", f"/api/tables/{code}/join", {"name": "Yugi", "seat": "A", "claim": claim}
+        )
+
+        async def scenario() -> None:
+            async with connect(second.ws_url + f"/ws/table/{code}") as wa:
+                phone = Phone(wa)
+                await phone.hello(a["token"])
+                status, _ = staff.request("POST", f"/api/staff/tables/{code}/seats/A/release", {})
+                assert status == 200
+                seen = []
+                try:
+                    async with asyncio.timeout(WAIT):
+                        while True:
+                            seen.append(json.loads(await wa.recv()))
+                except ConnectionClosed:
+                    pass
+                codes = [(m.get("error") or {}).get("code") for m in seen]
+                assert "revoked" in codes, seen
 
         asyncio.run(scenario())
     finally:

@@ -180,6 +180,11 @@ class Connection(Session):
         )
         if snap.seq <= self.last_seq:
             return
+        if self._grant is not None and (
+            len(rows) < snap.seq - self.last_seq  # too many to read here: any may be a seat's
+            or any(str(row.get("type", "")).startswith("seat.") for row in rows)
+        ):
+            self.grants.changed(self.code)  # a seat may have moved: the sweep checks it
         events = self._events(rows)
         self.last_seq = snap.seq
         message = {"type": "update", "seq": snap.seq, "events": events}
@@ -311,7 +316,9 @@ class Connection(Session):
             # what ends it (its seat moved to another phone) ends this socket.
             if self._forget_grant is not None:
                 self._forget_grant()
-            self._forget_grant = self.grants.add(grant, self.revoke) if grant is not None else None
+            self._forget_grant = (
+                self.grants.add(grant, self.revoke, self.code) if grant is not None else None
+            )
             self._grant = grant
         if not self.subscribed:
             # Subscribe before reading the state, so nothing committed in between is missed.
