@@ -339,6 +339,7 @@ def test_a_first_event_with_phones_on_the_clubs_wifi(
             expect(org.get_by_test_id(f"result-{t.table}")).to_contain_text("A wins")
 
         # --- the whole event's results, as the organiser's page downloads them ----------------
+        expect(org.get_by_test_id("export")).to_have_text("Results (CSV)")
         with org.expect_download() as download:
             org.get_by_test_id("export").click()
         text = Path(download.value.path()).read_text(encoding="utf-8-sig")

@@ -4,8 +4,10 @@ and MiniBrowser inside e2e/hall_world.py's network namespace, Selenium reaching 
 the namespace's veth address). It opens the QR code printed on its table's card, read by
 zbarimg from the organiser's cards page on the laptop (127.0.0.1), sits with the pairing's name
 and player ID, plays an LP entry with a Chromium phone opposite (also in the namespace), and
-after the round is decided is told its round-2 table, where one tap seats it. Every page error
-on the WebKit phone fails the test.
+after the round is decided is told its round-2 table, where one tap seats it. Before round 1
+its player registers their deck list on the players' page opened by the hall's QR code; both
+tables offer that list, and the round-2 table refuses another, said on the phone (R2.6, R1.6).
+Every page error on the WebKit phone fails the test.
 
     .venv/bin/pytest e2e/test_webkit_in_the_hall.py -q        (or -m webkit)
 """
@@ -30,6 +32,36 @@ LAPTOP = {"viewport": {"width": 1280, "height": 900}, "is_mobile": False, "has_t
 PLAYERS = [("Chen Wei", "0100000001"), ("Ito Ren", "0100000002")]
 PLAYERS += [("Mai Kujaku", "0100000003"), ("Joey Wheeler", "0100000004")]
 ID = dict(PLAYERS)
+FILLER = [f"3 Card {i}" for i in range(13)] + ["1 Card 13"]  # 40 cards
+DECK_LIST = "\n".join(["Main Deck", *FILLER, "Side Deck", "2 Mirror Force"])
+OTHER_LIST = "\n".join(["Main Deck", *FILLER, "Side Deck", "3 Raigeki"])
+
+
+def paste(p: wk.Phone, testid: str, text: str) -> None:
+    """Paste a deck list into a text box: its value set at once, with the input event typing
+    fires. (WebKitWebDriver's send_keys drops a text's line breaks in a textarea: 148 of a
+    list's 164 characters arrived, every "\n" lost; a list is pasted on a phone anyway.)"""
+    p.until(
+        lambda: p.js(
+            "const e = document.querySelector(arguments[0]); if (!e) return false;"
+            "e.focus(); e.value = arguments[1];"
+            "e.dispatchEvent(new InputEvent('input', {bubbles: true, inputType: 'insertText'}));"
+            "return e.value === arguments[1];",
+            f"[data-testid='{testid}']",
+            text,
+        ),
+        f"paste into {testid}",
+    )
+
+
+def value(p: wk.Phone, testid: str) -> str:
+    """A field's value as the page has it now."""
+    return str(
+        p.js(
+            "const e = document.querySelector(arguments[0]); return e ? e.value : null;",
+            f"[data-testid='{testid}']",
+        )
+    )
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +116,9 @@ def test_a_webkit_phone_in_the_hall_scans_sits_plays_and_follows_the_round(
         }
         for url in printed.values():
             assert url.startswith(f"{hall_server.lan}/s/"), url
+        org.goto(f"/e/{ev['slug']}/hall")
+        players_page = decode_qr(org.get_by_test_id("hall-qr").screenshot())
+        assert players_page == f"{hall_server.lan}/e/{ev['slug']}", players_page
 
         # The WebKit phone, in the namespace: 127.0.0.1 there is not the server.
         a = world.phone(hall_server.lan, net=phones_net)
@@ -91,12 +126,19 @@ def test_a_webkit_phone_in_the_hall_scans_sits_plays_and_follows_the_round(
         assert "Could not connect" in a.js("return document.body.textContent"), a.js(
             "return document.body.textContent"
         )
-        a.open(printed["A"])  # exactly as printed
-        shown = (
-            "const e = document.querySelector(\"[data-testid='name-input']\"); return e && e.value"
-        )
-        a.until(lambda: a.js(shown) == a_name, f"the pairing's name {a_name!r} on the card's seat")
+        # The player registers their deck list for the event, once, on the players' page.
+        a.open(players_page)
         a.js("sessionStorage.removeItem('__errs')")
+        a.fill("ev-find-input", ID[a_name])
+        a.tap("ev-find-go")
+        a.tap(f"ev-pick-{table1['a']['player']}")
+        a.until(lambda: value(a, "ev-deck-id") == ID[a_name], "the player ID in the deck form")
+        paste(a, "ev-deck-text", DECK_LIST)
+        a.tap("ev-deck-go")
+        a.wait_text("ev-deck-said", "main 40, extra 0, side 2")
+        errors = a.errors()
+        a.open(printed["A"])  # exactly as printed
+        a.until(lambda: value(a, "name-input") == a_name, "the pairing's name on the card's seat")
         a.fill("player-id-input", ID[a_name])
         a.tap("take-seat-A")
         a.wait_text("role", "A")
@@ -114,10 +156,13 @@ def test_a_webkit_phone_in_the_hall_scans_sits_plays_and_follows_the_round(
 
         status, body = staff.request("POST", f"{base}/round/start", {})
         assert status == 200, body
-        # Decks, checklist, rock-paper-scissors (won by A on WebKit), A goes first, both draw.
-        for field, count in (("main", "40"), ("extra", "15"), ("side", "15")):
-            a.fill(f"deck-{field}", count)
-        a.tap("deck-declare")
+        # Decks: the table offers A's registered list and takes it; B declares counts,
+        # confirming A's in the same tap. Then the checklist, rock-paper-scissors (won by A on
+        # WebKit), A goes first, both draw.
+        a.wait_count("deck-list-event", 1)
+        a.until(lambda: value(a, "deck-list-text") == DECK_LIST, "the event's list offered")
+        a.tap("deck-list-register")
+        a.wait_text("deck-list-mine", "40")
         for field, count in (("main", "40"), ("extra", "15"), ("side", "15")):
             b.get_by_test_id(f"deck-{field}").fill(count)
         expect(b.get_by_test_id("deck-declare")).to_contain_text("40")
@@ -157,8 +202,15 @@ def test_a_webkit_phone_in_the_hall_scans_sits_plays_and_follows_the_round(
         a.tap("next-sit")
         a.wait_text("role", seat)
         a.wait_text(f"name-{seat}", a_name)
+        # The round-2 table offers the same list and refuses another (R2.6).
+        a.wait_count("deck-list-event", 1)
+        a.until(lambda: value(a, "deck-list-text") == DECK_LIST, "the event's list offered")
+        paste(a, "deck-list-text", OTHER_LIST)
+        a.tap("deck-list-register")
+        a.wait_text("toast", "R2.6")
+        assert a.count("deck-list-mine") == 0
         assert a.collector_in_place()
-        assert a.errors() == []
+        assert errors + a.errors() == []
     finally:
         chromium.close()
         laptop.close()
