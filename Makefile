@@ -67,7 +67,8 @@ test-postgres: install
 e2e: install chromium
 	$(BIN)/pytest e2e
 
-# The player's journeys on WebKit, the iPhone's engine, alone (e2e/test_webkit.py).
+# The player's journeys on WebKit, the iPhone's engine, alone (e2e/test_webkit.py; as root, also
+# e2e/test_webkit_in_the_hall.py, its phones in the hall's network namespace).
 test-webkit: install chromium
 	$(BIN)/pytest e2e -m webkit
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
 
@@ -121,10 +122,17 @@ def choose_and_draw(a: Page, b: Page, chooser: Page, order: str = "first") -> No
     expect_phase(b, "duel")
 
 
-def start_duel(a: Page, b: Page, winner: Page | None = None, order: str = "first") -> None:
-    """Duel 1 from registration: decks, checklist, rock-paper-scissors, choice and draw."""
+def start_duel(
+    a: Page,
+    b: Page,
+    winner: Page | None = None,
+    order: str = "first",
+    decks: Callable[[Page, Page], None] = declare_decks,
+) -> None:
+    """Duel 1 from registration: decks (`decks`, the counts declared by default),
+    checklist, rock-paper-scissors, choice and draw."""
     winner = winner or a
-    declare_decks(a, b)
+    decks(a, b)
     checklist(a, b)
     rock_paper_scissors(a, b, winner)
     choose_and_draw(a, b, winner, order)
@@ -206,15 +214,22 @@ def loser_chooses(a: Page, b: Page, loser: Page, order: str = "first") -> None:
         expect(page.get_by_test_id("first-player")).to_have_count(0)
 
 
-def play_match(a: Page, b: Page, winner: str, names: dict[str, str]) -> None:
+def play_match(
+    a: Page,
+    b: Page,
+    winner: str,
+    names: dict[str, str],
+    decks: Callable[[Page, Page], None] = declare_decks,
+) -> None:
     """A whole 2-0 match on two phones, from deck registration to the match's result, every
     step in the page: decks, checklist, rock-paper-scissors (won by `winner`, the seat letter,
     who goes first), LP entries proposed on one phone and confirmed on the other (R1.4: in
     duel 1 one each way), each duel's result and the match's confirmed by both (R7.4); duel 2
-    chosen by duel 1's loser (R6.6). `names` are the seats' names as the pages show them."""
+    chosen by duel 1's loser (R6.6). `names` are the seats' names as the pages show them;
+    `decks` registers both decks (by default the counts declared and confirmed)."""
     pages = {"A": a, "B": b}
     win, lose = pages[winner], pages["B" if winner == "A" else "A"]
-    start_duel(a, b, winner=win, order="first")
+    start_duel(a, b, winner=win, order="first", decks=decks)
     for duel in (1, 2):
         if duel == 2:
             between_duels(a, b)

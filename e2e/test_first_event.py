@@ -3,14 +3,20 @@ organiser on the laptop at 127.0.0.1, a judge on another laptop page, and eight 
 in a network namespace of their own, where the server is reached only by the LAN address.
 Everything is driven through the pages, with no HTTP call but `create-organiser`.
 
-8 players, 4 tables. Each phone opens its seat only by the QR code decoded (zbarimg) from the
-printed cards page. Tables 1 and 2 play a whole 2-0 match on their phones; at table 3 a player
-does not show (the organiser enters the result); at table 4 a player mistypes their ID and
-corrects it on the waiting screen (no stale alert on the floor), then calls a judge, who settles
-the call from the floor. Both players of tables 1 and 2 tap every button their finished table
-offers: the standings, the organiser's page and results.csv still hold each 2-0 with its duels.
-Round 2 is paired: the finished tables' phones say where their players sit next, and one tap
-seats them there.
+The organiser imports the list pasted from a spreadsheet (nine names: one does not come), checks
+the eight in and pairs round 1: 8 players, 4 tables, the ninth not paired. Before round 1 one
+player registers their deck list from their phone on the players' page, reached by the QR code
+the hall shows (R2.6, R1.6). Each phone opens its seat only by the QR code decoded (zbarimg)
+from the printed cards page; the player with a list finds it at their table, which takes it.
+Tables 1 and 2 play a whole 2-0 match on their phones; at table 3 a player does not show (the
+organiser enters the result); at table 4 a player mistypes their ID and corrects it on the
+waiting screen (no stale alert on the floor), then calls a judge, who settles the call from
+the floor. Both players of tables 1 and 2 tap every button their finished table
+offers: the organiser's page and the export still hold each 2-0. Round 2 is paired: the
+finished tables' phones say where their players sit next, and one tap seats them there; the
+player's registered list is the one their round-2 table offers, and another list is refused
+there (R2.6). Round 2's results entered, the organiser's "Results (CSV)" link downloads the
+whole event: both rounds, each player's result, opponent and table.
 """
 
 from __future__ import annotations
@@ -21,12 +27,13 @@ import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from e2e.hall_world import decode_qr
-from e2e.steps import PHONE, play_match
+from e2e.steps import PHONE, declare_decks, expect_phase, play_match
 from tests.staff_actions import PASSWORD, create_organiser
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(300)]
@@ -43,6 +50,12 @@ PLAYERS = [
     ("Duke Devlin", "0100000008"),
 ]
 ID = dict(PLAYERS)
+ABSENT = ("Seto Kaiba", "0100000009")  # on the list, never checked in
+# The list pasted from the club's spreadsheet: a header, the eight, and one who does not come.
+SHEET = "Name,Player ID\n" + "".join(f"{n},{i}\n" for n, i in [*PLAYERS, ABSENT])
+FILLER = [f"3 Card {i}" for i in range(13)] + ["1 Card 13"]  # 40 cards
+DECK_LIST = "\n".join(["Main Deck", *FILLER, "Side Deck", "2 Mirror Force"])
+OTHER_LIST = "\n".join(["Main Deck", *FILLER, "Side Deck", "3 Raigeki"])
 
 
 @dataclass
@@ -58,14 +71,21 @@ def log_in(page: Page, username: str) -> None:
     page.get_by_test_id("login-go").click()
 
 
-def add_players(org: Page, players: list[tuple[str, str]]) -> None:
-    """Today's way of registering players: one at a time on the organiser's page. (The place
-    where registration at the door, an imported list and check-in, comes in.)"""
-    for n, (name, player_id) in enumerate(players, start=1):
-        org.get_by_test_id("player-name").fill(name)
-        org.get_by_test_id("player-id").fill(player_id)
-        org.get_by_test_id("player-add").click()
-        expect(org.get_by_test_id(f"player-{n}")).to_contain_text(name)
+def register_at_the_door(org: Page) -> None:
+    """The front desk: the list imported from the spreadsheet's text, the eight who came
+    checked in (the ninth is not, so is not paired)."""
+    org.get_by_test_id("import-text").fill(SHEET)
+    org.get_by_test_id("import-go").click()
+    expect(org.get_by_test_id("player-list").locator("li")).to_have_count(len(PLAYERS) + 1)
+    org.get_by_test_id("swiss-check-in").check()
+    expect(org.get_by_test_id("checked-in-count")).to_contain_text(f"0 of {len(PLAYERS) + 1}")
+    for n, (name, player_id) in enumerate(PLAYERS, start=1):
+        expect(org.get_by_test_id(f"player-{n}")).to_contain_text(f"{name} ({player_id})")
+        org.get_by_test_id(f"checkin-{n}").click()
+        expect(org.get_by_test_id(f"checked-in-{n}")).to_be_visible()
+    expect(org.get_by_test_id("checked-in-count")).to_contain_text(
+        f"{len(PLAYERS)} of {len(PLAYERS) + 1}"
+    )
 
 
 def pairings(org: Page, tables: int) -> list[Paired]:
@@ -132,16 +152,18 @@ def test_a_first_event_with_phones_on_the_clubs_wifi(
         org.get_by_test_id("ev-tables").fill("4")
         org.get_by_test_id("ev-create").click()
         expect(org.get_by_test_id("event-title")).to_contain_text("First Friday")
-        event_url = org.url
-        event_id = int(event_url.rstrip("/").split("/")[-1])
         org.get_by_test_id("judge-user").fill(judge)
         org.get_by_test_id("judge-pass").fill(PASSWORD)
         org.get_by_test_id("judge-add").click()
         expect(org.get_by_test_id("staff-list")).to_contain_text(judge)
-        add_players(org, PLAYERS)
+        register_at_the_door(org)
         org.get_by_test_id("cycle-pair").click()
         expect(org.get_by_test_id("round-start")).to_be_visible()
         round1 = pairings(org, 4)
+        # The eight who came are paired, two by two; the one not checked in is not.
+        assert sorted(n for t in round1 for n in (t.a, t.b)) == sorted(ID), round1
+        expect(org.get_by_test_id("swiss-tables")).not_to_contain_text(ABSENT[0])
+        expect(org.get_by_test_id("swiss-bye")).to_have_count(0)
         # Where the cards will send the phones: the LAN address, not this computer's.
         expect(org.get_by_test_id("print-address")).to_contain_text(hall_server.lan)
 
@@ -162,7 +184,7 @@ def test_a_first_event_with_phones_on_the_clubs_wifi(
         def sit(name: str, table: int, seat: str, typed_id: str | None = None) -> Page:
             printed = scan(cards, table, seat)
             assert printed.startswith(f"{hall_server.lan}/s/"), printed  # a phone can open it
-            page = phones.setdefault(name, phone())
+            page = phones[name] if name in phones else phones.setdefault(name, phone())
             page.goto(printed)  # exactly as printed
             expect(page.get_by_test_id("name-input")).to_have_value(name)  # the pairing's
             page.get_by_test_id("player-id-input").fill(typed_id or ID[name])
@@ -170,6 +192,41 @@ def test_a_first_event_with_phones_on_the_clubs_wifi(
             return page
 
         t1, t2, t3, t4 = round1
+
+        # --- one deck list for the event (R2.6, R1.6): table 1's seat A registers theirs from
+        # their phone, on the players' page the hall's QR code opens, before round 1 starts.
+        keeper = t1.a
+        with org.expect_popup() as opened:
+            org.get_by_test_id("hall-link").click()
+        hall = opened.value
+        players_page = decode_qr(hall.get_by_test_id("hall-qr").screenshot())
+        assert players_page.startswith(f"{hall_server.lan}/e/"), players_page
+        hall.close()
+        mine = phones[keeper] = phone()
+        mine.goto(players_page)
+        mine.get_by_test_id("ev-find-input").fill(ID[keeper])
+        mine.get_by_test_id("ev-find-go").click()
+        mine.get_by_test_id(f"ev-pick-{[n for n, _ in PLAYERS].index(keeper) + 1}").click()
+        expect(mine.get_by_test_id("ev-deck-id")).to_have_value(ID[keeper])
+        mine.get_by_test_id("ev-deck-text").fill(DECK_LIST)
+        mine.get_by_test_id("ev-deck-go").click()
+        expect(mine.get_by_test_id("ev-deck-said")).to_contain_text("main 40, extra 0, side 2")
+
+        def the_event_list(a: Page, b: Page) -> None:
+            """Table 1's decks: seat A's registered list is the one the table offers and takes
+            (its counts declared by it); seat B declares counts, confirming A's in one tap."""
+            expect(a.get_by_test_id("deck-list-event")).to_be_visible()
+            expect(a.get_by_test_id("deck-list-text")).to_have_value(DECK_LIST)
+            a.get_by_test_id("deck-list-register").click()
+            expect(a.get_by_test_id("deck-list-mine")).to_contain_text("40")
+            for field, count in (("main", 40), ("extra", 15), ("side", 15)):
+                b.get_by_test_id(f"deck-{field}").fill(str(count))
+            expect(b.get_by_test_id("deck-declare")).to_contain_text("40")  # A's, confirmed
+            b.get_by_test_id("deck-declare").click()
+            a.get_by_test_id("confirm-deck").click()
+            for page in (a, b):
+                expect_phase(page, "pregame")
+
         for t in (t1, t2):
             for seat, name in (("A", t.a), ("B", t.b)):
                 expect(sit(name, t.table, seat).get_by_test_id("clock")).to_be_visible()
@@ -212,7 +269,8 @@ def test_a_first_event_with_phones_on_the_clubs_wifi(
         winners = {1: "A", 2: "B"}
         for t in (t1, t2):
             names = {"A": t.a, "B": t.b}
-            play_match(phones[t.a], phones[t.b], winners[t.table], names)
+            decks = the_event_list if t is t1 else declare_decks
+            play_match(phones[t.a], phones[t.b], winners[t.table], names, decks=decks)
 
         # Both players tap everything their finished table offers: no new match at an event
         # table, and nothing they tap changes the recorded result.
@@ -233,17 +291,9 @@ def test_a_first_event_with_phones_on_the_clubs_wifi(
             expect(org.get_by_test_id(f"result-{table}")).not_to_have_text("")
         expect(org.get_by_test_id("cycle-step")).to_have_attribute("data-step", "results_in")
 
-        # The results hold: the organiser's page, results.csv with the duels, the standings.
+        # The results hold on the organiser's page (and in the export, after round 2).
         for t in (t1, t2):
             expect(org.get_by_test_id(f"result-{t.table}")).to_have_text(f"{winners[t.table]} wins")
-        rows = results_csv(org, event_id, 1)
-        for t in (t1, t2):
-            row = rows[t.table]
-            assert row["match_winner"] == winners[t.table], row
-            assert row["match_reason"] == "wins", row
-            assert row[f"wins_{winners[t.table].lower()}"] == "2", row
-            w = winners[t.table]
-            assert row["duels"] == f"1:{w} 2:{w}" or re.fullmatch(r"1:[AB].*2:[AB]", row["duels"])
 
         # --- round 2: the phones follow the round ---------------------------------------------
         org.get_by_test_id("cycle-pair").click()
@@ -266,21 +316,54 @@ def test_a_first_event_with_phones_on_the_clubs_wifi(
                 expect(page.get_by_test_id("clock")).to_be_visible()
                 expect(page.get_by_test_id("role")).to_contain_text(seat)
                 expect(page.get_by_test_id(f"name-{seat}")).to_have_text(name)
-        # Round 1's results are still what was played.
-        rows = results_csv(org, event_id, 1)
+
+        # The list registered once binds the round-2 table too: it offers that list, refuses
+        # another (R2.6, said on the phone) and takes the registered one.
+        mine = phones[keeper]
+        expect(mine.get_by_test_id("deck-list-event")).to_be_visible()
+        expect(mine.get_by_test_id("deck-list-text")).to_have_value(DECK_LIST)
+        mine.get_by_test_id("deck-list-text").fill(OTHER_LIST)
+        mine.get_by_test_id("deck-list-register").click()
+        expect(mine.get_by_test_id("toast")).to_contain_text("R2.6")
+        expect(mine.get_by_test_id("deck-list-mine")).to_have_count(0)
+        mine.get_by_test_id("deck-list-text").fill(DECK_LIST)
+        mine.get_by_test_id("deck-list-register").click()
+        expect(mine.get_by_test_id("deck-list-mine")).to_contain_text("40")
+
+        # Round 2 is played out (the organiser enters its results: seat A wins everywhere).
+        org.get_by_test_id("round-start").click()
+        expect(org.get_by_test_id("round-started")).to_be_visible()
+        for t in round2:
+            org.get_by_test_id(f"result-pick-{t.table}").select_option("A")
+            org.get_by_test_id(f"result-enter-{t.table}").click()
+            expect(org.get_by_test_id(f"result-{t.table}")).to_contain_text("A wins")
+
+        # --- the whole event's results, as the organiser's page downloads them ----------------
+        expect(org.get_by_test_id("export")).to_have_text("Results (CSV)")
+        with org.expect_download() as download:
+            org.get_by_test_id("export").click()
+        text = Path(download.value.path()).read_text(encoding="utf-8-sig")
+        rows = {r["name"]: r for r in csv.DictReader(io.StringIO(text))}
+        # The eight who played, not the one who did not come.
+        assert set(rows) == set(ID), sorted(rows)
+        assert rows[t1.a]["player_id"] == f'="{ID[t1.a]}"'  # a spreadsheet keeps the zero
+        for n, played in ((1, round1), (2, round2)):
+            for t in played:
+                for me, them in ((t.a, t.b), (t.b, t.a)):
+                    row = rows[me]
+                    assert row[f"round_{n}_opponent"] == them, (n, row)
+                    assert row[f"round_{n}_table"] == str(t.table), (n, row)
+        # Round 1's two matches played on the phones are still what was played, 2-0.
         for t in (t1, t2):
-            assert rows[t.table]["match_winner"] == winners[t.table]
-            assert rows[t.table]["duels"] != ""
+            won, lost = (t.a, t.b) if winners[t.table] == "A" else (t.b, t.a)
+            assert rows[won]["round_1"] == "W 2-0", rows[won]
+            assert rows[lost]["round_1"] == "L 0-2", rows[lost]
+            assert rows[won]["round_1_reason"].startswith("wins ("), rows[won]
+        for t in round2:
+            assert rows[t.a]["round_2"].startswith("W"), rows[t.a]
+            assert rows[t.b]["round_2"].startswith("L"), rows[t.b]
     finally:
         expect.set_options(timeout=5_000)
-
-
-def results_csv(org: Page, event_id: int, round_no: int) -> dict[int, dict[str, str]]:
-    """The organiser's "Results (CSV)" of one round, read with the page's own login."""
-    answer = org.request.get(f"/api/events/{event_id}/results.csv?round={round_no}")
-    assert answer.ok, answer.status
-    text = answer.text().removeprefix("\ufeff")
-    return {int(r["table"]): r for r in csv.DictReader(io.StringIO(text))}
 
 
 def tap_everything(page: Page) -> None:

@@ -7,11 +7,19 @@ the app's scripts, and can cut the phone's network for a few seconds (every conn
 new ones refused), as a phone losing the club's Wi-Fi does. `make chromium` installs the
 packages (root, as CI is); elsewhere the tests that need them are skipped, naming what is
 missing. docs/decisions.md says what WebKitGTK shares with iOS Safari and what it does not.
+
+A phone may also be another device on the club's Wi-Fi (`World.phone(lan, net=...)`, with
+e2e/hall_world.py's namespace): its WebKitWebDriver and MiniBrowser run inside the phones'
+network namespace, the driver listening on the namespace's end of the veth pair (Selenium on
+this machine reaches it there), and the proxy is the browser's HTTP proxy on the namespace's
+own 127.0.0.1, whose sockets to the server are made inside the namespace too: the phone opens
+the address as printed, and 127.0.0.1 there is not the server.
 """
 
 from __future__ import annotations
 
 import copy
+import ctypes
 import glob
 import json
 import os
@@ -26,7 +34,10 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from e2e.hall_world import PhoneNet
 
 WEBDRIVER = "/usr/bin/WebKitWebDriver"
 MINIBROWSER_GLOB = "/usr/lib/*/webkit2gtk-4.1/MiniBrowser"
@@ -77,6 +88,38 @@ toolbar, toolbar * { min-height: 0; min-width: 0; padding: 0; margin: 0; font-si
 entry { min-width: 0; min-height: 0; padding: 0; font-size: 6px; }
 button { min-width: 0; min-height: 0; padding: 0; }
 """
+
+
+T = TypeVar("T")
+CLONE_NEWNET = 0x40000000
+
+
+def in_namespace(namespace: str, make: Callable[[], T]) -> T:
+    """`make()` run on a thread of its own that joined the network namespace first: a socket it
+    makes belongs to that namespace for good (setns moves one thread only, and that thread
+    ends here)."""
+    found: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            fd = os.open(f"/run/netns/{namespace}", os.O_RDONLY)
+            try:
+                if libc.setns(fd, CLONE_NEWNET) != 0:
+                    err = ctypes.get_errno()
+                    raise OSError(err, f"setns {namespace}: {os.strerror(err)}")
+            finally:
+                os.close(fd)
+            found["value"] = make()
+        except BaseException as err:  # noqa: BLE001 - raised again on the caller's thread
+            found["error"] = err
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in found:
+        raise found["error"]
+    return found["value"]
 
 
 def minibrowser() -> str:
@@ -143,12 +186,17 @@ class Display:
 
 class PhoneProxy:
     """One phone's way to the server: HTTP passed on with the error collector put in each page,
-    websockets piped through as they are, and a cut of the phone's network on demand."""
+    websockets piped through as they are, and a cut of the phone's network on demand.
 
-    def __init__(self, upstream: str) -> None:
+    With a `namespace` it is the phone's HTTP proxy inside that network namespace: it listens
+    on the namespace's 127.0.0.1, and passes each request on to the host it names (the address
+    the page was opened at), connecting from inside the namespace as the phone would."""
+
+    def __init__(self, upstream: str, namespace: str = "") -> None:
         host, _, port = upstream.removeprefix("http://").partition(":")
         self.upstream = (host, int(port))
-        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.namespace = namespace
+        self.listener = self._socket(lambda: socket.create_server(("127.0.0.1", 0)))
         self.port = self.listener.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         self.down_until = 0.0
@@ -179,6 +227,10 @@ class PhoneProxy:
 
     # --- passing on ------------------------------------------------------------------------
 
+    def _socket(self, make: Callable[[], socket.socket]) -> socket.socket:
+        """A socket on this machine, or inside the phone's namespace."""
+        return in_namespace(self.namespace, make) if self.namespace else make()
+
     def _close(self, sock: socket.socket) -> None:
         self.live.discard(sock)
         try:
@@ -205,10 +257,15 @@ class PhoneProxy:
             head = self._read_head(client)
             if not head:
                 return
-            if b"\r\nupgrade: websocket" in head.lower():
-                self._pipe(client, head)
+            head, target = self._target(head)
+            if head.startswith(b"CONNECT "):
+                server = self._upstream(target)
+                client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                self._pipe(client, b"", server)
+            elif b"\r\nupgrade: websocket" in head.lower():
+                self._pipe(client, head, self._upstream(target))
             else:
-                self._http(client, head)
+                self._http(client, head, target)
         except OSError:
             pass
         finally:
@@ -225,16 +282,34 @@ class PhoneProxy:
             data += chunk
         return data
 
-    def _upstream(self) -> socket.socket:
-        sock = socket.create_connection(self.upstream, timeout=30)
+    def _target(self, head: bytes) -> tuple[bytes, tuple[str, int]]:
+        """Where a request goes, and its head as the server takes it: a proxy's request names
+        its host (`GET http://host:port/path`, `CONNECT host:port`), a page's does not."""
+        line, sep, rest = head.partition(b"\r\n")
+        parts = line.split(b" ")
+        if len(parts) == 3 and parts[0] == b"CONNECT":
+            host, _, port = parts[1].decode().rpartition(":")
+            return head, (host, int(port))
+        if len(parts) == 3 and parts[1].startswith(b"http://"):
+            where, slash, path = parts[1][len(b"http://") :].partition(b"/")
+            host, _, port = where.decode().partition(":")
+            kept = [
+                x for x in rest.split(b"\r\n") if not x.lower().startswith(b"proxy-connection:")
+            ]
+            line = b" ".join([parts[0], b"/" + path if slash else b"/", parts[2]])
+            return line + sep + b"\r\n".join(kept), (host, int(port or 80))
+        return head, self.upstream
+
+    def _upstream(self, target: tuple[str, int]) -> socket.socket:
+        sock = self._socket(lambda: socket.create_connection(target, timeout=30))
         with self.lock:
             self.live.add(sock)
         return sock
 
-    def _pipe(self, client: socket.socket, head: bytes) -> None:
-        server = self._upstream()
+    def _pipe(self, client: socket.socket, head: bytes, server: socket.socket) -> None:
         try:
-            server.sendall(head)
+            if head:
+                server.sendall(head)
             pair = {client: server, server: client}
             while True:
                 ready, _, _ = select.select(list(pair), [], [], 1)
@@ -249,7 +324,7 @@ class PhoneProxy:
             with self.lock:
                 self._close(server)
 
-    def _http(self, client: socket.socket, head: bytes) -> None:
+    def _http(self, client: socket.socket, head: bytes, target: tuple[str, int]) -> None:
         top, _, rest = head.partition(b"\r\n\r\n")
         lines = top.split(b"\r\n")
         path = lines[0].split(b" ")[1] if len(lines[0].split(b" ")) > 1 else b"/"
@@ -280,7 +355,14 @@ class PhoneProxy:
             if not chunk:
                 break
             body += chunk
-        server = self._upstream()
+        try:
+            server = self._upstream(target)
+        except OSError as err:  # nothing answers there: what a browser says of it
+            client.sendall(
+                b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+                b"\r\n" + f"Could not connect to {target[0]}: {err.strerror}".encode()
+            )
+            return
         try:
             server.sendall(b"\r\n".join(kept) + b"\r\n\r\n" + body)
             answer = b""
@@ -331,29 +413,42 @@ class Phone:
     """One WebKit phone: a MiniBrowser session at 390x844 behind its own proxy. Steps find
     their elements again each time (the app redraws its panels) and wait up to WAIT seconds."""
 
-    def __init__(self, display: str, config: Path, server: str) -> None:
+    def __init__(
+        self, display: str, config: Path, server: str, net: PhoneNet | None = None
+    ) -> None:
         from selenium import webdriver
+        from selenium.webdriver.common.proxy import Proxy, ProxyType
         from selenium.webdriver.webkitgtk.options import Options
         from selenium.webdriver.webkitgtk.service import Service
 
-        self.proxy = PhoneProxy(server)
-        self.url = self.proxy.url
+        self.proxy = PhoneProxy(server, net.namespace if net else "")
+        # In the namespace pages are opened at the server's own (LAN) address, through the
+        # proxy; on this machine at the proxy's.
+        self.url = server.rstrip("/") if net else self.proxy.url
         self.scope = ""  # a CSS selector every step looks inside ("": the whole page)
         options = Options()
         options.binary_location = minibrowser()
         options.add_argument("--automation")
         env = {**os.environ, "DISPLAY": display, "XDG_CONFIG_HOME": str(config)}
         env.pop("WAYLAND_DISPLAY", None)
-        # A process group of its own: the driver, its MiniBrowser and WebKit's processes end
-        # together, even when a page hangs and the driver no longer answers.
-        service = Service(WEBDRIVER, env=env, popen_kw={"start_new_session": True})
-        with warnings.catch_warnings():
-            # Selenium's own WebKitGTK driver hands its address on the way Selenium deprecates.
-            warnings.simplefilter("ignore", DeprecationWarning)
-            self.driver = webdriver.WebKitGTK(options=options, service=service)
+        if net is None:
+            # A process group of its own: the driver, its MiniBrowser and WebKit's processes
+            # end together, even when a page hangs and the driver no longer answers.
+            service = Service(WEBDRIVER, env=env, popen_kw={"start_new_session": True})
+            with warnings.catch_warnings():
+                # Selenium's WebKitGTK driver hands its address on the way Selenium deprecates.
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self.driver = webdriver.WebKitGTK(options=options, service=service)
+            self.group = service.process.pid
+            self.process: subprocess.Popen[bytes] | None = None
+        else:
+            options.proxy = Proxy(
+                {"proxyType": ProxyType.MANUAL, "httpProxy": f"127.0.0.1:{self.proxy.port}"}
+            )
+            self.driver, self.process = _driver_in(net, env, options)
+            self.group = self.process.pid
         # A command that has no answer in this time means the page hangs: fail, do not wait on.
         self.driver.command_executor._client_config.timeout = ANSWER
-        self.group = service.process.pid
         self.driver.set_script_timeout(WAIT)
         self.driver.set_page_load_timeout(30)
         self.size(WIDTH, HEIGHT)
@@ -391,11 +486,17 @@ class Phone:
                 os.killpg(self.group, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+            if self.process is not None:
+                self.process.wait()
 
     # --- pages -------------------------------------------------------------------------------
 
     def go(self, path: str) -> None:
         self.driver.get(self.url + path)
+
+    def open(self, url: str) -> None:
+        """Open an address exactly as given (a decoded QR code's)."""
+        self.driver.get(url)
 
     def reload(self) -> None:
         self.driver.refresh()
@@ -528,6 +629,49 @@ class Phone:
         self.until(lambda: self.count(testid) == n, f"{n} x {testid}", timeout)
 
 
+def _driver_in(
+    net: PhoneNet, env: dict[str, str], options: Any
+) -> tuple[Any, subprocess.Popen[bytes]]:
+    """WebKitWebDriver (and so its MiniBrowser) started inside the phones' namespace,
+    listening on the namespace's end of the veth pair, and a Selenium session on it from this
+    machine; with the driver's process group, to end it whatever the page does."""
+    from selenium import webdriver
+
+    probe = in_namespace(net.namespace, lambda: socket.create_server((net.phone_address, 0)))
+    port = probe.getsockname()[1]
+    probe.close()
+    command = ["ip", "netns", "exec", net.namespace, WEBDRIVER]
+    command += [f"--host={net.phone_address}", f"--port={port}"]
+    process = subprocess.Popen(
+        command,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    address = f"http://{net.phone_address}:{port}"
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection((net.phone_address, port), timeout=1).close()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+                raise RuntimeError(f"WebKitWebDriver in {net.namespace} did not listen") from None
+            time.sleep(0.05)
+    try:
+        with warnings.catch_warnings():
+            # Selenium deprecates handing the address this way, the simplest there is.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return webdriver.Remote(command_executor=address, options=options), process
+    except Exception:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+
+
 class World:
     """The display, the MiniBrowsers' GTK settings and the phones made on them."""
 
@@ -538,8 +682,10 @@ class World:
         (self.config / "gtk-3.0" / "gtk.css").write_text(GTK_CSS, encoding="utf-8")
         self.phones: list[Phone] = []
 
-    def phone(self, server: str) -> Phone:
-        made = Phone(self.display.name, self.config, server)
+    def phone(self, server: str, net: PhoneNet | None = None) -> Phone:
+        """A phone on this machine, or (with `net`) inside the phones' namespace, opening
+        `server` (there: the LAN address)."""
+        made = Phone(self.display.name, self.config, server, net)
         self.phones.append(made)
         return made
 
