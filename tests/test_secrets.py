@@ -104,4 +104,7 @@ def test_a_log_written_before_salts_still_verifies(app, tmp_path):
             row.prev_hash, t.code, row.seq, row.type, data, json.loads(row.actor), row.at_ms
         )
         EventRow.update(data=json.dumps(data), hash=digest).where(EventRow.id == row.id).execute()
+        # Such a log was written by a release that kept no heads ledger: its chain is what is
+        # checked here (a ledger made since would name the rewritten head: tests/test_verify.py).
+        store.ledger = None
         assert store.verify(t.code).ok

@@ -381,8 +381,18 @@ def test_the_export_is_the_whole_chained_log(app, client, match):
     assert prev == body["head"] and staff_hidden < hidden
 
 
-def test_each_match_at_a_table_has_its_own_page(app, client, match):
+def test_each_match_at_a_table_has_its_own_page(app, client):
     with app.app_context():
+        # A casual table: an event table plays its round's one match (R2.7 at a casual table).
+        match = StoreTable(services().store, staff_start=False).join().register()
+        match.start_duel(first="A")
+        match.lp("A", ("B", "damage", 1000))
+        match.do("B", "duel.concede")
+        match.results().between().start_duel(first="B")
+        match.do("B", "duel.concede")
+        match.results()
+        match.do("A", "match.confirm")
+        match.do("B", "match.confirm")
         match.do("A", "match.new")
         match.do("B", "match.new")
         match.start_duel(first="B")

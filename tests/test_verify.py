@@ -133,6 +133,9 @@ def sqlite_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EventStore:
     data_dir = tmp_path / "cli"
     monkeypatch.setenv("DATA_DIR", str(data_dir))
     monkeypatch.setenv("DATABASE_URL", "")
+    # Its own key directory: a key another test left in the session's would be read as this
+    # database's, which signed nothing.
+    monkeypatch.setenv("KEY_DIR", str(tmp_path / "keys"))
     bind(open_database("", str(data_dir)))
     return EventStore(db)
 
@@ -200,6 +203,9 @@ def anchored_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EventStor
     monkeypatch.setenv("DATA_DIR", str(data_dir))
     monkeypatch.setenv("KEY_DIR", str(keys))
     monkeypatch.setenv("DATABASE_URL", "")
+    # Its own key directory: a key another test left in the session's would be read as this
+    # database's, which signed nothing.
+    monkeypatch.setenv("KEY_DIR", str(tmp_path / "keys"))
     bind(open_database("", str(data_dir)))
     store = EventStore(db)
     store.signer = Signer.load_or_create(keys / "signing-key.pem")

@@ -172,6 +172,10 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
         conn.code, conn.store, conn.clock, conn.actor = code, store, lambda: 0, actor
         conn.ws, conn.version, conn.last_seq, conn.welcomed = Sent(), version, 0, False
         conn.sent_parts, conn.sent_rows = {}, []
+        conn.open_pass, conn._grant = (
+            None,
+            None,
+        )  # no pass, no grant: never open again, act on nothing
         conn.views = views  # one app's encoded texts, shared by its sockets
         conn.write("welcome", None)
         return conn
