@@ -114,6 +114,17 @@ def test_a_paired_player_cannot_be_checked_out(org: Org):
     assert r.status_code == 409 and r.json["code"] == "already_paired_player"
 
 
+def test_check_in_is_chosen_before_round_1_is_paired(org: Org):
+    """Turned on once round 1 is paired, check-in would leave out of the next round everyone
+    who never checked in (the whole field): refused, and the event keeps pairing everyone."""
+    ev = org.event(tables=1)
+    imported(org, ev, "A,1\nB,2\n")
+    assert org.call("POST", f"/api/events/{ev}/swiss/pair").status_code == 200
+    r = org.call("PATCH", f"/api/events/{ev}/swiss", {"check_in": True})
+    assert r.status_code == 409 and r.json["code"] == "check_in_fixed"
+    assert org.summary(ev)["check_in"] is False
+
+
 # --- printed pairings by name -----------------------------------------------------------------
 
 

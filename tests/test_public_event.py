@@ -113,3 +113,17 @@ def test_the_search_is_no_id_oracle(org: Org):
     player = org.app.test_client()
     found = player.get(url, query_string={"q": "0003"}, environ_base={"REMOTE_ADDR": "10.9.0.1"})
     assert [p["number"] for p in found.json["players"]] == [3]
+
+
+def test_a_deck_registration_is_no_id_oracle(org: Org):
+    """Registering a deck list on the players' page trusts the player ID it is given: each try
+    spends the address's budget for wrong IDs, as the search and the join do (R2.6), and the
+    answer names nobody."""
+    _ev, slug = paired_event(org)
+    guesser = org.app.test_client()
+    url = f"/api/e/{slug}/decklist"
+    body = {"text": "40 Kuriboh"}
+    answers = [
+        guesser.post(url, json={**body, "player_id": f"9{n:03}"}).status_code for n in range(35)
+    ]
+    assert answers[:30] == [404] * 30 and answers[30:] == [429] * 5

@@ -625,3 +625,23 @@ def test_the_staff_read_both_player_ids_on_the_sheet(app, client, match):
     log_in_staff(app, client)
     staff = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
     assert 'data-testid="sheet-id-A">0001</td>' in staff
+
+
+def test_an_event_tables_rejection_reason_is_for_its_judges_on_the_sheet_and_export(
+    app, client, match
+):
+    """R7.1: at an event table a rejection's reason is its judge call's, which the public sheet
+    and the exported log leave out as the phones do (tests/test_minor_holes.py); the staff
+    read it."""
+    public_sheet = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    exported = client.get(f"/api/tables/{match.code}/export.json").get_json()["events"]
+    [rejected] = [e for e in exported if e["type"] == "lp.rejected"]
+    assert "it was 2000" not in public_sheet
+    assert rejected["data"]["reason"] == "" and rejected["hidden"]
+    log_in_staff(app, client)
+    staff_sheet = client.get(f"/t/{match.code}/sheet").get_data(as_text=True)
+    staff_log = client.get(f"/api/tables/{match.code}/export.json").get_json()["events"]
+    assert "it was 2000" in staff_sheet
+    assert [e for e in staff_log if e["type"] == "lp.rejected"][0]["data"]["reason"] == (
+        "it was 2000"
+    )

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, jsonify
+from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
 from server.api.context import services
-from server.core.errors import DomainError, NotFound
+from server.core.errors import AppError, DomainError, NotFound
 from server.rules import Actor, RuleError
 from server.rules.decklist import BanList, DeckList
 from server.rules.event_deck import differences, require_event_list, same_list
@@ -84,12 +84,20 @@ def register_own(slug: str) -> tuple[Response, int]:
     rate_limit()
     body = load_body()
     ev = swiss().event_by_slug(slug)
+    # Each try spends one of the address's few "miss" tokens, whatever it finds: the player ID
+    # is what this route trusts, so it is guessed no faster here than at a table's join or the
+    # players' search (docs/security.md).
+    misses = current_app.extensions.get("duel_table_misses")
+    if misses is not None and not misses.take(request.remote_addr or "?"):
+        raise AppError("rate_limited", "Too many deck registrations; try again later.", status=429)
     player = swiss().player_by_id(ev.id, body["player_id"])
     if player is None:
         raise NotFound("no_such_player", "No player of this event has that player ID.")
     legal_list(body["text"], ev.id)
     swiss().set_decklist(ev.id, player.number, body["text"], "player", "player", services().clock())
-    return jsonify(_listing(swiss().player(ev.id, player.number))), 201
+    listing = _listing(swiss().player(ev.id, player.number))
+    listing.pop("name", None)  # the phone knows whom it registered; a guess learns no name
+    return jsonify(listing), 201
 
 
 @bp.get("/api/events/<int:event_id>/swiss/players/<int:number>/decklist")

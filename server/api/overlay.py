@@ -17,6 +17,7 @@ from server.rules.overlay import overlay_view
 
 from . import identity
 from .http import load_body
+from .ratelimit import rate_limit
 
 bp = Blueprint("overlay", __name__)
 bp.before_request(identity.check_request)
@@ -25,6 +26,7 @@ bp.before_request(identity.check_request)
 @bp.get("/t/<code>/overlay")
 def overlay_page(code: str) -> Response:
     """The overlay page (public: it shows nothing until the table is shown on it)."""
+    rate_limit()
     from .web import _send
 
     return _send("overlay.html")

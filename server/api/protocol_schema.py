@@ -17,6 +17,7 @@ from server.rules import DECLARATIONS, EVENTS
 from server.rules.args import Args, Field
 from server.rules.view import VIEW_FIELDS
 
+from .ratelimit import rate_limit
 from .schemas import ID_MAX
 
 bp = Blueprint("protocol_schema", __name__)
@@ -376,6 +377,7 @@ _BUILT: dict[str, Any] = {}
 @bp.get(SCHEMA_URL)
 def schema() -> Response:
     """The table socket's messages as JSON Schema."""
+    rate_limit()
     document = _BUILT.get("schema")
     if document is None:
         document = _BUILT["schema"] = build_schema()

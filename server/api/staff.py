@@ -440,21 +440,25 @@ def next_table(code: str) -> Response:
     mine = services().store.snapshot(code).state.seats[seat.seat]
     event_id = int(info["event"]["id"])
     current = tournament().current_round(event_id)
-    found: dict[str, Any] | None = None
+    matches: list[dict[str, Any]] = []
     if int(current.number) > int(info["round"]):
         for table in tournament().tables(event_id):
             for side, other in (("A", "B"), ("B", "A")):
                 paired = table["pairing"][side]
                 if _is_them(paired, mine.name, mine.player_id):
-                    found = {
-                        "round": int(current.number),
-                        "number": table["number"],
-                        "seat": side,
-                        "opponent": table["pairing"][other]["name"],
-                        "code": table["code"],
-                        "claim": card_claim(event_id, table["number"], side),
-                    }
-    return jsonify({"next": found})
+                    matches.append(
+                        {
+                            "round": int(current.number),
+                            "number": table["number"],
+                            "seat": side,
+                            "opponent": table["pairing"][other]["name"],
+                            "code": table["code"],
+                            "claim": card_claim(event_id, table["number"], side),
+                        }
+                    )
+    # Two players of one name and no IDs: the seat is not this phone's to give (a judge seats
+    # them), or the one who taps first would take the other's seat with its card's claim.
+    return jsonify({"next": matches[0] if len(matches) == 1 else None})
 
 
 def _is_them(paired: dict[str, str], name: str, player_id: str) -> bool:

@@ -581,7 +581,10 @@ class _Builder:
                 proposer=label(p.by),
                 changes=changes,
             )
-        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, e.data.get("reason", "")))
+        # At an event table the reason is the judge call's, read by the staff only (as on the
+        # phones, `rules.view.event_for`); at a casual table it is the players' own.
+        reason = e.data.get("reason", "") if self.names or not before.ruleset.staff_start else ""
+        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, reason))
 
     def on_dispute_settled(self, e: Event, before: TableState, by: str) -> None:
         action = e.data["action"]
@@ -931,12 +934,19 @@ STAFF_ONLY: dict[str, tuple[str, ...]] = {
 
 def _public_log(log: Sequence[Mapping[str, Any]], staff: bool) -> list[dict[str, Any]]:
     last_throw = max((i for i, e in enumerate(log) if e.get("type") == "rps.thrown"), default=-1)
+    judged = any(
+        e.get("type") == "table.created"
+        and dict(dict(e.get("data") or {}).get("ruleset") or {}).get("staff_start")
+        for e in log[:1]
+    )
     out = []
     for i, entry in enumerate(log):
         item = dict(entry)
         if not staff:  # what only the table's judges read: a call's reason, a phone's device id
             data = dict(item.get("data") or {})
             private = STAFF_ONLY.get(str(item.get("type")), ())
+            if judged and item.get("type") == "lp.rejected":
+                private = (*private, "reason")  # an event table's: its judge call's reason
             if any(data.get(k) for k in private):
                 item["data"] = {k: ("" if k in private else v) for k, v in data.items()}
                 item["hidden"] = True

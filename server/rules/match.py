@@ -921,7 +921,7 @@ def _window(s: TableState, e: Event) -> TableState:
     return s.evolve(phase=BETWEEN, window=window)
 
 
-@handler("match.decided", {"winner": "str?", "reason": "str", "final": "bool"})
+@handler("match.decided", {"winner": "str?", "reason": "str", "final": "bool", "note": "str"})
 def _match_decided(s: TableState, e: Event) -> TableState:
     final = bool(e.data.get("final"))
     result = MatchResult(

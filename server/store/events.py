@@ -596,6 +596,8 @@ class EventStore:
         appended like any others)."""
         for _ in range(8):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if self.ledger is not None and self.ledger.head(code) is not None:
+                continue  # a swept table's code: its heads stay in the ledger, never reused
             try:
                 with self.db.connection_context(), self.db.atomic():
                     TableRow.create(code=code, created_ms=now_ms, ruleset=ruleset.to_dict())

@@ -34,6 +34,7 @@ from server.rules import Actor, get_ruleset, view
 from server.rules import swiss as core
 from server.rules.judge import DISQUALIFICATIONS
 from server.rules.swiss import Match, Player, SwissError
+from server.rules.table import MAX_NAME
 
 from .events import EventStore
 from .models import BaseModel, JSONField, TableRow, db
@@ -78,7 +79,7 @@ class SwissLog(BaseModel):
 SWISS_MODELS = [SwissPlayer, SwissLog]
 
 MAX_IMPORT = 2000  # players in one imported list
-NAME_MAX, ID_MAX = 64, 40  # as the one-by-one form (`PlayerSchema`)
+NAME_MAX, ID_MAX = MAX_NAME, 40  # a name as long as a join takes (R1.1: the seat's name)
 _HEADER_WORDS = {
     "name", "player", "players", "player name", "姓名", "名前", "氏名", "名稱", "選手",
     "選手名", "プレイヤー", "プレイヤー名", "玩家",
@@ -661,6 +662,14 @@ class SwissService:
     def settings(self, event_id: int, changes: dict[str, Any], actor: str, now: int) -> None:
         if "cut" in changes and changes["cut"] not in (None, *core.CUT_SIZES):
             raise DomainError("invalid", "A top cut has 4, 8, 16 or 32 players.")
+        if "check_in" in changes:
+            s = self.state(event_id)
+            if bool(changes["check_in"]) != s.check_in and s.last_round > 0:
+                # Turned on mid-event it would leave out of the next round everyone who never
+                # checked in (the whole field); turned off, those left out would be paired.
+                raise Conflict(
+                    "check_in_fixed", "Check-in is chosen before round 1 is paired, not after."
+                )
         self._append(event_id, "settings", changes, actor, now)
 
     # -- pairing ----------------------------------------------------------------------------------

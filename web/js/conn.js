@@ -90,6 +90,19 @@ export class ClockOffset {
     return this.rough == null ? 0 : this.rough;
   }
 
+  /** Samples taken afresh by `count` round trips to /api/time, for the pages without a table
+   * socket to ping (the hall clock, the overlay); the best round trip wins as with pings. */
+  async syncOverHttp(count) {
+    const fresh = new ClockOffset(this.size);
+    for (let i = 0; i < count; i++) {
+      const sent = Date.now();
+      const res = await fetch("/api/time", { cache: "no-store" });
+      const body = await res.json();
+      fresh.add(sent, Date.now(), body.now_ms);
+    }
+    this.samples = fresh.samples;
+  }
+
   /** The round trip of the best sample, or null. */
   get rtt() {
     if (!this.samples.length) return null;

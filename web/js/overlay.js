@@ -98,15 +98,9 @@ function render() {
   }
 }
 
+/** A few round trips to /api/time: the offset of the server's clock (best round trip wins). */
 async function sync() {
-  const fresh = new ClockOffset();
-  for (let i = 0; i < SYNC_SAMPLES; i++) {
-    const sent = Date.now();
-    const res = await fetch("/api/time", { cache: "no-store" });
-    const body = await res.json();
-    fresh.add(sent, Date.now(), body.now_ms);
-  }
-  offset.samples = fresh.samples;
+  await offset.syncOverHttp(SYNC_SAMPLES);
   synced = true;
 }
 

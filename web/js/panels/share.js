@@ -18,7 +18,9 @@ function inviteLink(code, apply) {
   if (typeof known === "string") return known;
   if (!known) {
     invites.set(code, api("GET", `/api/tables/${encodeURIComponent(code)}/invite`).then((res) => {
-      invites.set(code, res.ok && res.body.url ? res.body.url : `${location.origin}/t/${code}`);
+      // Unanswered: the page's own address, unless it is this computer's alone (127.0.0.1).
+      const own = /^(localhost|127\.|\[::1\])/.test(location.host) ? "" : `${location.origin}/t/${code}`;
+      invites.set(code, res.ok && res.body.url ? res.body.url : own);
       return invites.get(code);
     }));
   }
