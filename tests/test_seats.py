@@ -744,3 +744,34 @@ def test_a_players_id_is_read_by_its_seat_and_the_staff_only(app: Flask, world: 
         envelope = next(e for e in services().store.log(code) if e["type"] == "seat.joined")
         assert event_for(envelope, "A")["data"]["player_id"] == player_id
         assert event_for(envelope, "B")["data"]["player_id"] == ""
+
+
+def test_a_halls_shared_address_never_refuses_a_card_holders_request(app: Flask, world: World):
+    """Phones behind a hall's one address, each with its own table card but a mistyped ID: each
+    request is charged to its card's seat, not to the address, so the address's spent budget
+    refuses none of them (before: the hall's few requests a minute, then 429 for everyone)."""
+    from server.api.buckets import KeyedLimiter
+    from server.api.claims import claim_for
+    from server.store.tournament import parse_pairings
+
+    app.extensions["duel_table_seat_asks"] = KeyedLimiter(1 / 60, 1)  # one a minute, to see it
+    lines = "1,Yugi,0101,Kaiba,0102\n2,Joey,0201,Mai,0202\n"
+    with app.app_context():
+        world.tournament().set_pairings(world.event_id, parse_pairings(lines))
+        tables = sorted(world.tournament().tables(world.event_id), key=lambda t: t["number"])
+    answers = []
+    for t in tables:
+        for seat in "AB":
+            with app.app_context():
+                claim = claim_for(world.slug, t["number"], seat)
+            body = {"name": "Someone", "player_id": "9999", "seat": seat, "claim": claim}
+            got = app.test_client().post(f"/api/tables/{t['code']}/join", json=body)
+            answers.append((got.status_code, (got.get_json() or {}).get("why")))
+    assert answers == [(202, "id_mismatch")] * 4
+    # Without a card, the address's own budget holds: one, then 429.
+    no_card = {"name": "Someone", "seat": "A", "device": "other-phone"}
+    first = app.test_client().post(f"/api/tables/{tables[0]['code']}/join", json=no_card)
+    again = app.test_client().post(
+        f"/api/tables/{tables[1]['code']}/join", json={**no_card, "device": "third-phone"}
+    )
+    assert first.status_code == 202 and again.status_code == 429

@@ -123,7 +123,7 @@ def join(code: str, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         else:
             why = ""
         if why:
-            return _request(code, seat, *typed, why, device), 202
+            return _request(code, seat, *typed, why, device, card=verdict == OK), 202
     if taken and body.get("takeover"):
         return _request(code, str(seat), name, player_id, "takeover", device), 202
     joined = found.tables.join(code, seat, name, player_id, found.clock(), device)
@@ -156,7 +156,7 @@ def _close_answered(code: str, seat: str) -> None:
 
 
 def _request(
-    code: str, seat: str, name: str, player_id: str, why: str, device: str
+    code: str, seat: str, name: str, player_id: str, why: str, device: str, card: bool = False
 ) -> dict[str, Any]:
     found = services()
     holder = viewer(code).seat
@@ -168,7 +168,7 @@ def _request(
             {"seat": holder.seat},
             status=409,
         )
-    _charge_request()
+    _charge_request(f"card:{code}:{seat}" if card else request.remote_addr or "?")
     per_table = int(current_app.config.get("SEAT_REQUESTS_PER_TABLE", 3))
     stale = _stale()
     waiting = [r for r in found.store.fresh(code).state.seat_requests if not stale(r)]
@@ -250,10 +250,12 @@ def _polled(ref: str) -> None:
         polls.popitem(last=False)
 
 
-def _charge_request() -> None:
-    """A seat request counts against its address: a few a minute (429 past them)."""
+def _charge_request(key: str) -> None:
+    """A seat request counts against its asker, a few a minute (429 past them): its address, or
+    the table card's seat when it came with that card's valid claim (a mistyped ID, a taken
+    seat), so a hall's shared address never refuses a player holding their own card."""
     limiter = current_app.extensions.get("duel_table_seat_asks")
-    if limiter is not None and not limiter.take(request.remote_addr or "?"):
+    if limiter is not None and not limiter.take(key):
         raise AppError(
             "rate_limited", "Too many seat requests from here; try again later.", status=429
         )
