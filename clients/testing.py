@@ -35,6 +35,20 @@ class LiveServer(str):
         return self.log_path.read_text(errors="replace")
 
 
+def as_the_server(store: Any, data_dir: Path, database_url: str) -> Any:
+    """A test's own store writing to a live server's database as the server does: signed with
+    its key and recorded in its heads ledger (`KEY_DIR` as `start_server` sets it), so the
+    server's sheets verify what the test wrote."""
+    from server.store.ledger import HeadLedger, ledger_path
+    from server.store.signing import Signer
+
+    keys = data_dir / "keys"
+    store.signer = Signer.load(keys / "signing-key.pem")
+    config = {"DATABASE_URL": database_url, "DATA_DIR": str(data_dir)}
+    store.ledger = HeadLedger.open(ledger_path(config, keys), time.time_ns() // 1_000_000)
+    return store
+
+
 def start_server(
     data_dir: Path, database_url: str, extra_env: dict[str, str] | None = None
 ) -> tuple[LiveServer, subprocess.Popen]:

@@ -25,12 +25,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from sheet_match import play_match  # noqa: E402
 
-from clients.testing import ROOT, LiveServer, start_server, stop_server  # noqa: E402
+from clients.testing import ROOT, LiveServer, as_the_server, start_server, stop_server  # noqa: E402
 from e2e import steps  # noqa: E402
 from e2e import webkit as wk  # noqa: E402
 from server.core.i18n import load  # noqa: E402
 from server.store import EventStore, bind, db, open_database  # noqa: E402
-from server.store.signing import Signer  # noqa: E402
 
 LANGS = load().codes  # every language of web/i18n/languages.json
 SIZE = "390x844"
@@ -43,7 +42,7 @@ def finished_sheet(server: LiveServer) -> str:
     bind(open_database("", str(server.data_dir)))
     store = EventStore(db)
     # Signed with the server's key, as the server signs: the sheet's chain verifies.
-    store.signer = Signer.load(Path(server.data_dir) / "keys" / "signing-key.pem")
+    as_the_server(store, Path(server.data_dir), "")
     return play_match(store, now=time.time_ns() // 1_000_000).code
 
 

@@ -21,11 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from sheet_match import play_match  # noqa: E402
 
-from clients.testing import ROOT, start_server, stop_server  # noqa: E402
+from clients.testing import ROOT, as_the_server, start_server, stop_server  # noqa: E402
 from e2e.steps import CHROMIUM, CHROMIUM_ARGS, PHONE  # noqa: E402
 from server.core.i18n import load  # noqa: E402
 from server.store import EventStore, bind, db, open_database  # noqa: E402
-from server.store.signing import Signer  # noqa: E402
 
 LANGS = load().codes  # every language of web/i18n/languages.json
 
@@ -39,7 +38,7 @@ def main(out: Path) -> list[Path]:
             bind(open_database("", str(server.data_dir)))
             store = EventStore(db)
             # Signed with the server's key, as the server signs: the sheet's chain verifies.
-            store.signer = Signer.load(Path(server.data_dir) / "keys" / "signing-key.pem")
+            as_the_server(store, Path(server.data_dir), "")
             table = play_match(store, now=time.time_ns() // 1_000_000)
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

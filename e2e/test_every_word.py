@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+from clients.testing import as_the_server
 from e2e.steps import PHONE
 from server.core.i18n import load
 from server.store import EventStore, bind, db, open_database
-from server.store.signing import Signer
 from tests.sheet_match import StoreTable, actor, play_match
 from tests.staff_actions import Staff, create_organiser
 from tests.tables import tables_of
@@ -185,7 +185,7 @@ def event_day(live_server) -> dict[str, Any]:
     bind(open_database(live_server.database_url, str(live_server.data_dir)))
     store = EventStore(db)
     # Signed as the server signs (its key file): the sheets' chains verify.
-    store.signer = Signer.load(Path(live_server.data_dir) / "keys" / "signing-key.pem")
+    as_the_server(store, Path(live_server.data_dir), live_server.database_url)
     typed: set[str] = {"Pegasus"}
     codes = [t["code"] for t in ev["tables"]]
     tables = {

@@ -15,10 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from sheet_match import play_match  # noqa: E402
 
-from clients.testing import isolated_database, start_server, stop_server  # noqa: E402
+from clients.testing import as_the_server, isolated_database, start_server, stop_server  # noqa: E402
 from e2e.steps import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from server.store import EventStore, bind, db, open_database  # noqa: E402
-from server.store.signing import Signer  # noqa: E402
 
 playwright = pytest.importorskip("playwright.sync_api")
 
@@ -63,7 +62,7 @@ def finish(sheet_server, padding: int = 0):
     bind(open_database(url, str(server.data_dir)))
     store = EventStore(db)
     # Signed with the server's key, as the server signs: the printed chain verifies.
-    store.signer = Signer.load(Path(server.data_dir) / "keys" / "signing-key.pem")
+    as_the_server(store, Path(server.data_dir), url)
     table = play_match(store, now=time.time_ns() // 1_000_000, padding=padding)
     return table, [e.entry for e in store.snapshot(table.code).state.ledger]
 

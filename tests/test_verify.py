@@ -309,3 +309,17 @@ def test_the_sheet_does_not_say_verified_for_a_cut_log(app, client):
     body = client.get(f"/api/tables/{t.code}/export.json").get_json()
     assert body["verified"]["ok"] is False
     assert body["verified"]["problem"] == "log shorter than its recorded length"
+
+
+def test_a_table_another_process_wrote_verifies(sqlite_store, tmp_path):
+    """Two workers (or hosts) share one heads ledger: a table the other one wrote after this
+    one read the file is found by reading it again, not named broken."""
+    from server.store.ledger import HeadLedger
+
+    path = tmp_path / "heads.log"
+    writer, reader = HeadLedger.open(path, 0), HeadLedger.open(path, 0)
+    sqlite_store.ledger = writer
+    table = play_match(sqlite_store)
+    other = EventStore(db)
+    other.ledger = reader  # opened before the other process wrote
+    assert other.verify(table.code).ok

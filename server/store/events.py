@@ -314,6 +314,17 @@ class EventStore:
         (its table's seq and signed heads with it) fails here."""
         if self.ledger is None:
             return None
+        found = self._against_ledger(table, hashes, count)
+        if found is not None:
+            # Another process sharing the ledger may have written this table since this one
+            # read it: read the file again before naming the log broken.
+            self.ledger.refresh()
+            found = self._against_ledger(table, hashes, count)
+        return found
+
+    def _against_ledger(
+        self, table: TableRow, hashes: dict[int, str], count: int
+    ) -> Verification | None:
         recorded = self.ledger.head(table.code)
         if recorded is None:
             if count and table.created_ms >= self.ledger.since_ms:

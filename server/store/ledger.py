@@ -69,6 +69,16 @@ class HeadLedger:
         """The longest head recorded for `code`: (seq, hash)."""
         return self._heads.get(code)
 
+    def refresh(self) -> None:
+        """Read the file again: what other processes sharing it (other workers, other hosts'
+        servers) appended since, kept for the next look-ups."""
+        _since, heads = read(self.path)
+        with self._lock:
+            for code, (seq, digest) in heads.items():
+                known = self._heads.get(code)
+                if known is None or known[0] < seq:
+                    self._heads[code] = (seq, digest)
+
     def record(self, heads: Iterable[tuple[str, int, str]]) -> None:
         """Append committed heads (code, seq, hash) in one write."""
         lines = []
