@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import io
 import re
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +41,10 @@ class Org:
     """The organiser, logged in on this computer's 127.0.0.1 (as `make run` says to)."""
 
     def __init__(self, client: Any, app: Any) -> None:
-        app.extensions["duel_table_tournament"].create_account("org1", PASSWORD, "organiser", 0)
-        body = {"username": "org1", "password": PASSWORD}
+        # A name of its own: the PostgreSQL test database is shared by the session's tests.
+        name = f"org{secrets.token_hex(4)}"
+        app.extensions["duel_table_tournament"].create_account(name, PASSWORD, "organiser", 0)
+        body = {"username": name, "password": PASSWORD}
         r = client.post("/api/auth/login", json=body, base_url=LOCAL)
         assert r.status_code == 200, r.json
         self.client, self.csrf = client, r.json["csrf"]

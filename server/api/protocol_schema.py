@@ -17,7 +17,6 @@ from server.rules import DECLARATIONS, EVENTS
 from server.rules.args import Args, Field
 from server.rules.view import VIEW_FIELDS
 
-from .ratelimit import rate_limit
 from .schemas import ID_MAX
 
 bp = Blueprint("protocol_schema", __name__)
@@ -376,8 +375,8 @@ _BUILT: dict[str, Any] = {}
 
 @bp.get(SCHEMA_URL)
 def schema() -> Response:
-    """The table socket's messages as JSON Schema."""
-    rate_limit()
+    """The table socket's messages as JSON Schema (built once: no per-address budget, as
+    `/api/time`)."""
     document = _BUILT.get("schema")
     if document is None:
         document = _BUILT["schema"] = build_schema()
