@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .base import RuleError
+from .cardfiles import PARTS as PARTS  # the one list of a deck's parts, re-exported
 from .cardfiles import WHITELIST, is_passcode, is_ydke, parse_ydke, passcode_key
 
-PARTS = ("main", "extra", "side")
 MAX_COPIES = 3  # R2.4
 LIMITS = {"forbidden": 0, "limited": 1, "semi_limited": 2}  # R2.5
 UNLIMITED = "unlimited"  # a whitelist's allowed card (lflist.conf status 3)

@@ -37,6 +37,10 @@ INFRACTIONS = (
 )
 
 
+# Open judge calls one seat may have at once (`now.py` asks the same).
+MAX_OPEN_CALLS = 3
+
+
 @command("judge.call", SEAT, spec(reason=Note()), {"reason": "help"})
 @row(
     "S",
@@ -47,7 +51,7 @@ def call(tx: Tx, args: Mapping[str, Any]) -> None:
     """A player calls a judge, with an optional reason (R7.1, R4.4)."""
     seat = tx.seat
     open_calls = [c for c in tx.state.calls if c.seat == seat and c.status != "closed"]
-    require(len(open_calls) < 3, "too_many", "A judge is already called; please wait.")
+    require(len(open_calls) < MAX_OPEN_CALLS, "too_many", "A judge is already called; please wait.")
     tx.call_judge(seat, None, str(args.get("reason") or ""))
 
 

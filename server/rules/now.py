@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .base import other
 from .duel_end import casual
+from .judge import MAX_OPEN_CALLS
 from .ledger import unsettled
 from .registration import decks_confirmed, round_started
 from .state import (
@@ -30,7 +31,6 @@ from .twokey import MAX_PENDING_PER_SEAT
 # Commands a seat may send in any phase (judge calls are capped: `judge.call`).
 ALWAYS = ("coin.toss", "die.roll")
 # Open judge calls a seat may have at once (`server.rules.judge.call`).
-MAX_OPEN_CALLS = 3
 
 
 def may_send(s: TableState, seat: str) -> list[str]:
