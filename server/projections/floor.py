@@ -43,9 +43,8 @@ def phase_of(v: dict[str, Any]) -> dict[str, Any]:
     if phase == "duel":
         stage = t.get("stage")
         if stage:  # the time-over stage's code (R5): the judges' screens word it
-            extra_duel = stage.startswith("extra_duel")
-            of = t["extra_duel_turns"] if extra_duel else t["extra_turns"]
-            out.update(stage=stage, n=t["extra_turn"], of=of)
+            # the stage's turns as the rules count them (`time_over.stage_turns`, in the view)
+            out.update(stage=stage, n=t["extra_turn"], of=v["stage_turns"])
         if v.get("turn"):
             out["turn_no"] = v["turn"]["no"]
             out["turn_player"] = v["turn"]["player"]

@@ -17,7 +17,7 @@ from typing import Any
 from server.core.i18n import Said
 from server.rules import EMPTY, EVENTS, Event, TableState, apply
 from server.rules.match import HANDS
-from server.rules.time_over import STAGES
+from server.rules.time_over import STAGES, stage_turns
 from server.rules.view import LIST_EVENTS
 
 SEATS = ("A", "B")
@@ -762,9 +762,7 @@ class _Builder:
         # The stage's one wording is the catalogues' `time.stage.<code>` (R5, `time_over.py`).
         stage = str(e.data["stage"])
         rules = self.state.ruleset
-        of = e.data.get("of") or (
-            rules.extra_duel_turns if stage.startswith("extra_duel") else rules.extra_turns
-        )
+        of = e.data.get("of") or stage_turns(rules, stage)
         text: Said | str = (
             Said(f"time.stage.{stage}", n=e.data.get("extra_turn", 0), of=of)
             if stage in STAGES

@@ -23,6 +23,10 @@ LEVELS = (
 # The levels that take the player out of the event, with or without the prize (the penalty
 # guidelines): out of every later pairing.
 DISQUALIFICATIONS = frozenset({"disqualification", "disqualification_total"})
+# The levels that decide the match (the judges' page asks before recording one).
+MATCH_LEVELS = frozenset({"match_loss"}) | DISQUALIFICATIONS
+# The levels that end the duel or the match: refused once the match is over.
+ENDING_LEVELS = frozenset({"duel_loss"}) | MATCH_LEVELS
 INFRACTIONS = (
     "procedural_error",
     "tardiness",
@@ -39,6 +43,23 @@ INFRACTIONS = (
 
 # Open judge calls one seat may have at once (`now.py` asks the same).
 MAX_OPEN_CALLS = 3
+
+
+def penalty_levels(s: TableState) -> list[str]:
+    """The penalty levels a judge may record at state `s`, in order of weight: all of them,
+    but none that ends a duel or the match once the match is over."""
+    return [lv for lv in LEVELS if lv not in ENDING_LEVELS or s.phase != MATCH_OVER]
+
+
+def penalty_choices(s: TableState) -> dict[str, list[str]]:
+    """What the judges' page offers for `penalty.record` here (their view's
+    `penalty_choices`): the levels (`penalty_levels`), the infractions, and the levels that
+    decide the match (the page asks before recording those)."""
+    return {
+        "levels": penalty_levels(s),
+        "infractions": list(INFRACTIONS),
+        "decide_match": [lv for lv in LEVELS if lv in MATCH_LEVELS],
+    }
 
 
 @command("judge.call", SEAT, spec(reason=Note()), {"reason": "help"})
@@ -107,8 +128,7 @@ def penalty(tx: Tx, args: Mapping[str, Any]) -> None:
     require(seat in SEATS, "unknown_seat", "The seat must be A or B.")
     require(level in LEVELS, "invalid", "Unknown penalty level.", allowed=list(LEVELS))
     require(infraction in INFRACTIONS, "invalid", "Unknown infraction.", allowed=list(INFRACTIONS))
-    if level in ("duel_loss", "match_loss") or level in DISQUALIFICATIONS:
-        require(tx.state.phase != MATCH_OVER, "wrong_phase", "The match is already over.")
+    require(level in penalty_levels(tx.state), "wrong_phase", "The match is already over.")
     tx.emit(
         "penalty.recorded",
         seat=seat,

@@ -444,6 +444,14 @@ def finalize_duel(tx: Tx) -> None:
         tx.emit("window.opened", after_duel=res.duel)  # R4.2, R6.8
 
 
+def wins_after_result(s: TableState) -> dict[str, int]:
+    """Each seat's wins once the duel result waiting for confirmation counts (R3.1)."""
+    wins = dict(s.wins)
+    if s.result is not None and s.result.winner:
+        wins[s.result.winner] += 1
+    return wins
+
+
 def result_ends_match(s: TableState) -> bool:
     """Whether the duel result waiting for confirmation will end the match (then no
     between-duel window follows it, R4.2)."""
@@ -452,9 +460,7 @@ def result_ends_match(s: TableState) -> bool:
         return False
     if s.extra_duel:
         return res.winner is not None
-    rules, wins = s.ruleset, dict(s.wins)
-    if res.winner:
-        wins[res.winner] += 1
+    rules, wins = s.ruleset, wins_after_result(s)
     if max(wins.values()) >= rules.wins_needed:
         return True
     level = wins["A"] == wins["B"]

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from .base import Event, RuleError, Tx, handler
 from .duel_end import close_duel, decide_match
-from .ruleset import DRAW, EXTRA_DUEL, SUDDEN_DEATH
+from .ruleset import DRAW, EXTRA_DUEL, SUDDEN_DEATH, RuleSet
 from .state import (
     BETWEEN,
     DUEL,
@@ -47,7 +47,17 @@ __all__ = [
     "replay_extra_duel",
     "settle_after_last_duel",
     "settle_at_time",
+    "stage_turns",
 ]
+
+
+def stage_turns(rules: RuleSet, stage: str | None) -> int:
+    """How many turns time-over stage `stage` counts, the one place that says it (R5): the
+    Extra Duel's turns for its stages (R5.2.1), the Extra Turns for the others (R5.1.2-3); 0
+    with no stage. The view (`time.of`), the floor and the score sheet read it from here."""
+    if not stage:
+        return 0
+    return rules.extra_duel_turns if stage in EXTRA_DUEL_STAGES else rules.extra_turns
 
 
 def _stage(tx: Tx, stage: str, extra_turn: int = 0) -> None:
@@ -56,9 +66,9 @@ def _stage(tx: Tx, stage: str, extra_turn: int = 0) -> None:
     screen that words the event needs nothing else."""
     if stage not in STAGES:  # a code no screen could word
         raise RuleError("internal", f"Unknown time-over stage {stage!r}.")
-    rules = tx.state.ruleset
-    of = rules.extra_duel_turns if stage in EXTRA_DUEL_STAGES else rules.extra_turns
-    tx.emit("time.stage", stage=stage, extra_turn=extra_turn, of=of)
+    tx.emit(
+        "time.stage", stage=stage, extra_turn=extra_turn, of=stage_turns(tx.state.ruleset, stage)
+    )
 
 
 def call_time(tx: Tx) -> None:

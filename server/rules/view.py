@@ -10,9 +10,12 @@ from typing import Any
 
 from .base import SEATS
 from .clock import next_due_ms
+from .judge import penalty_choices
+from .match import result_ends_match, wins_after_result
 from .now import may_send
 from .registration import list_view
 from .state import Change, Deck, Dispute, LedgerEntry, TableState
+from .time_over import stage_turns
 
 
 def _changes(changes: tuple[Change, ...]) -> list[dict[str, Any]]:
@@ -47,12 +50,14 @@ VIEW_FIELDS: dict[str, str] = {
     "penalties": "list",
     "flags": "list",
     "next_due_ms": "int?",
+    "stage_turns": "int",
     "seats": "object",
     "seat_requests": "list",
     "calls": "list",
     "decks": "object",
     "pregame": "object",
     "may_send": "list",
+    "penalty_choices": "object?",
 }
 
 
@@ -151,6 +156,8 @@ def seat_view(s: TableState, seat: str | None, privileged: bool) -> dict[str, An
         **people_view(s, seat, privileged),
         # What this seat may send now (`server.rules.now`); nothing for other viewers.
         "may_send": may_send(s, seat) if seat in SEATS else [],
+        # The penalties a judge may record here (`server.rules.judge`); nothing for others.
+        "penalty_choices": penalty_choices(s) if privileged else None,
         "calls": calls_view(s, seat, privileged),
         "decks": {
             k: {
@@ -229,6 +236,9 @@ def shared_view(s: TableState) -> dict[str, Any]:
                 "winner": s.result.winner,
                 "reason": s.result.reason,
                 "confirmed": {k: k in s.result.yes for k in SEATS},
+                # confirmed, it ends the match (R3.1, R5), and the wins it leaves
+                "ends_match": result_ends_match(s),
+                "wins_after": wins_after_result(s),
             }
             if s.result
             else None
@@ -300,6 +310,7 @@ def shared_view(s: TableState) -> dict[str, Any]:
             for f in s.flags
         ],
         "next_due_ms": next_due_ms(s),
+        "stage_turns": stage_turns(s.ruleset, s.time.stage),  # the time-over stage's turns (R5)
     }
 
 
