@@ -299,6 +299,12 @@ def correct(tx: Tx, args: Mapping[str, Any]) -> None:
 SETTLE_ACTIONS = ("apply", "void", "correct")
 
 
+def by_amount(changes: tuple[Change, ...]) -> bool:
+    """Whether a judge may correct an entry of `changes` to one amount (`dispute.settle`'s
+    "correct" with `amount`): not when it halves, as a halving has no amount."""
+    return bool(changes) and all(c.kind != "halve" for c in changes)
+
+
 def corrected(p: Proposal, args: Mapping[str, Any]) -> tuple[Change, ...]:
     """The changes a judge corrects a disputed entry to: its own changes at ``amount`` ("it
     was 2500, not 3000"), or, for anything else (one seat of two, a halving), ``changes``."""
@@ -313,7 +319,7 @@ def corrected(p: Proposal, args: Mapping[str, Any]) -> tuple[Change, ...]:
     )
     assert isinstance(amount, int)
     require(
-        all(c.kind != "halve" for c in p.changes),
+        by_amount(p.changes),
         "invalid",
         "A halving has no amount: give the corrected changes.",
     )

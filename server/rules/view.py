@@ -11,6 +11,7 @@ from typing import Any
 from .base import SEATS
 from .clock import next_due_ms
 from .judge import penalty_choices
+from .ledger import by_amount
 from .match import result_ends_match, wins_after_result
 from .now import may_send
 from .registration import list_view
@@ -125,6 +126,7 @@ def disputes_view(s: TableState, reveal: Callable[[Dispute], bool]) -> list[dict
             "entry": d.entry,
             "by": d.proposal.by,
             "changes": _changes(d.proposal.changes),
+            "by_amount": by_amount(d.proposal.changes),  # a judge may correct it to an amount
             "note": d.proposal.note,
             "rejected_by": d.rejected_by,
             "reason": d.reason if reveal(d) else "",

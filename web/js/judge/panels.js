@@ -54,7 +54,7 @@ const disputes = {
         // One step (R7.1): apply it, void it, or correct it to the amount it should have been
         // ("it was 2500, not 3000"); the entries queued behind it then apply in order.
         const changes = d.changes || [];
-        const amountable = changes.length > 0 && changes.every((c) => c.kind !== "halve");
+        const amountable = Boolean(d.by_amount); // the rules say (a halving has no amount)
         const amount = h("input", { type: "number", inputmode: "numeric", min: "0", max: "1000000", step: "1", value: String(changes[0]?.amount ?? ""),
           "aria-label": t("staff.correct_amount", { n: d.entry }), testid: `settle-amount-${d.entry}` });
         const err = h("span", { class: "bad", role: "alert", testid: `settle-error-${d.entry}` });

@@ -16,16 +16,20 @@ import { JUDGE_PANELS } from "./panels.js";
 import { seatsCard } from "./seats.js";
 import { eventWords, whoText } from "../words.js";
 
-const LEVELS = ["caution", "warning", "duel_loss", "match_loss", "disqualification", "disqualification_total"];
-const INFRACTIONS = [
-  "procedural_error", "tardiness", "deck_problem", "deck_list_problem", "marked_cards", "slow_play",
-  "improper_result", "unsporting_conduct", "cheating", "other",
-];
-
 function select(testid, options) {
   const el = h("select", { testid });
   for (const [value, label] of options) el.append(h("option", { value, text: label }));
   return el;
+}
+
+/** Give `el` the options `values` (worded by `label`) when they changed, keeping the chosen
+ * one while it is still offered (a live update does not undo a judge's choice). */
+function offer(el, values, label) {
+  const now = [...el.options].map((o) => o.value);
+  if (now.length === values.length && now.every((v, i) => v === values[i])) return;
+  const chosen = el.value;
+  el.replaceChildren(...values.map((v) => h("option", { value: v, text: label(v) })));
+  if (values.includes(chosen)) el.value = chosen;
 }
 
 function field(label, input) {
@@ -39,9 +43,6 @@ function actorLabel(a) {
   if (!["judge", "organiser", "server"].includes(role)) return whoText(a);
   return a.name ? t(`sheet.who.${role}`, { name: a.name }) : t(`sheet.who.${role}_role`); // as the sheet names them
 }
-
-// The levels that decide the match: asked first, with a note the players read.
-const MATCH_LEVELS = new Set(["match_loss", "disqualification", "disqualification_total"]);
 
 /** What a judge's command did, in the catalogue's words (never the command's code). */
 export function doneText(command) {
@@ -164,8 +165,10 @@ export function mountTable(root, eventId, code, navigate) {
   );
 
   const pSeat = seatSel("penalty-seat");
-  const pLevel = select("penalty-level", LEVELS.map((l) => [l, t(`staff.level.${l}`)]));
-  const pInf = select("penalty-infraction", INFRACTIONS.map((i) => [i, t(`staff.inf.${i}`)]));
+  // The levels and infractions a judge may record here come from the rules (the judges'
+  // view's `penalty_choices`, server/rules/judge.py), filled in as the state arrives.
+  const pLevel = select("penalty-level", []);
+  const pInf = select("penalty-infraction", []);
   const pNote = h("input", { type: "text", maxlength: "200", testid: "penalty-note" });
   const penaltyForm = h(
     "section",
@@ -178,7 +181,9 @@ export function mountTable(root, eventId, code, navigate) {
       class: "btn btn-danger", type: "button", testid: "penalty-go", text: t("staff.record"),
       onclick: () => {
         const args = { seat: pSeat.value, level: pLevel.value, infraction: pInf.value, note: pNote.value };
-        if (!MATCH_LEVELS.has(args.level)) return send("penalty.record", args);
+        // The levels that decide the match are asked first, with a note the players read.
+        const deciding = store.state?.penalty_choices?.decide_match || [];
+        if (!deciding.includes(args.level)) return send("penalty.record", args);
         askFirst(t("staff.ruling_penalty", { level: t(`staff.level.${args.level}`), who: whoWins(args.seat) }), pNote,
           () => send("penalty.record", args));
       },
@@ -221,8 +226,8 @@ export function mountTable(root, eventId, code, navigate) {
     const now = conn.serverNow();
     const p = { kind: state.phase, duel: state.duel_no };
     if (state.time.stage && state.phase === "duel") {
-      const extraDuel = state.time.stage.startsWith("extra_duel");
-      Object.assign(p, { stage: state.time.stage, n: state.time.extra_turn, of: extraDuel ? state.time.extra_duel_turns : state.time.extra_turns });
+      // the stage's turns as the rules count them (`stage_turns`, server/rules/time_over.py)
+      Object.assign(p, { stage: state.time.stage, n: state.time.extra_turn, of: state.stage_turns });
     } else if (state.phase === "between" && state.window) p.since_ms = state.window.started_ms;
     head.replaceChildren(
       h("h1", { text: info ? t("staff.table_no", { n: info.number }) : code }),
@@ -307,6 +312,11 @@ export function mountTable(root, eventId, code, navigate) {
   });
   store.subscribe(() => {
     renderHead();
+    const choices = store.state?.penalty_choices;
+    if (choices) {
+      offer(pLevel, choices.levels, (l) => t(`staff.level.${l}`));
+      offer(pInf, choices.infractions, (i) => t(`staff.inf.${i}`));
+    }
     host.update(store.state, null, {});
     seats.render(store.state, conn.serverNow());
   });

@@ -6,10 +6,10 @@ import { get } from "../state.js";
 import { matchText, resultText, seatName } from "./kit.js";
 
 export const name = "banners";
-export const reads = ["time", "phase", "result", "lp", "match", "wins", "seats", "flags", "duel_no", "turn"];
+export const reads = ["time", "stage_turns", "phase", "result", "lp", "match", "wins", "seats", "flags", "duel_no", "turn"];
 
 /**
- * The time banner (needs "time", "phase", "turn"), or null. During a duel the board's strip
+ * The time banner (needs "time", "stage_turns", "phase", "turn"), or null. During a duel the board's strip
  * shows it (board.js), so that it takes no room from the keypad; in the other phases it is here.
  */
 export function timeBanner(s, cls = "banner banner-time") {
@@ -18,10 +18,10 @@ export function timeBanner(s, cls = "banner banner-time") {
   // The time banner belongs to a duel (or the Extra Duel still to come), not to its result.
   if (!(stage || called) || ["duel_result", "match_result", "match_over"].includes(s.phase)) return null;
   let text = t("time.called");
+  const of = get(s, "stage_turns", 0); // the stage's turns, as the rules count them (R5)
   if (stage === "extra_duel") {
-    const of = get(s, "time.extra_duel_turns", 4);
     text = t("time.banner_turn", { stage: stageText(stage, { of }), n: get(s, "turn.no", 1), of });
-  } else if (stage) text = stageText(stage, { n: get(s, "time.extra_turn", 0) || 1, of: get(s, "time.extra_turns", 3) });
+  } else if (stage) text = stageText(stage, { n: get(s, "time.extra_turn", 0) || 1, of });
   return h("div", { class: cls, testid: "time-banner", role: "alert", dataset: { stage: stage || "called" }, text });
 }
 

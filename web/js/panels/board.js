@@ -8,7 +8,7 @@ import { timeBanner } from "./banners.js";
 import { seatName } from "./kit.js";
 
 export const name = "board";
-export const reads = ["seats", "lp", "wins", "phase", "duel_no", "turn", "clock", "time", "ruleset", "calls"];
+export const reads = ["seats", "lp", "wins", "phase", "duel_no", "turn", "clock", "time", "stage_turns", "ruleset", "calls"];
 export const local = ["rulingSeen"];
 
 /**
@@ -57,7 +57,7 @@ function seatBlock(s, view, seat, big) {
       h("span", { class: "seat-name", testid: `name-${seat}`, text: joined ? name : t("seat.empty", { seat }) }),
       mine ? h("span", { class: "tag", text: t("seat.you") }) : null,
       turnPlayer ? h("span", { class: "tag tag-turn", text: t("duel.turn_tag") }) : null,
-      h("span", { class: "wins", testid: `wins-${seat}`, "aria-label": t("seat.wins", { n: wins }), text: "\u25cf".repeat(wins) + "\u25cb".repeat(Math.max(0, 2 - wins)) }),
+      h("span", { class: "wins", testid: `wins-${seat}`, "aria-label": t("seat.wins", { n: wins }), text: "\u25cf".repeat(wins) + "\u25cb".repeat(Math.max(0, get(s, "ruleset.wins_needed", 2) - wins)) }),
     ),
     h("div", { class: "lp-wrap", testid: wrapId },
       h("span", { class: "lp", testid: `lp-${seat}`, "aria-label": t("lp.aria", { name }), text: lp === null ? "\u2013" : String(lp) }),

@@ -3,10 +3,10 @@
 import { h } from "../dom.js";
 import { callReason, t } from "../i18n.js";
 import { get } from "../state.js";
-import { card, seatName } from "./kit.js";
+import { card, may, seatName } from "./kit.js";
 
 export const name = "judge";
-export const reads = ["calls", "seats", "ruleset"];
+export const reads = ["calls", "seats", "ruleset", "may_send"];
 export const local = ["judgeOpen"];
 
 export function render({ s, view, ui, send }) {
@@ -20,7 +20,8 @@ export function render({ s, view, ui, send }) {
     parts.push(h("p", { class: ["status-line", coming ? "ok" : "attention"], testid: "judge-status", dataset: { status: c.status || "", casual: String(casual) },
       text: `${coming ? t("judge.coming") : called}${c.judge && coming ? ` (${c.judge})` : ""}${c.reason ? ` \u2014 ${callReason(c.reason, c)}` : ""}` }));
   }
-  if (view.isSeat) {
+  // A seat calls a judge while the rules let it (open calls are capped: `judge.call`).
+  if (view.isSeat && may(s, "judge.call")) {
     if (!ui.judgeOpen) {
       parts.push(h("button", { class: "btn btn-wide", testid: "call-judge", onclick: () => { ui.set({ judgeOpen: true }); }, text: `\u2691 ${t("judge.call")}` }));
     } else {

@@ -76,6 +76,12 @@ export function readsOf(...parts) {
   return [...new Set(parts.flatMap((p) => p.reads))];
 }
 
+/** Whether this seat may send `cmd` now, as the rules say (`may_send` in its view, from
+ * server/rules/now.py; needs "may_send" in reads): the phone offers a button by it. */
+export function may(s, cmd) {
+  return (s.may_send || []).includes(cmd);
+}
+
 /** A seat's name, or "Seat A" (needs "seats" in reads); a judge or organiser (a label
  * "judge:<name>") in words. */
 export function seatName(s, seat) {

@@ -6,9 +6,9 @@ import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { getSeat, saveSeat } from "../seats.js";
 import { get, other } from "../state.js";
-import { card, openPending, seatName } from "./kit.js";
+import { card, may, openPending, seatName } from "./kit.js";
 
-export const reads = ["phase", "turn", "disputes", "duel_no", "pending", "seats", "result", "wins", "ruleset", "extra_duel", "time", "match", "new_match_votes"];
+export const reads = ["phase", "turn", "disputes", "duel_no", "pending", "seats", "result", "ruleset", "match", "new_match_votes", "may_send"];
 export const local = ["concedeArmed", "resultDisputeOpen", "nextRound"];
 // Set when the deciding duel's confirmation should confirm the match too (the mount sends it).
 export const own = ["matchConfirmAfter"];
@@ -34,22 +34,25 @@ function phaseDuel(ctx) {
   parts.push(h("p", { class: "status-line big-line", testid: "whose-turn", text: turn.no ? (myTurn ? t("duel.your_turn", { n: turn.no }) : t("duel.turn", { n: turn.no, name: seatName(s, turn.player) })) : "" }));
   if (!view.isSeat) return card(t("phase.duel"), "duel", parts);
   if (myTurn) {
-    // R5.5: a turn cannot end while an LP entry of this duel waits for a yes or a judge.
+    // The rules say when the turn may end (R5.5: not while an LP entry of this duel waits for
+    // a yes or a judge; `may_send`); the counts below only explain why it may not.
+    const blocked = !may(s, "turn.end");
     const disputed = (s.disputes || []).filter((d) => d.status === "open" && d.duel === s.duel_no).length;
     const waiting = (s.pending || []).length + disputed;
     // Entries waiting for this phone's yes already have the banner at the bottom saying so;
     // the line explains the rest (the opponent's yes, a judge) without taking the keypad's room.
-    const elsewhere = (s.pending || []).filter((p) => !p.by || p.by === view.seat).length + disputed;
-    const why = elsewhere ? "end-turn-why" : waiting ? "confirm-banner-title" : null;
-    parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "end-turn", disabled: waiting > 0, "aria-describedby": why, onclick: () => send("turn.end", { turn: turn.no }), text: t("duel.end_turn", { n: turn.no }) }));
+    const elsewhere = blocked ? (s.pending || []).filter((p) => !p.by || p.by === view.seat).length + disputed : 0;
+    const why = elsewhere ? "end-turn-why" : blocked && waiting ? "confirm-banner-title" : null;
+    parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "end-turn", disabled: blocked, "aria-describedby": why, onclick: () => send("turn.end", { turn: turn.no }), text: t("duel.end_turn", { n: turn.no }) }));
     if (elsewhere) parts.push(h("p", { class: "muted", id: "end-turn-why", testid: "end-turn-blocked", text: t("duel.end_turn_pending", { n: waiting }) }));
   }
   // The proposer's own entry waiting for the opponent: Withdraw beside End turn, on screen.
   const mineWaiting = openPending(s).filter((p) => p.by === view.seat);
   const last = mineWaiting[mineWaiting.length - 1];
-  if (last) {
+  if (last && may(s, "lp.withdraw")) {
     parts.push(h("button", { class: "btn", testid: "withdraw-waiting", dataset: { entry: String(last.entry) }, onclick: () => send("lp.withdraw", { entry: last.entry }), text: t("pending.withdraw_n", { n: last.entry }) }));
   }
+  if (!may(s, "duel.concede")) return card(t("phase.duel"), "duel", parts); // the rules offer none
   if (!ui.concedeArmed) {
     parts.push(h("button", { class: "btn btn-quiet", testid: "concede", onclick: () => { ui.set({ concedeArmed: true }); }, text: t("duel.concede") }));
   } else {
@@ -77,22 +80,22 @@ function phaseDuelResult(ctx) {
   const duel = result.duel || s.duel_no || 1;
   const confirmed = result.confirmed || {};
   const parts = [confirmedLine(ctx, confirmed, "result-confirmed")]; // the result itself is in the banner
-  if (view.isSeat && !confirmed[view.seat]) {
-    // The duel that decides the match (R3.1): one tap confirms the duel and, named on the
-    // button, the match result it makes (R7.4: each is still a confirmation of this seat).
+  if (view.isSeat && may(s, "result.confirm")) {
+    // The duel that decides the match (the rules say so: `result.ends_match`, R3.1, R5): one
+    // tap confirms the duel and, named on the button, the match result it makes (R7.4: each is
+    // still a confirmation of this seat).
     const w = result.winner;
-    const wins = s.wins || {};
-    const needed = get(s, "ruleset.wins_needed", 2);
-    const decides = Boolean(w && !s.extra_duel && !get(s, "time.called", false) && (wins[w] || 0) + 1 >= needed);
-    const score = decides ? `${(wins[w] || 0) + 1}\u2013${wins[other(w)] || 0}` : "";
+    const decides = Boolean(w && result.ends_match);
+    const after = result.wins_after || {};
+    const score = decides ? `${after[w] || 0}\u2013${after[other(w)] || 0}` : "";
     parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "result-confirm",
       onclick: () => {
         ui.keep({ matchConfirmAfter: decides ? duel : null });
         send("result.confirm", { duel });
       },
       text: decides ? t("result.confirm_match", { name: seatName(s, w), score }) : t("result.confirm") }));
-    parts.push(disputeControl(ctx, duel));
   }
+  if (view.isSeat && may(s, "result.dispute")) parts.push(disputeControl(ctx, duel));
   return card(t("phase.duel_result"), "duel-result-panel", parts);
 }
 
@@ -118,7 +121,7 @@ function phaseMatchResult(ctx) {
   const match = s.match || {};
   const confirmed = match.confirmed || {};
   const parts = [confirmedLine(ctx, confirmed, "match-confirmed")];
-  if (view.isSeat && !confirmed[view.seat]) {
+  if (view.isSeat && may(s, "match.confirm")) {
     parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-confirm", onclick: () => send("match.confirm"), text: t("match.confirm") }));
   }
   return card(t("phase.match_result"), "match-result-panel", parts);
@@ -139,8 +142,10 @@ function phaseMatchOver(ctx) {
     }
     return card(t("phase.match_over"), "match-over", recorded);
   }
-  if (view.isSeat) {
-    const voted = votes.includes(view.seat);
+  // A new match while the rules offer one (`match.new`: not with a deck check failed); this
+  // seat's own vote stays on screen, waiting for the other's.
+  const voted = view.isSeat && votes.includes(view.seat);
+  if (voted || (view.isSeat && may(s, "match.new"))) {
     parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "match-new", disabled: voted, onclick: () => send("match.new"), text: voted ? t("match.new_waiting") : t("match.new") }));
   }
   for (const seat of votes) if (!view.isSeat || seat !== view.seat) parts.push(h("p", { class: "status-line", testid: `match-new-${seat}`, text: t("match.new_voted", { name: seatName(s, seat) }) }));
