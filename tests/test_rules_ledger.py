@@ -282,32 +282,9 @@ def test_r7_4_waiting_entry_cannot_be_withdrawn_or_rejected(t: Table) -> None:
     t.refuse("B", "lp.reject", "already_confirmed", entry=e2)
 
 
-@pytest.mark.parametrize(
-    ("changes", "code"),
-    [
-        ([{"seat": "C", "kind": "damage", "amount": 100}], "unknown_seat"),
-        ([{"seat": None, "kind": "damage", "amount": 100}], "unknown_seat"),
-        ([{"seat": "B", "kind": "poison", "amount": 100}], "invalid"),
-        ([{"seat": "B", "kind": "damage", "amount": "100"}], "invalid"),
-        ([{"seat": "B", "kind": "damage", "amount": 100.0}], "invalid"),
-        ([{"seat": "B", "kind": "damage", "amount": True}], "invalid"),
-        ([{"seat": "B", "kind": "damage", "amount": None}], "invalid"),
-        ([{"seat": "B", "kind": "damage", "amount": -1}], "invalid"),
-        ([{"seat": "B", "kind": "damage", "amount": 1_000_001}], "invalid"),
-        ([{"seat": "B", "kind": "set", "amount": 10**30}], "invalid"),
-        ([], "invalid"),
-        (None, "invalid"),
-        ("damage", "invalid"),
-        (12, "invalid"),
-        (["B"], "invalid"),
-        ([None], "invalid"),
-        ([{"seat": "B", "kind": "damage", "amount": 1}] * 3, "invalid"),
-        ([{"seat": "B", "kind": "damage", "amount": 1}, {"seat": "B", "kind": "gain"}], "invalid"),
-    ],
-)
-def test_r1_4_invalid_entries_are_refused(t: Table, changes: Any, code: str) -> None:
-    t.refuse("A", "lp.propose", code, changes=changes)
-    t.refuse("judge", "lp.correct", code, changes=changes)
+# An entry's shape (1-2 changes, a known seat and kind, an amount in range, one change per
+# seat: R1.4) is checked once, at the edge: tests/test_schemas.py, test_r1_4_invalid_entries_
+# are_refused_at_the_edge.
 
 
 @pytest.mark.parametrize("amount", [0, 1, 1_000_000])
@@ -382,7 +359,7 @@ def test_r7_1_casual_proposer_withdraws_a_rejected_entry(t: Table) -> None:
 def test_r7_4_casual_proposer_reproposes_a_corrected_entry(t: Table) -> None:
     entry = t.propose("A", ("B", "damage", 1800), note="Dark Magician")
     t.do("B", "lp.reject", entry=entry, reason="it was 1600")
-    t.refuse("A", "dispute.repropose", "invalid", entry=entry, changes=[])
+    # an empty correction is the edge's refusal (tests/test_schemas.py: test_invalid_arguments)
     events = t.do(
         "A",
         "dispute.repropose",

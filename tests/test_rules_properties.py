@@ -16,7 +16,8 @@ server's timer send legal and illegal commands in any order while time moves on.
   and no duel result is confirmed by the players while one of that duel is; a casual table's
   correction stands in the queue where the entry it corrects stood. A judge's own entry
   (`lp.correct`) is a ruling and is not held;
-- ``decide`` raises nothing but ``RuleError`` and ``apply`` never raises."""
+- ``decide`` raises nothing but ``RuleError`` on the arguments the edge loaded (a client's
+  command) or given as they are (the server's own), and ``apply`` never raises."""
 
 from __future__ import annotations
 
@@ -34,7 +35,9 @@ from hypothesis.stateful import (
     precondition,
     rule,
 )
+from marshmallow import ValidationError
 
+from server.api.arguments import load_args
 from server.rules import (
     COMMANDS,
     Actor,
@@ -139,7 +142,14 @@ class TableMachine(RuleBasedStateMachine):
     def run(self, who: str, cmd: str, args: dict[str, Any]) -> None:
         snapshot = repr(self.state)
         try:
-            admit(cmd, actor(who))  # the edge's role check
+            declared = admit(cmd, actor(who))  # the edge's role check
+            if declared.args is not None:
+                # the edge's one validation; the server's own commands reach the rules as given
+                args = load_args(cmd, args)
+        except (RuleError, ValidationError):
+            assert repr(self.state) == snapshot
+            return
+        try:
             events = decide(self.state, cmd, args, actor(who), self.now, self.rng.randrange)
         except RuleError as err:
             assert isinstance(err.code, str) and err.code

@@ -81,6 +81,7 @@ def test_valid_arguments(cmd, args, loaded):
         ("lp.propose", {"changes": [{"seat": "A", "kind": "damage", "amount": 1_000_001}]}),
         ("lp.propose", {"changes": [{"seat": "A", "kind": "steal", "amount": 1}]}),
         ("lp.propose", {"changes": [{"seat": "A", "kind": "damage", "amount": 1}] * 3}),
+        ("dispute.repropose", {"entry": 1, "changes": []}),
         ("lp.confirm", {"entry": 1.5}),
         ("lp.confirm", {"entry": True}),
         ("lp.confirm", {"entry": "3"}),
@@ -119,6 +120,51 @@ def test_invalid_arguments(cmd, args):
         COMMAND_SCHEMAS[cmd].load(args)
     with pytest.raises(ValidationError):
         load_args(cmd, args)
+
+
+# R1.4: an entry changes one or both seats' LP, each at most once, by a known kind and a
+# whole amount in range; the edge refuses anything else before the rules see it (moved here
+# from the rules' tests when the rules stopped checking the arguments again).
+BAD_CHANGES: list[Any] = [
+    [{"seat": "C", "kind": "damage", "amount": 100}],
+    [{"seat": None, "kind": "damage", "amount": 100}],
+    [{"seat": "B", "kind": "poison", "amount": 100}],
+    [{"seat": "B", "kind": "damage", "amount": "100"}],
+    [{"seat": "B", "kind": "damage", "amount": 100.0}],
+    [{"seat": "B", "kind": "damage", "amount": True}],
+    [{"seat": "B", "kind": "damage", "amount": None}],
+    [{"seat": "B", "kind": "damage", "amount": -1}],
+    [{"seat": "B", "kind": "damage", "amount": 1_000_001}],
+    [{"seat": "B", "kind": "set", "amount": 10**30}],
+    [],
+    None,
+    "damage",
+    12,
+    ["B"],
+    [None],
+    [{"seat": "B", "kind": "damage", "amount": 1}] * 3,
+    [{"seat": "B", "kind": "damage", "amount": 1}, {"seat": "B", "kind": "gain"}],
+]
+
+
+@pytest.mark.parametrize("changes", BAD_CHANGES)
+@pytest.mark.parametrize(
+    ("cmd", "other_args"),
+    [
+        ("lp.propose", {}),
+        ("lp.correct", {}),
+        ("dispute.repropose", {"entry": 1}),
+        ("dispute.settle", {"entry": 1, "action": "correct"}),
+    ],
+)
+def test_r1_4_invalid_entries_are_refused_at_the_edge(cmd, other_args, changes):
+    args = {**other_args, "changes": changes}
+    with pytest.raises(ValidationError) as info:
+        COMMAND_SCHEMAS[cmd].load(args)
+    assert "changes" in info.value.messages
+    with pytest.raises(ValidationError) as info:
+        load_args(cmd, args)
+    assert "changes" in info.value.messages
 
 
 def test_command_message_needs_an_id_and_refuses_extras():

@@ -17,45 +17,36 @@ from dataclasses import replace
 from typing import Any
 
 from . import twokey
-from .args import MAX_INT, Changes, Choice, Int, Note, Seat, spec
-from .base import JUDGES, SEAT, SEATS, Event, RuleError, Tx, command, handler, other, require, row
+from .args import MAX_INT, Changes, Check, Choice, Int, Note, Seat, spec
+from .base import JUDGES, SEAT, Event, RuleError, Tx, command, handler, other, require, row
 from .duel_end import after_lp_change, casual
 from .state import DUEL, Change, Dispute, LedgerEntry, Proposal, TableState
 from .twokey import DISPUTE, LP, alone, said_yes
 
-KINDS = ("damage", "gain", "cost", "halve", "set")
-MAX_AMOUNT = 1_000_000
 # Entries one seat may have waiting for the other's answer: a phone never needs more, and each
 # one grows every update of the table.
 MAX_PENDING_PER_SEAT = twokey.MAX_PENDING_PER_SEAT
 
 
-def parse_changes(raw: Any) -> tuple[Change, ...]:
-    """Check and build the changes of an entry: one or two, at most one per seat."""
-    require(
-        isinstance(raw, list | tuple) and 0 < len(raw) <= 2,
-        "invalid",
-        "An entry changes one or both seats' LP.",
-    )
-    changes = []
-    for item in raw:
-        require(isinstance(item, Mapping), "invalid", "Each change is an object.")
-        seat, kind, amount = item.get("seat"), item.get("kind"), item.get("amount", 0)
-        require(seat in SEATS, "unknown_seat", "The seat must be A or B.", seat=seat)
-        require(kind in KINDS, "invalid", "Unknown kind of LP change.", kind=kind)
-        require(
-            isinstance(amount, int) and not isinstance(amount, bool),
-            "invalid",
-            "The amount must be a whole number.",
+def changes_of(raw: Sequence[Mapping[str, Any]]) -> tuple[Change, ...]:
+    """The changes of an entry, as the edge loaded them (`args.Changes`: one or two, each a
+    seat, a kind and an amount in range; at most one per seat, `one_change_per_seat`). A
+    halving has no amount."""
+    return tuple(
+        Change(
+            str(c["seat"]), str(c["kind"]), 0 if c["kind"] == "halve" else int(c.get("amount", 0))
         )
-        require(0 <= amount <= MAX_AMOUNT, "invalid", "The amount is out of range.", max=MAX_AMOUNT)
-        changes.append(Change(str(seat), str(kind), 0 if kind == "halve" else int(amount)))
-    require(
-        len({c.seat for c in changes}) == len(changes),
-        "invalid",
-        "One change per seat in an entry.",
+        for c in raw
     )
-    return tuple(changes)
+
+
+def one_change_per_seat(a: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The check of every command that carries `changes`: an entry changes each seat's LP at
+    most once (run at the edge with the other fields' checks)."""
+    changes = a.get("changes")
+    if changes and len({c["seat"] for c in changes}) != len(changes):
+        return "changes", "One change per seat in an entry."
+    return None
 
 
 def changes_from_event(raw: Sequence[Mapping[str, Any]]) -> tuple[Change, ...]:
@@ -110,6 +101,15 @@ def lp_after(lp: Mapping[str, int], changes: Sequence[Change]) -> dict[str, int]
 # --- commands ----------------------------------------------------------------------------
 
 
+def _both(*checks: Check) -> Check:
+    """One check of several: the first problem any of them finds."""
+
+    def check(a: Mapping[str, Any]) -> tuple[str, str] | None:
+        return next((p for p in (c(a) for c in checks) if p is not None), None)
+
+    return check
+
+
 def _one_form(a: Mapping[str, Any]) -> tuple[str, str] | None:
     """The full form (`changes`) or the short one (`seat` + `delta`), never both."""
     short = "seat" in a or "delta" in a
@@ -137,7 +137,12 @@ def _short_form(a: dict[str, Any]) -> dict[str, Any]:
     "lp.propose",
     SEAT,
     spec(
-        check=_one_form, shape=_short_form, changes=Changes(), seat=Seat(), delta=Int(), note=Note()
+        check=_both(_one_form, one_change_per_seat),
+        shape=_short_form,
+        changes=Changes(),
+        seat=Seat(),
+        delta=Int(),
+        note=Note(),
     ),
     {"changes": [{"seat": "B", "kind": "damage", "amount": 500}], "note": "x"},
 )
@@ -153,7 +158,7 @@ def propose(tx: Tx, args: Mapping[str, Any]) -> None:
     seat = tx.seat
     require(tx.state.phase == DUEL, "wrong_phase", "LP can be entered only during a duel.")
     twokey.propose(LP, seat, tx.state.pending)
-    changes = parse_changes(args.get("changes") or [])
+    changes = changes_of(args.get("changes") or [])
     note = str(args.get("note") or "")
     tx.emit(
         "lp.proposed",
@@ -238,7 +243,12 @@ def withdraw_dispute(tx: Tx, args: Mapping[str, Any]) -> None:
 @command(
     "dispute.repropose",
     SEAT,
-    spec(entry=Int(1, MAX_INT, required=True), changes=Changes(required=True), note=Note()),
+    spec(
+        one_change_per_seat,
+        entry=Int(1, MAX_INT, required=True),
+        changes=Changes(required=True),
+        note=Note(),
+    ),
     {"entry": 1, "changes": [{"seat": "B", "kind": "damage", "amount": 1}]},
 )
 @row(
@@ -253,7 +263,7 @@ def repropose(tx: Tx, args: Mapping[str, Any]) -> None:
     d = _own_dispute(tx, args)
     require(tx.state.phase == DUEL, "wrong_phase", "LP can be entered only during a duel.")
     twokey.propose(DISPUTE, tx.seat, tx.state.pending)
-    changes = parse_changes(args.get("changes") or [])
+    changes = changes_of(args.get("changes") or [])
     note = str(args.get("note") or d.proposal.note)
     entry = tx.state.next_entry
     tx.emit("dispute.closed", entry=d.entry, status="corrected", new_entry=entry)
@@ -277,14 +287,14 @@ def withdraw(tx: Tx, args: Mapping[str, Any]) -> None:
 @command(
     "lp.correct",
     JUDGES,
-    spec(changes=Changes(required=True), note=Note()),
+    spec(one_change_per_seat, changes=Changes(required=True), note=Note()),
     {"changes": [{"seat": "A", "kind": "set", "amount": 8000}], "note": ""},
 )
 @row("J", '`{"changes": [...], "note": ""}`', "a judge's LP entry, applied at once")
 def correct(tx: Tx, args: Mapping[str, Any]) -> None:
     """A judge's entry, applied at once (a correction is a new entry, never an edit: R1.4)."""
     require(tx.state.phase == DUEL, "wrong_phase", "LP can be corrected only during a duel.")
-    changes = parse_changes(args.get("changes") or [])
+    changes = changes_of(args.get("changes") or [])
     apply_entry(
         tx,
         tx.state.next_entry,
@@ -309,15 +319,8 @@ def corrected(p: Proposal, args: Mapping[str, Any]) -> tuple[Change, ...]:
     """The changes a judge corrects a disputed entry to: its own changes at ``amount`` ("it
     was 2500, not 3000"), or, for anything else (one seat of two, a halving), ``changes``."""
     if args.get("changes") is not None:
-        return parse_changes(args["changes"])
-    amount = args.get("amount")
-    require(
-        isinstance(amount, int) and not isinstance(amount, bool) and 0 <= amount <= MAX_AMOUNT,
-        "invalid",
-        "Correct the entry to a whole amount, or give its changes.",
-        max=MAX_AMOUNT,
-    )
-    assert isinstance(amount, int)
+        return changes_of(args["changes"])
+    amount = int(args["amount"])  # given, in range: the edge's check (`_one_correction`)
     require(
         by_amount(p.changes),
         "invalid",
@@ -340,7 +343,7 @@ def _one_correction(a: Mapping[str, Any]) -> tuple[str, str] | None:
     "dispute.settle",
     JUDGES,
     spec(
-        check=_one_correction,
+        check=_both(_one_correction, one_change_per_seat),
         entry=Int(1, MAX_INT, required=True),
         action=Choice("apply", "void", "correct", required=True),
         amount=Int(0, MAX_INT),

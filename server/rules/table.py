@@ -73,14 +73,19 @@ def decision(
     now_ms: int,
     randbelow: RandBelow,
 ) -> Decision:
-    """The events a command produces and the state after them, or a ``RuleError``."""
+    """The events a command produces and the state after them, or a ``RuleError``.
+
+    The sender's role and the arguments were checked once, at the edge (`admit`, the loaders
+    of `server/api/arguments.py`); the server's own commands come from its code. Here only
+    the state is asked: the table exists, and a seat acts once it has been taken (R1.1, as
+    `now.may_send` says). An unknown command is still refused, so the rules stay total."""
     decider = DECIDERS.get(cmd)
     if decider is None:
         raise RuleError("unknown_command", f"Unknown command {cmd!r}.")
     require(state.created, "no_such_table", "This table does not exist.")
     if actor.role == "seat":
-        require(actor.seat in SEATS, "forbidden", "Only a player at this table can do that.")
-        require(state.seats[str(actor.seat)].joined, "forbidden", "Take your seat first.")
+        taken = state.seats.get(str(actor.seat))
+        require(taken is not None and taken.joined, "forbidden", "Take your seat first.")
     tx = Tx(state, actor, now_ms, randbelow)
     decider(tx, args)
     return Decision(tx.events, tx.state)
