@@ -5,9 +5,9 @@ import { cardLabel, nameCards } from "../card_names.js";
 import { formatDuration, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { get, other } from "../state.js";
-import { card, countsText, numberField, seatName } from "./kit.js";
+import { card, countsText, may, numberField, seatName } from "./kit.js";
 
-export const reads = ["decks", "seats", "ruleset", "window"];
+export const reads = ["decks", "seats", "ruleset", "window", "may_send"];
 
 // R7.5: a failed check holds the table. At an event a judge clears it; at a casual table (no
 // judge) both players say the deck is fixed (`deck.fix`, the second yes clears it).
@@ -18,12 +18,10 @@ function myCheck(ctx, mine) {
     const casual = !get(s, "ruleset.staff_start", false);
     const said = (mine.fixed_by || []).includes(view.seat);
     check.push(h("p", { class: "status-line bad", testid: "deck-check-failed", role: "status", text: t(casual ? "between.check_failed_casual" : "between.check_failed_judge") }));
-    if (casual)
-      check.push(said
-        ? h("p", { class: "status-line", testid: "deck-fix-waiting", text: t("between.fix_waiting", { name: seatName(s, other(view.seat)) }) })
-        : h("button", { class: "btn btn-primary btn-wide", testid: "deck-fixed", onclick: () => send("deck.fix", { seat: view.seat }), text: t("between.fix_mine") }));
+    if (said) check.push(h("p", { class: "status-line", testid: "deck-fix-waiting", text: t("between.fix_waiting", { name: seatName(s, other(view.seat)) }) }));
+    else if (may(s, "deck.fix")) check.push(h("button", { class: "btn btn-primary btn-wide", testid: "deck-fixed", onclick: () => send("deck.fix", { seat: view.seat }), text: t("between.fix_mine") }));
   } else if (mine.checked) check.push(h("p", { class: "status-line ok", testid: "deck-checked", text: t("between.checked") }));
-  else
+  else if (may(s, "deck.check"))
     check.push(h("div", { class: "row" },
       h("button", { class: "btn btn-primary", testid: "deck-check-ok",
         onclick: () => {
@@ -36,9 +34,9 @@ function myCheck(ctx, mine) {
   return check;
 }
 
-function readyPart(send, mine) {
+function readyPart({ s, send }, mine) {
   if (mine.ready) return h("p", { class: "status-line ok", testid: "ready-me", text: t("between.ready_done") });
-  if (!mine.checked || mine.check_failed) return null;
+  if (!may(s, "between.ready")) return null; // the rules say when (R7.5: a deck checked and sound)
   return h("button", { class: "btn btn-primary btn-wide", testid: "between-ready", onclick: () => send("between.ready"), text: t("between.ready") });
 }
 
@@ -49,11 +47,11 @@ function seatLines(ctx, seat) {
   const d = (s.decks || {})[seat] || {};
   const checkText = d.check_failed ? t("between.check_failed_short") : d.checked ? t("between.checked_short") : t("between.not_checked");
   const lines = [h("p", { class: ["status-line", d.check_failed && "bad"], testid: `between-${seat}`, text: `${seatName(s, seat)}: ${checkText} \u00b7 ${d.ready ? t("between.is_ready") : t("between.not_ready")}` })];
-  if (d.check_failed && view.isSeat && !get(s, "ruleset.staff_start", false)) {
-    const said = (d.fixed_by || []).includes(view.seat);
-    lines.push(said
-      ? h("p", { class: "status-line", testid: "deck-fix-waiting", text: t("between.fix_waiting", { name: seatName(s, seat) }) })
-      : h("button", { class: "btn btn-wide", testid: "deck-fix-confirm", onclick: () => send("deck.fix", { seat }), text: t("between.fix_theirs", { name: seatName(s, seat) }) }));
+  // At a casual table this phone says the opponent's deck is fixed, while the rules let it.
+  const said = d.check_failed && view.isSeat && (d.fixed_by || []).includes(view.seat);
+  if (said) lines.push(h("p", { class: "status-line", testid: "deck-fix-waiting", text: t("between.fix_waiting", { name: seatName(s, seat) }) }));
+  else if (d.check_failed && view.isSeat && may(s, "deck.fix")) {
+    lines.push(h("button", { class: "btn btn-wide", testid: "deck-fix-confirm", onclick: () => send("deck.fix", { seat }), text: t("between.fix_theirs", { name: seatName(s, seat) }) }));
   }
   return lines;
 }
@@ -72,7 +70,7 @@ function phaseBetween(ctx) {
     // The deck check (R7.5) and ready come after side decking: one tap once the deck is set.
     const check = myCheck(ctx, mine);
     if (mine.list && mine.cards && mine.cards.current) {
-      parts.push(sideByCard(ctx, mine), check, readyPart(send, mine), ...seatLines(ctx, other(view.seat)));
+      parts.push(sideByCard(ctx, mine), check, readyPart(ctx, mine), ...seatLines(ctx, other(view.seat)));
       return card(t("phase.between"), "between", parts);
     }
     // R6.8 side decking: the deck keeps its count
@@ -102,7 +100,7 @@ function phaseBetween(ctx) {
       h("button", { class: "btn btn-wide", testid: "side-submit", onclick: submit, text: t("side.submit") }),
       mine.current ? h("p", { class: "muted", testid: "deck-current", text: t("side.current", { counts: countsText(mine.current) }) }) : null,
     );
-    parts.push(check, readyPart(send, mine));
+    parts.push(check, readyPart(ctx, mine));
   }
   for (const seat of view.isSeat ? [other(view.seat)] : ["A", "B"]) parts.push(...seatLines(ctx, seat));
   return card(t("phase.between"), "between", parts);

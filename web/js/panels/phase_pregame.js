@@ -5,13 +5,13 @@ import { getTableEvent } from "../api.js";
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { other } from "../state.js";
-import { card, seatName } from "./kit.js";
+import { card, may, seatName } from "./kit.js";
 
 const CHECK_ITEMS = ["handshake", "side_shown", "shuffled", "cut"];
 const HANDS = ["rock", "paper", "scissors"];
 const HAND_ICON = { rock: "\u270a", paper: "\u270b", scissors: "\u270c\ufe0f" };
 
-export const reads = ["pregame", "seats", "clock", "ruleset"];
+export const reads = ["pregame", "seats", "clock", "ruleset", "may_send"];
 export const local = ["eventRound"];
 
 /** The pregame card. */
@@ -35,7 +35,7 @@ function phasePregame(ctx) {
         class: ["check", done && "done"],
         testid: `check-${item}`,
         "aria-pressed": String(done),
-        disabled: !view.isSeat || done,
+        disabled: done || !may(s, "pregame.check"),
         onclick: () => send("pregame.check", { items: [item] }),
         text: `${done ? "\u2611" : "\u2610"} ${t(`pre.item_${item}`)}`,
       });
@@ -45,7 +45,7 @@ function phasePregame(ctx) {
   parts.push(h("h3", { text: t("pre.checklist") }));
   if (view.isSeat) {
     parts.push(list);
-    if (!allDone)
+    if (!allDone && may(s, "pregame.check"))
       parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "checks-all-done", onclick: () => send("pregame.check", { items: CHECK_ITEMS.filter((i) => !mineChecks.includes(i)) }),
         text: t("pre.all_done_items", { items: CHECK_ITEMS.map((i) => t(`pre.item_${i}`)).join(" \u00b7 ") }) }));
   }
@@ -57,8 +57,11 @@ function phasePregame(ctx) {
   const chooser = pg.chooser || null;
   const first = pg.first || null;
   // An event table: rock-paper-scissors and the duel wait for the round's start (the rules'
-  // `wait_for_round`); nothing is offered that the server would refuse.
-  const waiting = Boolean(s.ruleset && s.ruleset.staff_start) && (!s.clock || s.clock.status === "idle");
+  // `wait_for_round`): a seat is offered what its `may_send` holds; the others are told the
+  // round has not started while the event's clock waits.
+  const waiting = view.isSeat
+    ? !may(s, "rps.report")
+    : Boolean(s.ruleset && s.ruleset.staff_start) && (!s.clock || s.clock.status === "idle");
   if (!chooser && waiting) parts.push(h("p", { class: "status-line attention", testid: "rps-wait-round", text: waitText(ctx) }));
   else if (!chooser) parts.push(rpsPanel(ctx, pg));
   else if (!first) {
@@ -70,7 +73,7 @@ function phasePregame(ctx) {
     if (pg.rps_winner && last && last.A && last.B) {
       parts.push(h("p", { class: "status-line", testid: "rps-hands", text: t("rps.last", { a: seatName(s, "A"), ha: handText(last.A), b: seatName(s, "B"), hb: handText(last.B) }) }));
     }
-    if (view.isSeat && chooser === view.seat) {
+    if (view.isSeat && may(s, "duel.choose")) {
       parts.push(
         h("p", { class: "attention status-line", testid: "chooser", text: t("pre.you_choose") }),
         h("div", { class: "row" },
@@ -86,7 +89,7 @@ function phasePregame(ctx) {
       parts.push(
         drawn[view.seat]
           ? h("p", { class: "status-line ok", testid: "drawn-me", text: t("pre.drawn_done") })
-          : h("button", { class: "btn btn-primary btn-wide", testid: "draw-5", onclick: () => send("duel.draw"), text: t("pre.drawn_5") }),
+          : may(s, "duel.draw") ? h("button", { class: "btn btn-primary btn-wide", testid: "draw-5", onclick: () => send("duel.draw"), text: t("pre.drawn_5") }) : null,
       );
     }
     for (const seat of view.isSeat ? [other(view.seat)] : ["A", "B"]) {
@@ -112,7 +115,7 @@ function rpsPanel(ctx, pg) {
     const by = report.by || null;
     const theirs = view.isSeat && by && by !== view.seat;
     parts.push(h("p", { class: ["status-line", theirs && "attention"], testid: "rps-report", text: t("rps.reported", { name: seatName(s, by), winner: seatName(s, report.winner) }) }));
-    if (theirs) parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "rps-confirm", onclick: () => send("rps.confirm"), text: t("rps.confirm") }));
+    if (theirs && may(s, "rps.confirm")) parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "rps-confirm", onclick: () => send("rps.confirm"), text: t("rps.confirm") }));
     else if (view.isSeat) parts.push(h("p", { class: "muted", text: t("pending.waiting") }));
   }
   if (view.isSeat) {
@@ -125,7 +128,7 @@ function rpsPanel(ctx, pg) {
             class: ["btn", "hand", mine === hand && "on"],
             testid: `rps-${hand}`,
             "aria-pressed": String(mine === hand),
-            disabled: Boolean(mine),
+            disabled: !may(s, "rps.pick"),
             onclick: () => send("rps.pick", { hand }),
             text: `${HAND_ICON[hand]} ${t(`rps.${hand}`)}`,
           }),
@@ -133,7 +136,7 @@ function rpsPanel(ctx, pg) {
       ),
       h("p", { class: "status-line", testid: "rps-status", text: mine ? t("rps.waiting") : theyPicked ? t("rps.they_picked", { name: seatName(s, other(view.seat)) }) : t("rps.pick_hint") }),
     );
-    if (!report) {
+    if (!report && may(s, "rps.report")) {
       parts.push(
         h("p", { class: "muted", text: t("rps.physical") }),
         h("div", { class: "row" },

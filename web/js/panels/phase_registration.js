@@ -7,9 +7,9 @@ import { h } from "../dom.js";
 import { has, lang, t } from "../i18n.js";
 import { get, other } from "../state.js";
 import { toastError } from "../toast.js";
-import { card, countsText, numberField, seatName } from "./kit.js";
+import { card, countsText, may, numberField, seatName } from "./kit.js";
 
-export const reads = ["decks", "seats", "banlist", "ruleset"];
+export const reads = ["decks", "seats", "banlist", "ruleset", "may_send"];
 export const local = ["banlists", "eventList"];
 // The list check's answer is painted in place as it arrives (not a redraw).
 // The deck counts last declared on this phone (kept by web/js/ui.js) start the form.
@@ -55,7 +55,7 @@ function phaseRegistration(ctx) {
       if (theirsOpen) send("deck.confirm", { seat: other(meSeat) });
     };
     const theirs = get(decks, `${other(meSeat)}.declared`, null);
-    const theirsOpen = Boolean(theirs && !get(decks, `${other(meSeat)}.confirmed`, false));
+    const theirsOpen = Boolean(theirs && may(s, "deck.confirm")); // the rules say (R1.6)
     parts.push(
       h("p", { class: "muted", text: t("deck.hint") }),
       h("div", { class: "fields3" },
@@ -79,7 +79,7 @@ function phaseRegistration(ctx) {
         decl && confirmed ? h("span", { class: "ok", text: " \u2713" }) : null,
       ),
     );
-    if (view.isSeat && decl && !confirmed) {
+    if (view.isSeat && decl && may(s, "deck.confirm")) {
       parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "confirm-deck", onclick: () => send("deck.confirm", { seat }), text: t("deck.confirm", { name: seatName(s, seat) }) }));
     }
   }
