@@ -151,3 +151,13 @@ def test_every_refusal_the_server_raises_is_worded_in_every_language():
     english = load().texts["en"]
     missing = sorted(f"{c} ({where})" for c, where in codes.items() if f"err.{c}" not in english)
     assert missing == []
+
+
+def test_every_penalty_the_judges_page_is_offered_is_worded():
+    """The judges' page offers the levels and infractions the rules declare (the judges'
+    view's `penalty_choices`, server/rules/judge.py) and words each from the catalogue."""
+    from server.rules.judge import INFRACTIONS, LEVELS
+
+    english = load().texts["en"]
+    keys = [f"staff.level.{lv}" for lv in LEVELS] + [f"staff.inf.{i}" for i in INFRACTIONS]
+    assert [k for k in keys if k not in english] == []

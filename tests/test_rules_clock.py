@@ -212,6 +212,22 @@ def test_r5_1_1_current_turn_is_finished_then_3_extra_turns_opponent_first() -> 
     assert (t.state.result.winner, t.state.result.reason) == ("A", "time_lp")
 
 
+def test_r5_the_turns_of_each_stage_are_counted_once_and_in_the_view() -> None:
+    """The view's `stage_turns` is the count the stage's event carries (`time_over.stage_turns`):
+    the Extra Turns' for the duel's stages, the Extra Duel's for its own."""
+    t = timed().start_duel(first="A")
+    assert view(t.state)["stage_turns"] == 0  # no stage yet
+    time_up(t)
+    t.end_turn()
+    staged = [e for e in t.log if e.type == "time.stage"]
+    assert t.state.time.stage == "extra_turns"
+    assert view(t.state)["stage_turns"] == staged[-1].data["of"] == 3
+    e = extra_duel()
+    assert e.state.time.stage == "extra_duel"
+    staged = [x for x in e.log if x.type == "time.stage"]
+    assert view(e.state, "A")["stage_turns"] == staged[-1].data["of"] == 4
+
+
 def test_r5_1_even_with_different_lp_the_extra_turns_are_played() -> None:
     t = timed().start_duel(first="A")
     t.hit("B", 3000)

@@ -327,3 +327,15 @@ def test_r7_1_a_judges_match_result_closes_the_table(ruling: dict) -> None:
     assert [d.status for d in t.state.disputes] == ["dropped"]
     board = summarise(view(t.state, privileged=True), number=1, seq=1)
     assert board["alerts"] == []
+
+
+def test_r7_1_the_view_says_which_disputed_entries_a_judge_corrects_by_amount() -> None:
+    """A halving has no amount (`ledger.by_amount`): the judges' page offers the amount by it."""
+    t = event_duel()
+    e1 = t.propose("A", ("B", "damage", 3000))
+    t.do("B", "lp.reject", entry=e1, reason="it was 2500")
+    e2 = t.propose("B", ("A", "halve", 0))
+    t.do("A", "lp.reject", entry=e2, reason="no")
+    seen = {d["entry"]: d["by_amount"] for d in view(t.state, None, privileged=True)["disputes"]}
+    assert seen == {e1: True, e2: False}
+    t.refuse("judge", "dispute.settle", "invalid", entry=e2, action="correct", amount=100)

@@ -736,3 +736,39 @@ def test_r7_1_judge_sets_duel_one_before_it_begins(t: Table) -> None:
     assert t.state.wins == {"A": 1, "B": 0}
     t.do("judge", "result.set", match_winner="A")
     t.refuse("judge", "result.set", "wrong_phase", winner="A", duel=t.state.duel_no)
+
+
+def test_r3_1_the_view_says_whether_the_waiting_result_ends_the_match(t: Table) -> None:
+    """The phones read it (the deciding duel's one-tap confirmation); they do not count."""
+    t.start_duel().hit("B", 8000)
+    result = view(t.state, "A")["result"]
+    assert (result["ends_match"], result["wins_after"]) == (False, {"A": 1, "B": 0})
+    t.confirm_result().between()
+    t.start_duel(first="B").hit("B", 8000)
+    result = view(t.state, "B")["result"]
+    assert (result["ends_match"], result["wins_after"]) == (True, {"A": 2, "B": 0})
+    t.confirm_result()
+    assert t.state.phase == "match_result" and t.state.wins == {"A": 2, "B": 0}
+
+
+def test_r8_the_judges_view_offers_the_penalties_the_rules_allow(t: Table) -> None:
+    from server.rules.judge import INFRACTIONS, LEVELS
+
+    t.start_duel()
+    choices = view(t.state, None, privileged=True)["penalty_choices"]
+    assert choices == {
+        "levels": list(LEVELS),
+        "infractions": list(INFRACTIONS),
+        "decide_match": ["match_loss", "disqualification", "disqualification_total"],
+    }
+    assert view(t.state, "A")["penalty_choices"] is None  # a phone is offered none
+    assert view(t.state, None)["penalty_choices"] is None
+    t.do("judge", "penalty.record", seat="B", level="match_loss", infraction="cheating")
+    offered = view(t.state, None, privileged=True)["penalty_choices"]["levels"]
+    assert offered == ["caution", "warning"]
+    for level in LEVELS:  # what is offered is accepted, what is not is refused
+        if level in offered:
+            t.decide("judge", "penalty.record", seat="A", level=level, infraction="other")
+        else:
+            t.refuse("judge", "penalty.record", "wrong_phase", seat="A", level=level,
+                     infraction="other")  # fmt: skip

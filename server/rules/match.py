@@ -445,9 +445,10 @@ def finalize_duel(tx: Tx) -> None:
 
 
 def wins_after_result(s: TableState) -> dict[str, int]:
-    """Each seat's wins once the duel result waiting for confirmation counts (R3.1)."""
+    """Each seat's wins once the duel result waiting for confirmation counts (R3.1; an Extra
+    Duel's win is not a duel win, R5.2)."""
     wins = dict(s.wins)
-    if s.result is not None and s.result.winner:
+    if s.result is not None and s.result.winner and not s.extra_duel:
         wins[s.result.winner] += 1
     return wins
 
