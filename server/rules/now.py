@@ -5,7 +5,8 @@ who has already said yes), so a client need not learn the order from refusals. A
 listed here can still be refused for its arguments (an unknown entry number, a deck that breaks
 the ban list) or a limit that moves with time (dice tossed too fast); a command not listed is
 refused as the state stands (tests/test_now.py checks both against the deciders along a whole
-recorded match). The view carries it as `may` (`server.rules.view.seat_view`).
+recorded match). The view carries it as `may_send` (`server.rules.view.seat_view`), and the
+phones offer their buttons by it (`web/js/panels/kit.js: may`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from .twokey import MAX_PENDING_PER_SEAT
 
 # Commands a seat may send in any phase (judge calls are capped: `judge.call`).
 ALWAYS = ("coin.toss", "die.roll")
-# Open judge calls a seat may have at once (`server.rules.judge.call`).
 
 
 def may_send(s: TableState, seat: str) -> list[str]:
