@@ -3,17 +3,18 @@
 import { h } from "../dom.js";
 import { t } from "../i18n.js";
 import { get, other } from "../state.js";
-import { card, seatName } from "./kit.js";
+import { card, may, seatName } from "./kit.js";
 
 export const name = "counters";
-export const reads = ["phase", "counters", "tokens", "seats"];
+export const reads = ["phase", "counters", "tokens", "seats", "may_send"];
 
 export function render({ s, view, ui, send }) {
   const any = ["A", "B"].some((x) => Object.keys(get(s, `counters.${x}`, {})).length || get(s, `tokens.${x}`, 0));
   if (s.phase !== "duel" && !any) return null; // counters belong to a duel
   const seats = view.isSeat ? [view.seat, other(view.seat)] : ["A", "B"];
   const parts = seats.map((seat) => {
-    const own = view.isSeat && seat === view.seat;
+    const mine = view.isSeat && seat === view.seat;
+    const own = mine && may(s, "counter.change"); // changed while the rules let it (a duel)
     const counters = get(s, `counters.${seat}`, {}) || {};
     const tokens = get(s, `tokens.${seat}`, 0);
     const rows = Object.entries(counters).map(([cname, value]) =>
@@ -31,7 +32,7 @@ export function render({ s, view, ui, send }) {
       h("b", { class: "counter-value", testid: `token-count-${seat}`, text: String(tokens) }),
       own ? h("button", { class: "btn btn-small", testid: "token-inc", "aria-label": t("counters.token_inc"), onclick: () => send("token.change", { delta: 1 }), text: "+" }) : null,
     );
-    const block = [h("h3", { text: own ? t("counters.mine") : seatName(s, seat) }), tokenRow, rows.length ? h("ul", { class: "list" }, rows) : null];
+    const block = [h("h3", { text: mine ? t("counters.mine") : seatName(s, seat) }), tokenRow, rows.length ? h("ul", { class: "list" }, rows) : null];
     if (own) {
       const form = (ui.forms.counter ||= { name: "" });
       const add = () => {
@@ -48,7 +49,7 @@ export function render({ s, view, ui, send }) {
           input,
           h("button", { class: "btn", testid: "counter-add", onclick: add, text: t("counters.add") }),
         ),
-        Object.keys(counters).length ? h("button", { class: "btn btn-quiet btn-small", testid: "counters-clear-all", onclick: () => send("counter.clear", {}), text: t("counters.clear_all") }) : null,
+        may(s, "counter.clear") ? h("button", { class: "btn btn-quiet btn-small", testid: "counters-clear-all", onclick: () => send("counter.clear", {}), text: t("counters.clear_all") }) : null,
       );
     }
     return h("div", { class: "counter-block", testid: `counters-${seat}` }, block);
