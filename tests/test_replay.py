@@ -199,8 +199,9 @@ def test_the_recorded_log_replays_to_the_recorded_views() -> None:
     to the final views recorded with it."""
     expected = json.loads(DATA.read_text(encoding="utf-8"))
     state = replay(_event_of(e) for e in expected["events"])
-    assert project(json.loads(json.dumps(views(state))), expected["shape"]["view"]) == (
-        expected["final"]
+    assert (
+        project(json.loads(json.dumps(views(state))), expected["shape"]["view"])
+        == (expected["final"])
     )
 
 
