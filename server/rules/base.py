@@ -243,9 +243,12 @@ class SheetLine:
     """What an event writes on the score sheet. A dated line of one of a match's
     `SHEET_SECTIONS` with a catalogue `code` (a `sheet.row.*` key, or one chosen by `variants`
     as in `Words`), its `params` (as in `Words`: only those named) and the field of a person's
-    words (`note`); or, with `step` instead of a code, the sheet builder's step of that name
-    (`server/projections/sheet.py`: the rows and columns an event fills that are more than a
-    line: the ledger, a duel's column, the seats, the rolls)."""
+    words (`note`), written by the sheet from this alone; or, with `step` instead of a code,
+    the part of the sheet the event fills that is more than a line (`table`, `seat_joined`,
+    `seat_left`, `match`, `deck_counts`, `deck_check`, `duel`, `ledger`, `result`, `rolls`,
+    `judge_called`, `time_called`, `time_stage`, `flag`): the sheet builder's own step for the
+    event (`server/projections/sheet.py: STEPS`) fills it from the event's fields and the
+    replayed state."""
 
     section: str = ""
     code: str = ""
