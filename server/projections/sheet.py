@@ -757,6 +757,20 @@ def sheet_value(param: Param, data: Mapping[str, Any]) -> Any:
     raise ValueError(f"the sheet does not say {kind!r}")  # a format only the log words use
 
 
+def filled_log(log: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The envelopes with the fields each event's declaration fills for a log written before
+    them (`server.rules.base.upgraded`, from the replayed state): what the judges' log words,
+    so an older table's events read as a new one's."""
+    state: TableState = EMPTY
+    out = []
+    for envelope in log:
+        event = _event(envelope)
+        filled = upgraded(state, event)
+        state = apply(state, filled)
+        out.append(dict(envelope) if filled is event else {**envelope, "data": dict(filled.data)})
+    return out
+
+
 def build_sheet(
     log: Iterable[Mapping[str, Any]], chain: Chain | None = None, names: bool = True
 ) -> Sheet:

@@ -330,6 +330,12 @@ def handler(
     return register
 
 
+def event_words() -> dict[str, dict[str, Any]]:
+    """Every event's `Words` as the phones read them (the judges' table page words its log
+    from these, `web/js/words.js`)."""
+    return {t: d.words.to_dict(t) for t, d in sorted(EVENTS.items())}
+
+
 def upgraded(state: Any, event: Event) -> Event:
     """`event` with the fields its declaration fills for a log written before them (from
     `state`, the state before it); the event itself when none is missing."""
