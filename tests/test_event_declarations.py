@@ -19,6 +19,7 @@ from server.projections import sheet as sheet_module
 from server.projections.sheet import build_sheet, filled_log
 from server.rules import EVENTS
 from server.rules.base import SHEET_SECTIONS, event_words
+from server.rules.view import LIST_EVENTS
 from tests.test_sheet_words import before_codes, disputed_match, envelopes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,6 +68,13 @@ def test_the_phones_read_every_declaration() -> None:
     assert set(words) == set(EVENTS)
     assert words["flag.raised"]["params"]["turn"] == ["num", "turn"]
     assert json.loads(json.dumps(words)) == words  # served as JSON as it is
+
+
+def test_the_deck_lists_hidden_are_the_declared_secrets() -> None:
+    """The phones' events and the exported log hide a deck list's cards: the fields each event
+    declares secret (a pick is hidden until thrown, apart)."""
+    assert LIST_EVENTS == {"deck.registered": ("cards",), "side.exchanged": ("cards", "current")}
+    assert EVENTS["rps.picked"].secret == ("hand",)
 
 
 def _recorded() -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from server.rules import EMPTY, EVENTS, Event, TableState, apply
 from server.rules.base import Param, SheetLine, upgraded
 from server.rules.match import HANDS
 from server.rules.time_over import STAGES
+from server.rules.view import LIST_EVENTS
 
 SEATS = ("A", "B")
 
@@ -896,11 +897,6 @@ def public_log(log: Sequence[Mapping[str, Any]], names: bool = True) -> list[dic
 # Each event's declaration beside its handler says which they are (`EventDeclaration.staff_only`).
 STAFF_ONLY: dict[str, tuple[str, ...]] = {
     t: d.staff_only for t, d in EVENTS.items() if d.staff_only
-}
-# Events whose secret fields name cards of a seat's list (a rock-paper-scissors pick, the other
-# secret, is read once thrown: below).
-LIST_EVENTS: dict[str, tuple[str, ...]] = {
-    t: d.secret for t, d in EVENTS.items() if d.secret and t != "rps.picked"
 }
 
 
