@@ -334,11 +334,14 @@ class _Builder:
 
     def line(self, line: SheetLine, e: Event, before: TableState, by: str) -> None:
         """A declared line: its code (or the variant the data picks), its values, its note."""
+        if line.only is not None and not chosen("", (tuple(line.only) + ("yes",),), e.data):
+            return
         code = chosen(line.code, line.variants, e.data)
         values = {name: sheet_value(param, e.data) for name, param in line.params.items()}
         note = sheet_value(line.note, e.data) if line.note else ""
+        duel = before.duel_no - 1 if line.last_duel else before.duel_no
         section: list[Line] = getattr(self.match, line.section)
-        section.append(Line(e.at_ms, before.duel_no, by, Said(code, **values), note))
+        section.append(Line(e.at_ms, duel, by, Said(code, **values), note))
 
     # table and seats
 
@@ -375,26 +378,6 @@ class _Builder:
     def on_deck_registered(self, e: Event, before: TableState, by: str) -> None:
         c = e.data["counts"]
         self.match.decks[e.data["seat"]] = deck_counts(c, "sheet.row.deck_list_counts")
-
-    def on_deck_checked(self, e: Event, before: TableState, by: str) -> None:
-        if not e.data.get("ok", True):
-            self.match.decks_log.append(
-                Line(
-                    e.at_ms,
-                    before.duel_no - 1,
-                    by,
-                    Said("sheet.row.deck_problem"),
-                    e.data.get("note", ""),
-                )
-            )
-
-    def on_deck_cleared(self, e: Event, before: TableState, by: str) -> None:
-        text = Said("sheet.row.deck_cleared", seat=e.data["seat"])
-        if not e.data.get("judge"):  # a casual table's players, both saying it is fixed
-            text = Said("sheet.row.deck_settled_both", seat=e.data["seat"])
-        self.match.decks_log.append(
-            Line(e.at_ms, before.duel_no - 1, by, text, e.data.get("note", ""))
-        )
 
     # the start of a duel (R6.5-R6.7)
 

@@ -245,7 +245,7 @@ class SheetLine:
     as in `Words`), its `params` (as in `Words`: only those named) and the field of a person's
     words (`note`), written by the sheet from this alone; or, with `step` instead of a code,
     the part of the sheet the event fills that is more than a line (`table`, `seat_joined`,
-    `seat_left`, `match`, `deck_counts`, `deck_check`, `duel`, `ledger`, `result`, `rolls`,
+    `seat_left`, `match`, `deck_counts`, `duel`, `ledger`, `result`, `rolls`,
     `judge_called`, `time_called`, `time_stage`, `flag`): the sheet builder's own step for the
     event (`server/projections/sheet.py: STEPS`) fills it from the event's fields and the
     replayed state."""
@@ -256,6 +256,10 @@ class SheetLine:
     variants: tuple[tuple[str, Any, str], ...] = ()
     note: Param = ""
     step: str = ""
+    # Written only when this field has this value (matched as a variant is); None: always.
+    only: tuple[str, Any] | None = None
+    # The line belongs to the duel just played (an after-duel check), not the next one.
+    last_duel: bool = False
 
 
 Upgrade = Callable[[Any, "Event"], Mapping[str, Any]]
@@ -317,6 +321,8 @@ def handler(
             _check_param(event_type, data, param)
         for name, _value, _code in said.variants:
             _check_param(event_type, data, name)
+    if sheet is not None and sheet.only is not None:
+        _check_param(event_type, data, sheet.only[0])
     if sheet is not None and sheet.step == "" and sheet.section not in SHEET_SECTIONS:
         raise ValueError(f"{event_type}: unknown sheet section {sheet.section!r}")
     EVENTS[event_type] = EventDeclaration(

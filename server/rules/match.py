@@ -1059,7 +1059,9 @@ def _match_started(s: TableState, e: Event) -> TableState:
         variants=(("ok", False, "event.deck.checked.bad"),),
         note="note",
     ),
-    sheet=SheetLine(step="deck_check"),
+    sheet=SheetLine(
+        "decks_log", "sheet.row.deck_problem", note="note", only=("ok", False), last_duel=True
+    ),
 )
 def _deck_checked(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
@@ -1086,7 +1088,14 @@ def _fix_voted(s: TableState, e: Event) -> TableState:
     "deck.cleared",
     {"seat": "seat", "judge": "str", "note": "str"},
     words=Words(note="note"),
-    sheet=SheetLine(step="deck_check"),
+    sheet=SheetLine(
+        "decks_log",
+        "sheet.row.deck_cleared",
+        {"seat": "seat"},
+        (("judge", None, "sheet.row.deck_settled_both"),),
+        note="note",
+        last_duel=True,
+    ),
 )
 def _deck_cleared(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
