@@ -337,8 +337,10 @@ class _Builder:
         if line.only is not None and not chosen("", (tuple(line.only) + ("yes",),), e.data):
             return
         code = chosen(line.code, line.variants, e.data)
-        values = {name: sheet_value(param, e.data) for name, param in line.params.items()}
-        note = sheet_value(line.note, e.data) if line.note else ""
+        values = {name: sheet_value(param, e.data, by) for name, param in line.params.items()}
+        note = sheet_value(line.note, e.data, by) if line.note else ""
+        if not self.names and isinstance(line.note, str) and line.note in declared_staff(e.type):
+            note = ""  # words only the event's staff read: the public sheet leaves them out
         duel = before.duel_no - 1 if line.last_duel else before.duel_no
         section: list[Line] = getattr(self.match, line.section)
         section.append(Line(e.at_ms, duel, by, Said(code, **values), note))
@@ -617,20 +619,6 @@ class _Builder:
 
     # judges (R7.1, R8)
 
-    def on_judge_called(self, e: Event, before: TableState, by: str) -> None:
-        seat = e.data.get("seat") or by
-        call = self.state.calls[-1]  # what it is about, as the rules read it (older logs too)
-        reason = str(e.data.get("reason") or "")  # an older log's: `judge.py`'s upgrade
-        code, params = e.data.get("code"), dict(e.data.get("params") or {})
-        text = Said("sheet.row.judge_called", seat=label(str(seat)))
-        if code:
-            about = Said(f"call.{code}", entry=call.entry, duel=call.duel, seat=call.deck, **params)
-            text = Said("sheet.row.judge_called_about", seat=label(str(seat)), about=about)
-        # A player's words to the judge are for staff: the public sheet says only that a judge
-        # was called, and about what.
-        note = reason if self.names else ""
-        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, note))
-
     # the clock (R4, R5)
 
     def _clock(self, e: Event, before: TableState, by: str, text: str, note: str = "") -> None:
@@ -720,8 +708,14 @@ def _side(data: Mapping[str, Any]) -> list[Said]:
     ]
 
 
-def sheet_value(param: Param, data: Mapping[str, Any]) -> Any:
-    """A declared value (`server.rules.base.FORMATS`) as the sheet says it."""
+def declared_staff(event_type: str) -> tuple[str, ...]:
+    """The fields of `event_type` its declaration gives the event's staff only."""
+    return EVENTS[event_type].staff_only
+
+
+def sheet_value(param: Param, data: Mapping[str, Any], by: str = "") -> Any:
+    """A declared value (`server.rules.base.FORMATS`) as the sheet says it; `by` is the
+    event's actor as the sheet names it."""
     if isinstance(param, str):
         return _path(data, param)
     kind, name, *arg = param
@@ -733,7 +727,13 @@ def sheet_value(param: Param, data: Mapping[str, Any]) -> Any:
     if kind == "side":
         return _side(data)
     if kind == "who":
-        return label(str(value or ""))
+        return label(str(value or by))
+    if kind == "about":
+        if not value:
+            return ""
+        params = dict(data.get("params") or {})
+        entry, duel, deck = data.get("entry"), data.get("duel"), data.get("deck")
+        return Said(f"call.{value}", entry=entry, duel=duel, seat=deck, **params)
     if kind == "count":
         return len(value or ())
     if kind == "num":

@@ -205,6 +205,7 @@ FORMATS = frozenset(
         "side",  # a side exchange's counts in and out, per part
         "call",  # a judge call's reason beside what the call is about (`call.<code>`)
         "num",  # a number, or "?" when a log written before the field lacks it
+        "about",  # what a judge call is about: `call.<code>` with its entry, duel, deck, params
     }
 )
 
@@ -243,10 +244,11 @@ class SheetLine:
     """What an event writes on the score sheet. A dated line of one of a match's
     `SHEET_SECTIONS` with a catalogue `code` (a `sheet.row.*` key, or one chosen by `variants`
     as in `Words`), its `params` (as in `Words`: only those named) and the field of a person's
-    words (`note`), written by the sheet from this alone; or, with `step` instead of a code,
+    words (`note`; blank on the public sheet when the event gives that field to its staff only),
+    written by the sheet from this alone; or, with `step` instead of a code,
     the part of the sheet the event fills that is more than a line (`table`, `seat_joined`,
     `seat_left`, `match`, `deck_counts`, `duel`, `ledger`, `result`, `rolls`,
-    `judge_called`, `time_called`, `time_stage`, `flag`): the sheet builder's own step for the
+    `time_called`, `time_stage`, `flag`): the sheet builder's own step for the
     event (`server/projections/sheet.py: STEPS`) fills it from the event's fields and the
     replayed state."""
 

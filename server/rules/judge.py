@@ -174,15 +174,17 @@ _ALARM_BEFORE_CODES = re.compile(
 
 
 def _called_before_codes(s: TableState, e: Event) -> Mapping[str, Any]:
-    """A call from a log written before calls had codes: its code from what it is about (its
-    entry, as `_entry_of` links it; its duel; its deck), the server's sentence taken off its
-    reason (the person's words stay). A player's call that copied the server's words names
-    nothing, so it stays as typed."""
+    """A call from a log written before calls named their entry: the entry, as `_entry_of`
+    links it. Before calls had codes: its code from what it is about (its entry, its duel, its
+    deck), the server's sentence taken off its reason (the person's words stay). A player's
+    call that copied the server's words names nothing, so it stays as typed."""
     d = e.data
+    if "entry" not in d:
+        d = {**d, "entry": _entry_of(s, e)}
     if "code" in d:
         return d
     reason = str(d.get("reason") or "")
-    about = {**d, "entry": _entry_of(s, e)}
+    about = d
     if d.get("seat") is None and not any(about.get(k) for k in ("entry", "duel", "deck")):
         found = _ALARM_BEFORE_CODES.fullmatch(reason)
         if found is not None:
@@ -242,7 +244,15 @@ def _closed_before_codes(s: TableState, e: Event) -> Mapping[str, Any]:
     },
     staff_only=("reason",),
     words=Words(params={"seat": ("who", "seat")}, note=("call", "reason")),
-    sheet=SheetLine(step="judge_called"),
+    # A player's words to the judge are for staff (`staff_only`): the public sheet says only
+    # that a judge was called, and about what.
+    sheet=SheetLine(
+        "rulings",
+        "sheet.row.judge_called",
+        {"seat": ("who", "seat"), "about": ("about", "code")},
+        (("code", "*", "sheet.row.judge_called_about"),),
+        note="reason",
+    ),
     upgrade=_called_before_codes,
 )
 def _called(s: TableState, e: Event) -> TableState:
