@@ -27,6 +27,8 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from clients.testing import as_the_server
 from e2e.steps import PHONE
 from server.core.i18n import load
+from server.projections.sheet import filled_log
+from server.rules.base import event_words
 from server.store import EventStore, bind, db, open_database
 from tests.sheet_match import StoreTable, actor, play_match
 from tests.staff_actions import Staff, create_organiser
@@ -361,34 +363,55 @@ def test_a_refusal_is_said_whole_in_the_readers_language(
 def test_calls_and_old_logs_are_said_in_words(new_phone):
     """A call the server makes is a code and its values: worded from the catalogue, the player's
     words after it as typed. A log written before codes (English inside the reason, the ruling
-    in the closing note) is still read in words."""
+    in the closing note) is still read in words: the judges' log gets it with its codes filled
+    from the event's declaration (`filled_log`, as `GET /api/staff/tables/<code>` sends it),
+    and each event is worded from its declared words (sent with that log)."""
     page = new_phone(locale="ja-JP")
     page.goto("/")
     expect(page.locator("html")).to_have_attribute("lang", "ja")
+    lp_old = "LP entry #2 disputed: 2000?"
+    old_log = [
+        {
+            "seq": 1,
+            "type": "judge.called",
+            "actor": {"role": "system"},
+            "at_ms": 1,
+            "data": {"call": 1, "seat": "B", "reason": lp_old, "entry": 2, "duel": None},
+        },
+        {
+            "seq": 2,
+            "type": "judge.closed",
+            "actor": {"role": "judge", "name": "P"},
+            "at_ms": 2,
+            "data": {"call": 1, "judge": "P", "note": "dispute void"},
+        },
+    ]
+    old_call, old_closed = (e["data"] for e in filled_log(old_log))
     said = page.evaluate(
-        """async () => {
+        """async ([declared, oldCallData, oldClosedData]) => {
             const i18n = await import('/js/i18n.js');
             const words = await import('/js/words.js');
+            words.setEventWords(declared);
             const call = (data) =>
                 words.eventWords({type: 'judge.called', data, actor: {role: 'system'}});
             const closed = (data) => words.eventWords({type: 'judge.closed', data});
             const deckOld = 'Deck count problem after the duel (R7.5): 41';
-            const lpOld = 'LP entry #2 disputed: 2000?';
             return {
                 coded: i18n.callReason('2000?', {code: 'lp_disputed', entry: 2}),
                 expected: i18n.t('call.lp_disputed', {entry: 2}) + ': 2000?',
                 deck: i18n.callReason('41', {code: 'deck_problem', deck: 'B', seat: 'B'}),
                 deckOld: i18n.callReason(deckOld, {deck: 'B', seat: 'B'}),
                 deckExpected: i18n.t('call.deck_problem') + ': 41',
-                oldCall: call({call: 1, seat: 'B', reason: lpOld, entry: 2, duel: null}),
+                oldCall: call(oldCallData),
                 newCall: call(
                     {call: 1, seat: 'B', code: 'lp_disputed', reason: '2000?', entry: 2, duel: null}
                 ),
-                oldClosed: closed({call: 1, judge: 'P', note: 'dispute void'}),
+                oldClosed: closed(oldClosedData),
                 newClosed: closed({call: 1, judge: 'P', note: '', code: 'dispute_void'}),
                 typed: i18n.callReason('LP entry #2 disputed: 2000?', {code: null, entry: null}),
             };
-        }"""
+        }""",
+        [event_words(), old_call, old_closed],
     )
     assert said["coded"] == said["expected"]
     assert said["deck"] == said["deckOld"] == said["deckExpected"]

@@ -17,6 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from websockets.asyncio.client import connect
 
+from server.rules.base import event_words
 from server.store import banlists
 from tests.staff_actions import ROOT, Staff, create_organiser, seat_claim
 from tests.ws_helpers import Phone, http
@@ -238,5 +239,9 @@ def test_r1_6_opponent_sees_counts_only_and_judges_see_the_lists(live_server):
     status, detail = judge.request("GET", f"/api/staff/tables/{code}")
     assert status == 200
     assert detail["state"]["decks"]["A"]["cards"]["registered"]["main"]["Kuriboh"] == 3
+    # The judges' log comes with every event's declared words (web/js/words.js words it from
+    # them), each event still with its seq and hash.
+    assert detail["words"] == json.loads(json.dumps(event_words()))
+    assert all("hash" in e and "seq" in e for e in detail["log"]) and detail["log"]
     status, ev = org.request("GET", f"/api/events/{event['id']}")
     assert ev["banlist"] == {"name": f"ev{suffix}", "size": 18}

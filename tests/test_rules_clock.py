@@ -116,7 +116,7 @@ def test_r4_3_turn_overtime_flag_raised_once_per_turn() -> None:
     assert t.tick(at=179 * SEC) == []
     events = t.tick(at=180 * SEC)
     assert t.types(events) == ["flag.raised"]
-    assert events[0].data == {"kind": "turn_overtime", "seat": None, "detail": "turn 1"}
+    assert events[0].data == {"kind": "turn_overtime", "seat": None, "detail": "turn 1", "turn": 1}
     assert t.tick(at=400 * SEC) == []
     # Only the match clock, which duel 1 started (R4.1), is due next.
     assert next_due_ms(t.state) == t.state.clock.deadline_ms

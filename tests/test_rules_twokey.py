@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import pytest
 import server.rules as rules
 from server.rules.twokey import FLOWS, Offer, agreed, confirmed_by, status
 from tests.rules_helpers import Table
-from tests.twokey_script import SCRIPTS, play
+from tests.twokey_script import SCRIPTS, SHAPE, play
 
 FIXTURE = Path(__file__).parent / "data" / "twokey_views.json"
 
@@ -392,9 +393,43 @@ def test_r1_4_r7_4_events_refusals_and_views_are_those_of_the_earlier_release(
 ) -> None:
     """The scripted match gives, step by step, the same events (types and data), the same
     refusals (code, message, details) and byte for byte the same views for both seats, a
-    spectator and a judge as the release before the flow was unified (the fixture)."""
-    want = json.loads(FIXTURE.read_text(encoding="utf-8"))[script]
-    got = json.loads(json.dumps(play(rules, script)[0]))
+    spectator and a judge as the release before the flow was unified (the fixture), read on the
+    fixture's recorded keys (`tests/golden.py`)."""
+    fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    want = fixture[script]
+    got = json.loads(json.dumps(play(rules, script, shape=fixture[SHAPE])[0]))
     assert len(got) == len(want)
     for step, (g, w) in enumerate(zip(got, want, strict=True)):
         assert g == w, (step, w["who"], w["cmd"], w["args"])
+
+
+def test_a_new_field_in_the_views_passes_the_fixture_and_a_changed_value_fails(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A field added to every view (or to every event) since the recording leaves every digest
+    as recorded; a recorded value that changes does not."""
+    fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    real_view, real_decide = rules.view, rules.decide
+
+    def grown_view(state: Any, seat: Any, privileged: bool = False) -> dict[str, Any]:
+        v = dict(real_view(state, seat, privileged))
+        v["new_field"] = {"n": 1}
+        return v
+
+    def grown_decide(*args: Any) -> list[Any]:
+        return [replace(e, data={**e.data, "new_field": 1}) for e in real_decide(*args)]
+
+    monkeypatch.setattr(rules, "view", grown_view)
+    monkeypatch.setattr(rules, "decide", grown_decide)
+    got = json.loads(json.dumps(play(rules, "casual", shape=fixture[SHAPE])[0]))
+    assert got == fixture["casual"]
+
+    def changed_view(state: Any, seat: Any, privileged: bool = False) -> dict[str, Any]:
+        v = dict(real_view(state, seat, privileged))
+        v["lp"] = {**v["lp"], "A": v["lp"]["A"] + 1}
+        return v
+
+    monkeypatch.setattr(rules, "view", changed_view)
+    got = json.loads(json.dumps(play(rules, "casual", shape=fixture[SHAPE])[0]))
+    assert [s["views"] for s in got] != [s["views"] for s in fixture["casual"]]
+    assert all(g["views"] != w["views"] for g, w in zip(got, fixture["casual"], strict=True))

@@ -123,7 +123,9 @@ def test_v2_updates_do_not_grow_with_the_ledger_and_v1_still_gets_whole_states(l
         return [len(t.encode()) for t in texts]
 
     v1, v2 = update_sizes("v1"), update_sizes("v2")
-    assert len(v1) == len(v2) > 6 * PER_DUEL
+    # Each socket's writer sends what is new since its last update, so a busy moment may fold two
+    # seqs into one update on one watcher and not the other: the counts may differ by a few.
+    assert min(len(v1), len(v2)) > 6 * PER_DUEL
     assert all("state" in json.loads(t) for t in seen["v1"])  # whole states, as before
     for name in ("v2", "A"):
         sizes = update_sizes(name)

@@ -9,7 +9,9 @@ returns, step by step, what each command gave: its events, or its refusal, and t
 kind of viewer receives. `tests/test_rules_twokey.py` compares those with the ones recorded
 from the release before the confirmation flow was unified (`tests/data/twokey_views.json`; recorded
 again when a player's ID left the other viewers' views, and when each seat's view gained
-`may_send`: each time the new views put back in the old shape gave every earlier digest exactly);
+`may_send`: each time the new views put back in the old shape gave every earlier digest exactly;
+then recorded once more with its shape, `_shape`, giving the same digests: a field added since is
+left out of the digests, `tests/golden.py`);
 `tests/twokey_timing.py` times the replay of its log."""
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
+from tests.golden import merge, project, shape_of
+
 T0 = 1_764_484_800_000
+SHAPE = "_shape"  # the fixture's key for the recorded shape
 CHECKLIST = ["handshake", "side_shown", "shuffled", "cut"]
 
 Step = tuple[str, str, dict[str, Any]]
@@ -215,11 +220,14 @@ def _digest(value: Any) -> str:
 
 
 def play(
-    rules: ModuleType, script: str, views: bool = True
+    rules: ModuleType, script: str, views: bool = True, shape: dict[str, Any] | None = None
 ) -> tuple[list[dict[str, Any]], list[Any]]:
     """Run one script; each step's outcome (refusal or event types, a digest of its events and,
-    with ``views``, of every viewer's view) and the log (the rules' own Event objects)."""
+    with ``views``, of every viewer's view) and the log (the rules' own Event objects). The
+    digests are of the events and views projected on the recorded `shape` (`tests/golden.py`:
+    a key added since is left out), or whole without one."""
     ruleset_name, overrides, steps = SCRIPTS[script]
+    shape = shape or {}
     rng = random.Random(7)
     now = T0
     log = list(rules.create_events("K7QF2M", rules.get_ruleset(ruleset_name, **overrides), now))
@@ -240,21 +248,40 @@ def play(
             log.extend(events)
             step["events"] = [e.type for e in events]
             if views:
-                step["events_digest"] = _digest([e.to_dict() for e in events])
+                step["events_digest"] = _digest(
+                    project([e.to_dict() for e in events], shape.get("events"))
+                )
         if views:
             step["views"] = [
-                _digest(rules.view(state, seat, privileged)) for seat, privileged in VIEWERS
+                _digest(project(rules.view(state, seat, privileged), shape.get("view")))
+                for seat, privileged in VIEWERS
             ]
         out.append(step)
     assert rules.replay(log) == state
     return out, log
 
 
+def shape_of_scripts(rules: ModuleType) -> dict[str, Any]:
+    """The shape (`tests/golden.py`) of every event list and view the scripts give."""
+    seen: dict[str, Any] = {"events": None, "view": None}
+    for name in SCRIPTS:
+        _, log = play(rules, name, views=False)
+        seen["events"] = merge(seen["events"], shape_of([e.to_dict() for e in log]))
+        state = rules.replay([])
+        for e in log:
+            state = rules.apply(state, e)
+            for seat, privileged in VIEWERS:
+                seen["view"] = merge(seen["view"], shape_of(rules.view(state, seat, privileged)))
+    return seen
+
+
 def record(path: str) -> None:
     """Write the outcomes of every script (run once, with the code the fixture is taken from)."""
     import server.rules as rules
 
-    data = {name: play(rules, name)[0] for name in SCRIPTS}
+    shape = json.loads(json.dumps(shape_of_scripts(rules)))
+    data: dict[str, Any] = {SHAPE: shape}
+    data.update({name: play(rules, name, shape=shape)[0] for name in SCRIPTS})
     with open(path, "w", encoding="utf-8") as f:
         json.dump(data, f, ensure_ascii=False, indent=1)
         f.write("\n")

@@ -23,8 +23,9 @@ from server.api.context import services
 from server.core.addresses import reaches_phones
 from server.core.errors import AppError, DomainError, error_body
 from server.core.names import same_player_id
-from server.projections.sheet import csv_safe
+from server.projections.sheet import csv_safe, filled_log
 from server.rules import RULESETS, Actor, view
+from server.rules.base import event_words
 from server.store import hall
 from server.store.tournament import Staff, Tournament, parse_pairings
 
@@ -374,7 +375,8 @@ def results_csv(event_id: int) -> Response:
 
 @bp.get("/api/staff/tables/<code>")
 def staff_table(code: str) -> Response:
-    """A table's full view and log, for staff of its event."""
+    """A table's full view and log (each event with the fields an older log lacks filled in),
+    for staff of its event, and how each event is worded (its declaration's `Words`)."""
     code = code.upper()
     staff = require_staff()
     t = tournament()
@@ -391,7 +393,8 @@ def staff_table(code: str) -> Response:
             "info": info,
             "seq": snap.seq,
             "state": state,
-            "log": log,
+            "log": filled_log(log),
+            "words": event_words(),
             "event_lists": event_lists(code, state) if event_id is not None else None,
         }
     )

@@ -9,13 +9,14 @@ rows; `public_log` hides what a spectator may not see yet.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
 
 from server.core.i18n import Said
 from server.rules import EMPTY, EVENTS, Event, TableState, apply
+from server.rules.base import Param, SheetLine, upgraded
 from server.rules.match import HANDS
 from server.rules.time_over import STAGES, stage_turns
 from server.rules.view import LIST_EVENTS
@@ -44,68 +45,6 @@ FLAGS = {
     "window_overtime": "between-duel time over",
     "round_ended": "round ended",
 }
-
-
-# The rulings that closed a call, as a log from before codes wrote them in its note.
-LEGACY_CLOSED = {
-    "dispute apply": "dispute_apply",
-    "dispute void": "dispute_void",
-    "dispute correct": "dispute_correct",
-    "deck cleared": "deck_cleared",
-    "deck fixed": "deck_fixed",
-    "result set": "result_set",
-}
-
-
-_LEGACY_CALLS = (
-    ("lp_disputed", re.compile(r"LP entry #(?P<entry>\d+) disputed(?:: (?P<rest>.*))?", re.S)),
-    (
-        "result_disputed",
-        re.compile(r"Result of duel (?P<duel>\d+) disputed(?:: (?P<rest>.*))?", re.S),
-    ),
-    (
-        "deck_problem",
-        re.compile(r"Deck count problem after the duel \(R7\.5\)(?:: (?P<rest>.*))?", re.S),
-    ),
-    (
-        "log_changed",
-        re.compile(
-            r"The stored log changed under the server at seq (?P<seq>\d+): "
-            r"expected (?P<expected>\w+), found (?P<found>\w*)\.?"
-        ),
-    ),
-)
-
-
-def legacy_call(
-    reason: str, entry: int | None, duel: int | None, deck: str | None, seat: str | None
-) -> tuple[str | None, str, dict[str, Any]]:
-    """A call from a log written before codes: its code, the person's words and the values, read
-    from the English the server wrote in the reason. Only a call that names what it is about
-    (its entry, duel or deck; the alarm has no seat) is read so: a player's call that copies the
-    server's words stays as typed."""
-    for code, pattern in _LEGACY_CALLS:
-        found = pattern.fullmatch(reason)
-        if found is None:
-            continue
-        named = found.groupdict()
-        if code == "lp_disputed" and (entry is None or int(named["entry"]) != entry):
-            continue
-        if code == "result_disputed" and (duel is None or int(named["duel"]) != duel):
-            continue
-        if code == "deck_problem" and deck is None:
-            continue
-        if code == "log_changed":
-            if seat is not None:
-                continue
-            params = {"seq": int(named["seq"]), "expected": named["expected"]}
-            return (
-                code,
-                "",
-                {**params, "found": "" if named["found"] == "nothing" else named["found"]},
-            )
-        return code, named.get("rest") or "", {}
-    return None, reason, {}
 
 
 # --- the sheet ---------------------------------------------------------------------------
@@ -376,13 +315,35 @@ class _Builder:
         return self.match.duel(self.state.duel_no, self.state.ruleset.starting_lp)
 
     def feed(self, envelope: Mapping[str, Any]) -> None:
-        event = _event(envelope)
+        """Apply one envelope and write what its declaration says it writes (`SheetLine`): a
+        dated line, or its step. An event from an older log is read with the fields its
+        declaration fills (`upgraded`)."""
         before = self.state
+        event = upgraded(before, _event(envelope))
         self.state = apply(before, event)
         self.last_ms = max(self.last_ms, event.at_ms)
-        step = getattr(self, "on_" + event.type.replace(".", "_"), None)
-        if step is not None:
-            step(event, before, who(envelope.get("actor") or {}, self.names))
+        declared = EVENTS.get(event.type)
+        line = declared.sheet if declared is not None else None
+        if line is None:
+            return
+        by = who(envelope.get("actor") or {}, self.names)
+        if line.step:
+            STEPS[event.type](self, event, before, by)
+        else:
+            self.line(line, event, before, by)
+
+    def line(self, line: SheetLine, e: Event, before: TableState, by: str) -> None:
+        """A declared line: its code (or the variant the data picks), its values, its note."""
+        if line.only is not None and not chosen("", (tuple(line.only) + ("yes",),), e.data):
+            return
+        code = chosen(line.code, line.variants, e.data)
+        values = {name: sheet_value(param, e.data, by) for name, param in line.params.items()}
+        note = sheet_value(line.note, e.data, by) if line.note else ""
+        if not self.names and isinstance(line.note, str) and line.note in declared_staff(e.type):
+            note = ""  # words only the event's staff read: the public sheet leaves them out
+        duel = before.duel_no - 1 if line.last_duel else before.duel_no
+        section: list[Line] = getattr(self.match, line.section)
+        section.append(Line(e.at_ms, duel, by, Said(code, **values), note))
 
     # table and seats
 
@@ -419,35 +380,6 @@ class _Builder:
     def on_deck_registered(self, e: Event, before: TableState, by: str) -> None:
         c = e.data["counts"]
         self.match.decks[e.data["seat"]] = deck_counts(c, "sheet.row.deck_list_counts")
-
-    def on_deck_checked(self, e: Event, before: TableState, by: str) -> None:
-        if not e.data.get("ok", True):
-            self.match.decks_log.append(
-                Line(
-                    e.at_ms,
-                    before.duel_no - 1,
-                    by,
-                    Said("sheet.row.deck_problem"),
-                    e.data.get("note", ""),
-                )
-            )
-
-    def on_deck_cleared(self, e: Event, before: TableState, by: str) -> None:
-        text = Said("sheet.row.deck_cleared", seat=e.data["seat"])
-        if not e.data.get("judge"):  # a casual table's players, both saying it is fixed
-            text = Said("sheet.row.deck_settled_both", seat=e.data["seat"])
-        self.match.decks_log.append(
-            Line(e.at_ms, before.duel_no - 1, by, text, e.data.get("note", ""))
-        )
-
-    def on_side_exchanged(self, e: Event, before: TableState, by: str) -> None:
-        parts = [
-            Said(f"sheet.row.side_{part}", n_in=e.data[part]["in"], n_out=e.data[part]["out"])
-            for part in ("main", "extra")
-            if e.data.get(part, {}).get("in")
-        ]
-        text = Said("sheet.row.side_exchanged", parts=parts)
-        self.match.decks_log.append(Line(e.at_ms, before.duel_no, by, text))
 
     # the start of a duel (R6.5-R6.7)
 
@@ -687,69 +619,10 @@ class _Builder:
 
     # judges (R7.1, R8)
 
-    def on_judge_called(self, e: Event, before: TableState, by: str) -> None:
-        seat = e.data.get("seat") or by
-        call = self.state.calls[-1]  # what it is about, as the rules read it (older logs too)
-        reason = str(e.data.get("reason") or "")
-        code, params = e.data.get("code"), dict(e.data.get("params") or {})
-        if "code" not in e.data:  # a log from before codes: the server's words in the reason
-            code, reason, params = legacy_call(reason, call.entry, call.duel, call.deck, call.seat)
-        text = Said("sheet.row.judge_called", seat=label(str(seat)))
-        if code:
-            about = Said(f"call.{code}", entry=call.entry, duel=call.duel, seat=call.deck, **params)
-            text = Said("sheet.row.judge_called_about", seat=label(str(seat)), about=about)
-        # A player's words to the judge are for staff: the public sheet says only that a judge
-        # was called, and about what.
-        note = reason if self.names else ""
-        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, note))
-
-    def on_judge_acknowledged(self, e: Event, before: TableState, by: str) -> None:
-        text = Said("sheet.row.call_taken", call=e.data["call"])
-        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text))
-
-    def on_judge_closed(self, e: Event, before: TableState, by: str) -> None:
-        note = str(e.data.get("note") or "")
-        code = e.data.get("code")
-        if code is None and note in LEGACY_CLOSED:  # a log from before codes: its own English
-            code, note = LEGACY_CLOSED[note], ""
-        text = Said("sheet.row.call_closed", call=e.data["call"])
-        if code:
-            text = Said(
-                "sheet.row.call_closed_by", call=e.data["call"], ruling=Said(f"sheet.closed.{code}")
-            )
-        self.match.rulings.append(Line(e.at_ms, before.duel_no, by, text, note))
-
-    def on_penalty_recorded(self, e: Event, before: TableState, by: str) -> None:
-        d = e.data
-        text = Said(
-            "sheet.row.penalty",
-            seat=d["seat"],
-            level=Said(f"sheet.level.{d['level']}"),
-            infraction=Said(f"sheet.inf.{d['infraction']}"),
-        )
-        self.match.penalties.append(Line(e.at_ms, before.duel_no, by, text, d.get("note", "")))
-
     # the clock (R4, R5)
 
     def _clock(self, e: Event, before: TableState, by: str, text: str, note: str = "") -> None:
         self.match.clock.append(Line(e.at_ms, before.duel_no, by, text, note))
-
-    def on_clock_started(self, e: Event, before: TableState, by: str) -> None:
-        self._clock(
-            e, before, by, Said("sheet.row.clock_started", time=clock_text(e.data["duration_ms"]))
-        )
-
-    def on_clock_paused(self, e: Event, before: TableState, by: str) -> None:
-        left = clock_text(e.data.get("remaining_ms", 0))
-        self._clock(e, before, by, Said("sheet.row.clock_paused", left=left))
-
-    def on_clock_resumed(self, e: Event, before: TableState, by: str) -> None:
-        left = clock_text(e.data.get("remaining_ms", 0))
-        self._clock(e, before, by, Said("sheet.row.clock_resumed", left=left))
-
-    def on_clock_extended(self, e: Event, before: TableState, by: str) -> None:
-        text = Said("sheet.row.clock_extended", time=clock_text(e.data["ms"]))
-        self._clock(e, before, by, text, e.data.get("reason", ""))
 
     def on_time_called(self, e: Event, before: TableState, by: str) -> None:
         during = str(e.data.get("during", ""))
@@ -783,23 +656,101 @@ class _Builder:
                 )
             else:
                 limit = Said("sheet.row.seconds", n=secs)
-            # The rules write which turn as "turn 3" (the number is what the sheet reads).
-            found = re.fullmatch(r"turn (\d+)", str(e.data.get("detail", "")))
-            turn = Said("sheet.row.turn_n", n=found[1]) if found else Said("sheet.row.a_turn")
+            turn_no = e.data.get("turn")
+            turn = Said("sheet.row.turn_n", n=turn_no) if turn_no else Said("sheet.row.a_turn")
             self._clock(e, before, by, Said("sheet.row.turn_overtime", turn=turn, limit=limit))
             return
         seat = e.data.get("seat")
-        detail = str(e.data.get("detail", ""))
-        after = re.fullmatch(r"after duel (\d+)", detail)
+        detail: Said | str = str(e.data.get("detail", ""))
         if kind in FLAGS:
             text: Said | str = Said(f"sheet.flag.{kind}")
         else:
             text = Said("sheet.flag.other", kind=kind.replace("_", " "))
         if seat:
             text = Said("sheet.row.flag_seat", flag=text, seat=seat)
-        if after:  # the rules' "after duel 1": said in words, the number as written
-            detail = Said("sheet.row.after_duel", duel=after[1])
+        if kind == "window_overtime" and e.data.get("after_duel") is not None:
+            detail = Said("sheet.row.after_duel", duel=e.data["after_duel"])
         self._clock(e, before, by, text, detail)
+
+
+# The builder's step of each event whose declaration names one (`SheetLine.step`): the parts of
+# the sheet that are more than a dated line. A declared step without its method fails here.
+STEPS: dict[str, Callable[[_Builder, Event, TableState, str], None]] = {
+    t: getattr(_Builder, "on_" + t.replace(".", "_"))
+    for t, d in EVENTS.items()
+    if d.sheet is not None and d.sheet.step
+}
+
+
+def _path(data: Mapping[str, Any], name: str) -> Any:
+    value: Any = data
+    for part in name.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
+
+
+def chosen(code: str, variants: Sequence[Sequence[Any]], data: Mapping[str, Any]) -> str:
+    """The code a declaration's variants pick for `data` (`server.rules.base.Words`)."""
+    for field_name, value, variant in variants:
+        found = _path(data, field_name)
+        if (value == "*" and found) or (value is None and not found) or found == value:
+            return str(variant)
+    return code
+
+
+def _side(data: Mapping[str, Any]) -> list[Said]:
+    return [
+        Said(f"sheet.row.side_{part}", n_in=data[part]["in"], n_out=data[part]["out"])
+        for part in ("main", "extra")
+        if (data.get(part) or {}).get("in")
+    ]
+
+
+def declared_staff(event_type: str) -> tuple[str, ...]:
+    """The fields of `event_type` its declaration gives the event's staff only."""
+    return EVENTS[event_type].staff_only
+
+
+def sheet_value(param: Param, data: Mapping[str, Any], by: str = "") -> Any:
+    """A declared value (`server.rules.base.FORMATS`) as the sheet says it; `by` is the
+    event's actor as the sheet names it."""
+    if isinstance(param, str):
+        return _path(data, param)
+    kind, name, *arg = param
+    value = _path(data, name) if name else None
+    if kind == "key":
+        return Said(f"{arg[0]}{value}") if value else ""
+    if kind == "minutes":
+        return clock_text(int(value or 0))
+    if kind == "side":
+        return _side(data)
+    if kind == "who":
+        return label(str(value or by))
+    if kind == "about":
+        if not value:
+            return ""
+        params = dict(data.get("params") or {})
+        entry, duel, deck = data.get("entry"), data.get("duel"), data.get("deck")
+        return Said(f"call.{value}", entry=entry, duel=duel, seat=deck, **params)
+    if kind == "count":
+        return len(value or ())
+    if kind == "num":
+        return "?" if value is None else value
+    raise ValueError(f"the sheet does not say {kind!r}")  # a format only the log words use
+
+
+def filled_log(log: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The envelopes with the fields each event's declaration fills for a log written before
+    them (`server.rules.base.upgraded`, from the replayed state): what the judges' log words,
+    so an older table's events read as a new one's."""
+    state: TableState = EMPTY
+    out = []
+    for envelope in log:
+        event = _event(envelope)
+        filled = upgraded(state, event)
+        state = apply(state, filled)
+        out.append(dict(envelope) if filled is event else {**envelope, "data": dict(filled.data)})
+    return out
 
 
 def build_sheet(

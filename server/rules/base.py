@@ -187,21 +187,117 @@ def admit(cmd: str, actor: Actor) -> Declaration:
 FIELD_TYPES = frozenset({"int", "str", "bool", "seat", "list", "object"})
 
 
+# How a declaration says a value in words (`Words.params`, `SheetLine.params`): a data field's
+# name (a dotted path reads into an object: "lp.A"), or [format, field] / [format, field,
+# argument] with a format of `FORMATS`. Each reader has the same formats: the sheet
+# (`server/projections/sheet.py: FORMATS`) and the phones (`web/js/words.js: FORMATS`).
+FORMATS = frozenset(
+    {
+        "who",  # a seat, or a staff label (judge:<name>) in words; the actor's when empty
+        "name",  # the value as written; the actor in words when empty
+        "key",  # the catalogue's text of argument + value ("rps." + "rock"); blank when none
+        "key?",  # the same, or the value as written when the catalogue has no such key
+        "count",  # how many items a list or an object holds
+        "changes",  # a list of LP changes: "B -1000, A +500"
+        "minutes",  # milliseconds as m:ss
+        "results",  # a roll's results: a coin's faces in words, a die's numbers
+        "stage",  # a time-over stage (`time.stage.<code>`) with its extra turn and its count
+        "side",  # a side exchange's counts in and out, per part
+        "call",  # a judge call's reason beside what the call is about (`call.<code>`)
+        "num",  # a number, or "?" when a log written before the field lacks it
+        "about",  # what a judge call is about: `call.<code>` with its entry, duel, deck, params
+    }
+)
+
+Param = str | tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Words:
+    """How the judges' log words an event: the catalogue `code` (default `event.<type>`), a
+    code chosen instead by the first of `variants` whose field has the value (`(field, value,
+    code)`; the value "*" matches any non-empty one, None an empty one), its parameters (every
+    data field as written, then `params`: placeholder -> a field or a format, see `FORMATS`)
+    and the field holding a person's own words, shown apart as written (`note`)."""
+
+    code: str = ""
+    params: Mapping[str, Param] = field(default_factory=dict)
+    variants: tuple[tuple[str, Any, str], ...] = ()
+    note: Param = ""
+
+    def to_dict(self, event_type: str) -> dict[str, Any]:
+        """The JSON the phones read (`/api/protocol/events.json`)."""
+        return {
+            "code": self.code or f"event.{event_type}",
+            "params": {k: list(v) if isinstance(v, tuple) else v for k, v in self.params.items()},
+            "variants": [list(v) for v in self.variants],
+            "note": list(self.note) if isinstance(self.note, tuple) else self.note,
+        }
+
+
+# The score sheet's sections a line goes to (`SheetLine.section`).
+SHEET_SECTIONS = frozenset({"rulings", "penalties", "clock", "decks_log"})
+
+
+@dataclass(frozen=True)
+class SheetLine:
+    """What an event writes on the score sheet. A dated line of one of a match's
+    `SHEET_SECTIONS` with a catalogue `code` (a `sheet.row.*` key, or one chosen by `variants`
+    as in `Words`), its `params` (as in `Words`: only those named) and the field of a person's
+    words (`note`; blank on the public sheet when the event gives that field to its staff only),
+    written by the sheet from this alone; or, with `step` instead of a code,
+    the part of the sheet the event fills that is more than a line (`table`, `seat_joined`,
+    `seat_left`, `match`, `deck_counts`, `duel`, `ledger`, `result`, `rolls`,
+    `time_called`, `time_stage`, `flag`): the sheet builder's own step for the
+    event (`server/projections/sheet.py: STEPS`) fills it from the event's fields and the
+    replayed state."""
+
+    section: str = ""
+    code: str = ""
+    params: Mapping[str, Param] = field(default_factory=dict)
+    variants: tuple[tuple[str, Any, str], ...] = ()
+    note: Param = ""
+    step: str = ""
+    # Written only when this field has this value (matched as a variant is); None: always.
+    only: tuple[str, Any] | None = None
+    # The line belongs to the duel just played (an after-duel check), not the next one.
+    last_duel: bool = False
+
+
+Upgrade = Callable[[Any, "Event"], Mapping[str, Any]]
+
+
 @dataclass(frozen=True)
 class EventDeclaration:
     """One event type, declared once beside its handler: its data fields (name -> type from
     `FIELD_TYPES`; a field may be absent, as in a log written before it, but no undeclared
     field is written), the `secret` fields (only their own seat reads them before they are
-    disclosed; salted in the log) and the `staff_only` fields (the event's staff, and for some
-    their own seat, read them; others read them blank or not at all)."""
+    disclosed; salted in the log), the `staff_only` fields (the event's staff, and for some
+    their own seat, read them; others read them blank or not at all), its `words` in the judges'
+    log, its line on the score sheet (`sheet`, None: it writes none) and `upgrade`: given the
+    state before it and the event, its data with the fields a log written before them lacks
+    filled in from that state (never read from words), so every reader reads the fields."""
 
     type: str
     data: Mapping[str, str]
     secret: tuple[str, ...] = ()
     staff_only: tuple[str, ...] = ()
+    words: Words = field(default_factory=Words)
+    sheet: SheetLine | None = None
+    upgrade: Upgrade | None = None
 
 
 EVENTS: dict[str, EventDeclaration] = {}
+
+
+def _check_param(event_type: str, data: Mapping[str, str], param: Param) -> None:
+    if not param:
+        return
+    name = param if isinstance(param, str) else param[1]
+    if isinstance(param, tuple) and param[0] not in FORMATS:
+        raise ValueError(f"{event_type}: unknown format {param[0]!r}")
+    if name and name.split(".")[0] not in data:
+        raise ValueError(f"{event_type}: words read the undeclared field {name!r}")
 
 
 def handler(
@@ -210,19 +306,52 @@ def handler(
     *,
     secret: tuple[str, ...] = (),
     staff_only: tuple[str, ...] = (),
+    words: Words | None = None,
+    sheet: SheetLine | None = None,
+    upgrade: Upgrade | None = None,
 ) -> Callable[[Handler], Handler]:
     """Declare event ``event_type`` (see `EventDeclaration`) with the one function that
     applies it."""
     for kind in data.values():
         if kind.rstrip("?") not in FIELD_TYPES:
             raise ValueError(f"{event_type}: unknown field type {kind!r}")
-    EVENTS[event_type] = EventDeclaration(event_type, dict(data), secret, staff_only)
+    words = words or Words()
+    for said in (words, sheet):
+        if said is None:
+            continue
+        for param in (*said.params.values(), said.note):
+            _check_param(event_type, data, param)
+        for name, _value, _code in said.variants:
+            _check_param(event_type, data, name)
+    if sheet is not None and sheet.only is not None:
+        _check_param(event_type, data, sheet.only[0])
+    if sheet is not None and sheet.step == "" and sheet.section not in SHEET_SECTIONS:
+        raise ValueError(f"{event_type}: unknown sheet section {sheet.section!r}")
+    EVENTS[event_type] = EventDeclaration(
+        event_type, dict(data), secret, staff_only, words, sheet, upgrade
+    )
 
     def register(fn: Handler) -> Handler:
         HANDLERS[event_type] = fn
         return fn
 
     return register
+
+
+def event_words() -> dict[str, dict[str, Any]]:
+    """Every event's `Words` as the phones read them (the judges' table page words its log
+    from these, `web/js/words.js`)."""
+    return {t: d.words.to_dict(t) for t, d in sorted(EVENTS.items())}
+
+
+def upgraded(state: Any, event: Event) -> Event:
+    """`event` with the fields its declaration fills for a log written before them (from
+    `state`, the state before it); the event itself when none is missing."""
+    declared = EVENTS.get(event.type)
+    if declared is None or declared.upgrade is None:
+        return event
+    data = declared.upgrade(state, event)
+    return event if data is event.data else Event(event.type, data, event.at_ms, event.actor)
 
 
 def plain(value: Any) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import match, time_over, twokey
 from .args import NONE, Int, Note, spec
-from .base import JUDGES, SYSTEM, Event, Tx, command, handler, require, row
+from .base import JUDGES, SYSTEM, Event, SheetLine, Tx, Words, command, handler, require, row
 from .state import (
     BETWEEN,
     DUEL,
@@ -133,7 +133,13 @@ def tick(tx: Tx, args: Mapping[str, Any]) -> None:
         if now - s.turn.started_ms >= s.ruleset.think_seconds * 1000:  # R4.3
             # R4.3 (reading): a neutral flag for judges; the app cannot see who is thinking,
             # so it is charged to nobody (not to the turn player, who may be waiting).
-            tx.emit("flag.raised", kind="turn_overtime", seat=None, detail=f"turn {s.turn.no}")
+            tx.emit(
+                "flag.raised",
+                kind="turn_overtime",
+                seat=None,
+                detail=f"turn {s.turn.no}",
+                turn=s.turn.no,
+            )
     s = tx.state
     if window_counts(s):
         assert s.window is not None
@@ -143,6 +149,7 @@ def tick(tx: Tx, args: Mapping[str, Any]) -> None:
                 kind="window_overtime",
                 seat=None,
                 detail=f"after duel {s.window.after_duel}",
+                after_duel=s.window.after_duel,
             )
 
 
@@ -184,7 +191,12 @@ def _voted(s: TableState, e: Event) -> TableState:
     return s.evolve(clock=replace(s.clock, start=vote))
 
 
-@handler("clock.started", {"duration_ms": "int"})
+@handler(
+    "clock.started",
+    {"duration_ms": "int"},
+    words=Words(params={"time": ("minutes", "duration_ms")}),
+    sheet=SheetLine("clock", "sheet.row.clock_started", {"time": ("minutes", "duration_ms")}),
+)
 def _started(s: TableState, e: Event) -> TableState:
     clock = replace(
         s.clock,
@@ -197,30 +209,78 @@ def _started(s: TableState, e: Event) -> TableState:
     return s.evolve(clock=clock)
 
 
-@handler("clock.paused", {"remaining_ms": "int"})
+@handler(
+    "clock.paused",
+    {"remaining_ms": "int"},
+    words=Words(params={"left": ("minutes", "remaining_ms")}),
+    sheet=SheetLine("clock", "sheet.row.clock_paused", {"left": ("minutes", "remaining_ms")}),
+)
 def _paused(s: TableState, e: Event) -> TableState:
     return s.evolve(clock=replace(s.clock, status="paused", paused_ms=e.at_ms))
 
 
-@handler("clock.resumed", {"remaining_ms": "int"})
+@handler(
+    "clock.resumed",
+    {"remaining_ms": "int"},
+    words=Words(params={"left": ("minutes", "remaining_ms")}),
+    sheet=SheetLine("clock", "sheet.row.clock_resumed", {"left": ("minutes", "remaining_ms")}),
+)
 def _resumed(s: TableState, e: Event) -> TableState:
     c = s.clock
     total = c.paused_total_ms + (e.at_ms - (c.paused_ms or e.at_ms))
     return s.evolve(clock=replace(c, status="running", paused_ms=None, paused_total_ms=total))
 
 
-@handler("clock.extended", {"ms": "int", "reason": "str"})
+@handler(
+    "clock.extended",
+    {"ms": "int", "reason": "str"},
+    words=Words(params={"time": ("minutes", "ms")}, note="reason"),
+    sheet=SheetLine(
+        "clock", "sheet.row.clock_extended", {"time": ("minutes", "ms")}, note="reason"
+    ),
+)
 def _extended(s: TableState, e: Event) -> TableState:
     return s.evolve(clock=replace(s.clock, duration_ms=s.clock.duration_ms + e.data["ms"]))
 
 
-@handler("time.called", {"during": "str"})
+@handler(
+    "time.called",
+    {"during": "str"},
+    words=Words(params={"where": ("key?", "during", "sheet.during.")}),
+    sheet=SheetLine(step="time_called"),
+)
 def _called(s: TableState, e: Event) -> TableState:
     t = replace(s.time, called=True, called_ms=e.at_ms, during=e.data["during"])
     return s.evolve(time=t, clock=replace(s.clock, status="expired", paused_ms=e.at_ms))
 
 
-@handler("flag.raised", {"kind": "str", "seat": "seat?", "detail": "str"})
+def _flag_before_fields(s: TableState, e: Event) -> Mapping[str, Any]:
+    """A flag from a log written before flags named their turn and duel: the turn an
+    overtime flag was raised in, the duel a between-duel window followed, from the state it
+    was raised on (the rules wrote them from that state)."""
+    d = e.data
+    if d.get("kind") == "turn_overtime" and "turn" not in d and s.turn is not None:
+        return {**d, "turn": s.turn.no}
+    if d.get("kind") == "window_overtime" and "after_duel" not in d and s.window is not None:
+        return {**d, "after_duel": s.window.after_duel}
+    return d
+
+
+@handler(
+    "flag.raised",
+    {"kind": "str", "seat": "seat?", "detail": "str", "turn": "int", "after_duel": "int"},
+    words=Words(
+        code="event.flag.other",
+        params={"turn": ("num", "turn"), "duel": ("num", "after_duel"), "round": "detail"},
+        variants=(
+            ("kind", "turn_overtime", "event.flag.turn_overtime"),
+            ("kind", "window_overtime", "event.flag.window_overtime"),
+            ("kind", "round_ended", "event.flag.round_ended"),
+        ),
+    ),
+    sheet=SheetLine(step="flag"),
+    upgrade=_flag_before_fields,
+)
 def _flag(s: TableState, e: Event) -> TableState:
     d = e.data
     flag = Flag(d["kind"], e.at_ms, s.duel_no, d.get("seat"), d.get("detail", ""))

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from .args import MAX_INT, NAME_MAX, Int, Note, Text, spec
-from .base import JUDGES, SEAT, Event, Tx, command, handler, require, row, whole
+from .base import JUDGES, SEAT, Event, SheetLine, Tx, Words, command, handler, require, row, whole
 from .state import DUEL, Roll, TableState, put
 
 MAX_DICE = 3
@@ -134,20 +134,32 @@ def change_tokens(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("token.changed", seat=seat, value=value)
 
 
-@handler("roll.made", {"roll": "int", "kind": "str", "results": "list", "by": "seat"})
+@handler(
+    "roll.made",
+    {"roll": "int", "kind": "str", "results": "list", "by": "seat"},
+    words=Words(params={"kind": ("key", "kind", "sheet.roll."), "results": ("results", "results")}),
+    sheet=SheetLine(step="rolls"),
+)
 def _made(s: TableState, e: Event) -> TableState:
     d = e.data
     r = Roll(d["roll"], d["kind"], tuple(d["results"]), d["by"], e.at_ms, s.duel_no)
     return s.evolve(rolls=s.rolls + (r,))
 
 
-@handler("roll.voided", {"roll": "int", "note": "str"})
+@handler(
+    "roll.voided",
+    {"roll": "int", "note": "str"},
+    words=Words(note="note"),
+    sheet=SheetLine(step="rolls"),
+)
 def _voided(s: TableState, e: Event) -> TableState:
     rolls = tuple(replace(r, void=True) if r.roll == e.data["roll"] else r for r in s.rolls)
     return s.evolve(rolls=rolls)
 
 
-@handler("counter.changed", {"seat": "seat", "name": "str", "value": "int"})
+@handler(
+    "counter.changed", {"seat": "seat", "name": "str", "value": "int"}, words=Words(note="name")
+)
 def _counter(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     mine = put(s.counters[seat], e.data["name"], e.data["value"])
@@ -156,7 +168,7 @@ def _counter(s: TableState, e: Event) -> TableState:
     return s.evolve(counters=put(s.counters, seat, mine))
 
 
-@handler("counter.cleared", {"seat": "seat", "name": "str?"})
+@handler("counter.cleared", {"seat": "seat", "name": "str?"}, words=Words(note="name"))
 def _cleared(s: TableState, e: Event) -> TableState:
     seat, name = e.data["seat"], e.data["name"]
     mine = {} if name is None else {k: v for k, v in s.counters[seat].items() if k != name}

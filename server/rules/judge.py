@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from . import match
 from .args import MAX_INT, NAME_MAX, Int, Note, Seat, Text, spec
-from .base import JUDGES, SEAT, SEATS, Event, Tx, command, handler, other, require, row
+from .base import (
+    JUDGES,
+    SEAT,
+    SEATS,
+    Event,
+    SheetLine,
+    Tx,
+    Words,
+    command,
+    handler,
+    other,
+    require,
+    row,
+)
 from .duel_end import decide_match
 from .state import MATCH_OVER, Call, Penalty, TableState
 
@@ -164,6 +178,78 @@ def _entry_of(s: TableState, e: Event) -> int | None:
     return None
 
 
+# What the server wrote in a call's reason before calls had codes, from the call's own fields:
+# a reason that is this sentence (or it, ": ", then the player's words) was the server's.
+BEFORE_CODES: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "lp_disputed": lambda d: f"LP entry #{d['entry']} disputed",
+    "result_disputed": lambda d: f"Result of duel {d['duel']} disputed",
+    "deck_problem": lambda d: "Deck count problem after the duel (R7.5)",
+}
+# The server's tamper alarm before codes: its values were only in its sentence (this one
+# sentence of an old log is read; no call written since is).
+_ALARM_BEFORE_CODES = re.compile(
+    r"The stored log changed under the server at seq (?P<seq>\d+): "
+    r"expected (?P<expected>\w+), found (?P<found>\w*)\.?"
+)
+
+
+def _called_before_codes(s: TableState, e: Event) -> Mapping[str, Any]:
+    """A call from a log written before calls named their entry: the entry, as `_entry_of`
+    links it. Before calls had codes: its code from what it is about (its entry, its duel, its
+    deck), the server's sentence taken off its reason (the person's words stay). A player's
+    call that copied the server's words names nothing, so it stays as typed."""
+    d = e.data
+    if "entry" not in d:
+        d = {**d, "entry": _entry_of(s, e)}
+    if "code" in d:
+        return d
+    reason = str(d.get("reason") or "")
+    about = d
+    if d.get("seat") is None and not any(about.get(k) for k in ("entry", "duel", "deck")):
+        found = _ALARM_BEFORE_CODES.fullmatch(reason)
+        if found is not None:
+            values = {"seq": int(found["seq"]), "expected": found["expected"]}
+            values["found"] = "" if found["found"] == "nothing" else found["found"]
+            return {**d, "code": "log_changed", "reason": "", "params": values}
+    if about.get("entry") is not None:
+        code = "lp_disputed"
+    elif d.get("duel") is not None:
+        code = "result_disputed"
+    elif d.get("deck") is not None:
+        code = "deck_problem"
+    else:
+        return {**d, "code": None}
+    said = BEFORE_CODES[code](about)
+    if reason == said:
+        return {**d, "code": code, "reason": ""}
+    if reason.startswith(said + ": "):
+        return {**d, "code": code, "reason": reason[len(said) + 2 :]}
+    return {**d, "code": None}
+
+
+# The rulings that closed a call, as a log from before codes wrote them in its note.
+CLOSED_BEFORE_CODES = {
+    "dispute apply": "dispute_apply",
+    "dispute void": "dispute_void",
+    "dispute correct": "dispute_correct",
+    "deck cleared": "deck_cleared",
+    "deck fixed": "deck_fixed",
+    "result set": "result_set",
+}
+
+
+def _closed_before_codes(s: TableState, e: Event) -> Mapping[str, Any]:
+    """A closing from a log written before codes: the ruling its note named, the note then
+    empty (a judge's own note stays)."""
+    d = e.data
+    if d.get("code") is not None:
+        return d
+    note = str(d.get("note") or "")
+    if note in CLOSED_BEFORE_CODES:
+        return {**d, "code": CLOSED_BEFORE_CODES[note], "note": ""}
+    return d
+
+
 @handler(
     "judge.called",
     {
@@ -177,6 +263,17 @@ def _entry_of(s: TableState, e: Event) -> int | None:
         "params": "object",
     },
     staff_only=("reason",),
+    words=Words(params={"seat": ("who", "seat")}, note=("call", "reason")),
+    # A player's words to the judge are for staff (`staff_only`): the public sheet says only
+    # that a judge was called, and about what.
+    sheet=SheetLine(
+        "rulings",
+        "sheet.row.judge_called",
+        {"seat": ("who", "seat"), "about": ("about", "code")},
+        (("code", "*", "sheet.row.judge_called_about"),),
+        note="reason",
+    ),
+    upgrade=_called_before_codes,
 )
 def _called(s: TableState, e: Event) -> TableState:
     c = Call(
@@ -193,7 +290,12 @@ def _called(s: TableState, e: Event) -> TableState:
     return s.evolve(calls=s.calls + (c,))
 
 
-@handler("judge.acknowledged", {"call": "int", "judge": "str"})
+@handler(
+    "judge.acknowledged",
+    {"call": "int", "judge": "str"},
+    words=Words(params={"judge": ("name", "judge")}),
+    sheet=SheetLine("rulings", "sheet.row.call_taken", {"call": "call"}),
+)
 def _acked(s: TableState, e: Event) -> TableState:
     calls = tuple(
         replace(c, status="acknowledged", judge=e.data["judge"]) if c.call == e.data["call"] else c
@@ -202,7 +304,23 @@ def _acked(s: TableState, e: Event) -> TableState:
     return s.evolve(calls=calls)
 
 
-@handler("judge.closed", {"call": "int", "judge": "str", "note": "str", "code": "str"})
+@handler(
+    "judge.closed",
+    {"call": "int", "judge": "str", "note": "str", "code": "str"},
+    words=Words(
+        params={"ruling": ("key", "code", "sheet.closed.")},
+        variants=(("code", "*", "event.judge.closed_by"),),
+        note="note",
+    ),
+    sheet=SheetLine(
+        "rulings",
+        "sheet.row.call_closed",
+        {"call": "call", "ruling": ("key", "code", "sheet.closed.")},
+        (("code", "*", "sheet.row.call_closed_by"),),
+        note="note",
+    ),
+    upgrade=_closed_before_codes,
+)
 def _closed(s: TableState, e: Event) -> TableState:
     calls = tuple(
         replace(c, status="closed", judge=e.data["judge"], note=e.data["note"])
@@ -216,6 +334,23 @@ def _closed(s: TableState, e: Event) -> TableState:
 @handler(
     "penalty.recorded",
     {"seat": "seat", "level": "str", "infraction": "str", "note": "str", "judge": "str"},
+    words=Words(
+        params={
+            "level": ("key", "level", "staff.level."),
+            "infraction": ("key", "infraction", "staff.inf."),
+        },
+        note="note",
+    ),
+    sheet=SheetLine(
+        "penalties",
+        "sheet.row.penalty",
+        {
+            "seat": "seat",
+            "level": ("key", "level", "sheet.level."),
+            "infraction": ("key", "infraction", "sheet.inf."),
+        },
+        note="note",
+    ),
 )
 def _penalty(s: TableState, e: Event) -> TableState:
     d = e.data

@@ -18,7 +18,20 @@ from typing import Any
 
 from . import twokey
 from .args import MAX_INT, Changes, Check, Choice, Int, Note, Seat, spec
-from .base import JUDGES, SEAT, Event, RuleError, Tx, command, handler, other, require, row
+from .base import (
+    JUDGES,
+    SEAT,
+    Event,
+    RuleError,
+    SheetLine,
+    Tx,
+    Words,
+    command,
+    handler,
+    other,
+    require,
+    row,
+)
 from .duel_end import after_lp_change, casual
 from .state import DUEL, Change, Dispute, LedgerEntry, Proposal, TableState
 from .twokey import DISPUTE, LP, alone, said_yes
@@ -462,7 +475,9 @@ def first_unsettled(state: TableState, duel: int | None = None) -> int | None:
 
 
 @handler(
-    "lp.proposed", {"entry": "int", "by": "seat", "changes": "list", "note": "str", "place": "int"}
+    "lp.proposed",
+    {"entry": "int", "by": "seat", "changes": "list", "note": "str", "place": "int"},
+    words=Words(params={"by": ("who", "by"), "changes": ("changes", "changes")}, note="note"),
 )
 def _proposed(s: TableState, e: Event) -> TableState:
     d = e.data
@@ -479,7 +494,7 @@ def _proposed(s: TableState, e: Event) -> TableState:
     return s.evolve(pending=pending, next_entry=max(s.next_entry, d["entry"] + 1))
 
 
-@handler("lp.confirmed", {"entry": "int", "by": "seat"})
+@handler("lp.confirmed", {"entry": "int", "by": "seat"}, words=Words(params={"by": ("who", "by")}))
 def _confirmed(s: TableState, e: Event) -> TableState:
     entry, by = e.data["entry"], e.data["by"]
     # Built directly, not with `dataclasses.replace`: one per LP entry, and three times faster.
@@ -492,7 +507,12 @@ def _confirmed(s: TableState, e: Event) -> TableState:
     return s.evolve(pending=pending)
 
 
-@handler("lp.rejected", {"entry": "int", "by": "seat", "reason": "str"})
+@handler(
+    "lp.rejected",
+    {"entry": "int", "by": "seat", "reason": "str"},
+    words=Words(params={"by": ("who", "by")}, note="reason"),
+    sheet=SheetLine(step="ledger"),
+)
 def _rejected(s: TableState, e: Event) -> TableState:
     p = next(p for p in s.pending if p.entry == e.data["entry"])
     dispute = Dispute(p.entry, p, e.data["by"], e.data["reason"], e.at_ms, duel=s.duel_no)
@@ -502,8 +522,18 @@ def _rejected(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("lp.withdrawn", {"entry": "int", "by": "seat"})
-@handler("lp.cancelled", {"entry": "int", "reason": "str"})
+@handler(
+    "lp.withdrawn",
+    {"entry": "int", "by": "seat"},
+    words=Words(params={"by": ("who", "by")}),
+    sheet=SheetLine(step="ledger"),
+)
+@handler(
+    "lp.cancelled",
+    {"entry": "int", "reason": "str"},
+    words=Words(variants=(("reason", "duel_over", "event.lp.cancelled.duel_over"),)),
+    sheet=SheetLine(step="ledger"),
+)
 def _removed(s: TableState, e: Event) -> TableState:
     return s.evolve(pending=tuple(p for p in s.pending if p.entry != e.data["entry"]))
 
@@ -519,6 +549,8 @@ def _removed(s: TableState, e: Event) -> TableState:
         "note": "str",
         "new": "bool",
     },
+    words=Words(params={"A": "lp.A", "B": "lp.B", "changes": ("changes", "changes")}),
+    sheet=SheetLine(step="ledger"),
 )
 def _applied(s: TableState, e: Event) -> TableState:
     d = e.data
@@ -541,7 +573,19 @@ def _applied(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("dispute.closed", {"entry": "int", "new_entry": "int", "status": "str"})
+@handler(
+    "dispute.closed",
+    {"entry": "int", "new_entry": "int", "status": "str"},
+    words=Words(
+        code="sheet.row.rejected_withdrawn",
+        params={"new": "new_entry"},
+        variants=(
+            ("status", "corrected", "sheet.row.rejected_corrected"),
+            ("status", "dropped", "sheet.row.rejected_dropped"),
+        ),
+    ),
+    sheet=SheetLine(step="ledger"),
+)
 def _closed(s: TableState, e: Event) -> TableState:
     disputes = tuple(
         replace(d, status=e.data["status"])
@@ -555,7 +599,19 @@ def _closed(s: TableState, e: Event) -> TableState:
 SETTLED = {"apply": "applied", "void": "void", "correct": "corrected"}
 
 
-@handler("dispute.settled", {"entry": "int", "action": "str", "changes": "list", "note": "str"})
+@handler(
+    "dispute.settled",
+    {"entry": "int", "action": "str", "changes": "list", "note": "str"},
+    words=Words(
+        code="event.dispute.settled.void",
+        variants=(
+            ("action", "apply", "event.dispute.settled.apply"),
+            ("action", "correct", "event.dispute.settled.correct"),
+        ),
+        note="note",
+    ),
+    sheet=SheetLine(step="ledger"),
+)
 def _settled(s: TableState, e: Event) -> TableState:
     status = SETTLED[e.data["action"]]
     disputes = tuple(

@@ -32,7 +32,9 @@ from .base import (
     SEATS,
     Event,
     RuleError,
+    SheetLine,
     Tx,
+    Words,
     command,
     handler,
     other,
@@ -791,7 +793,12 @@ def forfeit_duel(tx: Tx, seat: str) -> None:
 # --- handlers ----------------------------------------------------------------------------
 
 
-@handler("deck.declared", {"seat": "seat", "counts": "object"})
+@handler(
+    "deck.declared",
+    {"seat": "seat", "counts": "object"},
+    words=Words(params={"main": "counts.main", "extra": "counts.extra", "side": "counts.side"}),
+    sheet=SheetLine(step="deck_counts"),
+)
 def _declared(s: TableState, e: Event) -> TableState:
     counts = Counts(**e.data["counts"])
     seat = e.data["seat"]
@@ -799,53 +806,84 @@ def _declared(s: TableState, e: Event) -> TableState:
     return s.evolve(decks=put(s.decks, e.data["seat"], deck))
 
 
-@handler("deck.confirmed", {"seat": "seat", "by": "seat"})
+@handler(
+    "deck.confirmed", {"seat": "seat", "by": "seat"}, words=Words(params={"by": ("who", "by")})
+)
 def _deck_confirmed(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     deck = s.decks[seat]
     return s.evolve(decks=put(s.decks, seat, renew(deck, yes=said_yes(deck, other(seat)))))
 
 
-@handler("pregame.opened", {"duel": "int", "chooser": "seat?"})
+@handler("pregame.opened", {"duel": "int", "chooser": "seat?"}, sheet=SheetLine(step="duel"))
 def _pregame(s: TableState, e: Event) -> TableState:
     decks = {k: renew(d, checked=False, ready=False, check_note="") for k, d in s.decks.items()}
     return s.evolve(phase=PREGAME, pregame=Pregame(chooser=e.data["chooser"]), decks=decks)
 
 
-@handler("pregame.checked", {"seat": "seat", "items": "list"})
+@handler(
+    "pregame.checked",
+    {"seat": "seat", "items": "list"},
+    words=Words(params={"n": ("count", "items")}),
+)
 def _checked(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     checks = put(s.pregame.checks, seat, s.pregame.checks[seat] | set(e.data["items"]))
     return s.evolve(pregame=replace(s.pregame, checks=checks))
 
 
-@handler("rps.picked", {"seat": "seat", "hand": "str"}, secret=("hand",))
+@handler(
+    "rps.picked",
+    {"seat": "seat", "hand": "str"},
+    secret=("hand",),
+    words=Words(
+        params={"hand": ("key", "hand", "rps.")}, variants=(("hand", "*", "event.rps.picked_hand"),)
+    ),
+)
 def _picked(s: TableState, e: Event) -> TableState:
     picks = put(s.pregame.picks, e.data["seat"], e.data["hand"])
     return s.evolve(pregame=replace(s.pregame, picks=picks))
 
 
-@handler("rps.thrown", {"A": "str", "B": "str", "winner": "seat?"})
+@handler(
+    "rps.thrown",
+    {"A": "str", "B": "str", "winner": "seat?"},
+    words=Words(params={"A": ("key", "A", "rps."), "B": ("key", "B", "rps.")}),
+)
 def _thrown(s: TableState, e: Event) -> TableState:
     throw = {"A": e.data["A"], "B": e.data["B"]}
     pg = replace(s.pregame, picks=per_seat(None), throws=s.pregame.throws + (throw,))
     return s.evolve(pregame=pg)
 
 
-@handler("rps.reported", {"winner": "seat", "by": "seat"})
+@handler(
+    "rps.reported", {"winner": "seat", "by": "seat"}, words=Words(params={"by": ("who", "by")})
+)
 def _reported(s: TableState, e: Event) -> TableState:
     by = e.data["by"]
     report = Offer(RPS.what, by, e.at_ms, alone(by), e.data["winner"])
     return s.evolve(pregame=replace(s.pregame, report=report))
 
 
-@handler("rps.decided", {"winner": "seat", "how": "str"})
+@handler(
+    "rps.decided",
+    {"winner": "seat", "how": "str"},
+    words=Words(code="event.rps.decided_reported", variants=(("how", "app", "event.rps.decided"),)),
+    sheet=SheetLine(step="duel"),
+)
 def _rps_decided(s: TableState, e: Event) -> TableState:
     w = e.data["winner"]
     return s.evolve(pregame=replace(s.pregame, rps_winner=w, chooser=w, report=None))
 
 
-@handler("duel.chosen", {"seat": "seat", "order": "str", "first": "seat"})
+@handler(
+    "duel.chosen",
+    {"seat": "seat", "order": "str", "first": "seat"},
+    words=Words(
+        code="event.duel.chosen.first", variants=(("order", "second", "event.duel.chosen.second"),)
+    ),
+    sheet=SheetLine(step="duel"),
+)
 def _chosen(s: TableState, e: Event) -> TableState:
     return s.evolve(pregame=replace(s.pregame, first=e.data["first"]))
 
@@ -856,7 +894,12 @@ def _drawn(s: TableState, e: Event) -> TableState:
     return s.evolve(pregame=replace(s.pregame, drawn=drawn))
 
 
-@handler("duel.started", {"duel": "int", "first": "seat", "extra": "bool"})
+@handler(
+    "duel.started",
+    {"duel": "int", "first": "seat", "extra": "bool"},
+    words=Words(variants=(("extra", "*", "event.duel.started.extra"),)),
+    sheet=SheetLine(step="duel"),
+)
 def _started(s: TableState, e: Event) -> TableState:
     start = s.ruleset.starting_lp  # R3.2; the Extra Duel too (R5.2.1)
     return s.evolve(
@@ -880,7 +923,15 @@ def _turn_ended(s: TableState, e: Event) -> TableState:
     return s
 
 
-@handler("duel.ended", {"duel": "int", "winner": "str?", "reason": "str"})
+@handler(
+    "duel.ended",
+    {"duel": "int", "winner": "str?", "reason": "str"},
+    words=Words(
+        params={"reason": ("key?", "reason", "sheet.reason.")},
+        variants=(("winner", None, "event.duel.ended.draw"),),
+    ),
+    sheet=SheetLine(step="result"),
+)
 def _ended(s: TableState, e: Event) -> TableState:
     res = PendingResult(e.data["duel"], e.data["winner"], e.data["reason"])
     window = s.window
@@ -900,7 +951,7 @@ def _ended(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("result.confirmed", {"duel": "int", "seat": "seat"})
+@handler("result.confirmed", {"duel": "int", "seat": "seat"}, sheet=SheetLine(step="result"))
 def _result_confirmed(s: TableState, e: Event) -> TableState:
     if s.result is None:
         return s
@@ -908,7 +959,15 @@ def _result_confirmed(s: TableState, e: Event) -> TableState:
     return s.evolve(result=res)
 
 
-@handler("duel.final", {"duel": "int", "winner": "str?", "reason": "str", "extra": "bool"})
+@handler(
+    "duel.final",
+    {"duel": "int", "winner": "str?", "reason": "str", "extra": "bool"},
+    words=Words(
+        params={"reason": ("key?", "reason", "sheet.reason.")},
+        variants=(("winner", None, "event.duel.final.draw"),),
+    ),
+    sheet=SheetLine(step="result"),
+)
 def _final(s: TableState, e: Event) -> TableState:
     d = e.data
     record = DuelRecord(d["duel"], d["winner"], d["reason"], d["extra"], dict(s.lp), e.at_ms)
@@ -928,7 +987,16 @@ def _window(s: TableState, e: Event) -> TableState:
     return s.evolve(phase=BETWEEN, window=window)
 
 
-@handler("match.decided", {"winner": "str?", "reason": "str", "final": "bool", "note": "str"})
+@handler(
+    "match.decided",
+    {"winner": "str?", "reason": "str", "final": "bool", "note": "str"},
+    words=Words(
+        params={"reason": ("key?", "reason", "sheet.reason.")},
+        variants=(("winner", None, "event.match.decided.draw"),),
+        note="note",
+    ),
+    sheet=SheetLine(step="result"),
+)
 def _match_decided(s: TableState, e: Event) -> TableState:
     final = bool(e.data.get("final"))
     result = MatchResult(
@@ -950,7 +1018,7 @@ def _match_decided(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("match.confirmed", {"seat": "seat"})
+@handler("match.confirmed", {"seat": "seat"}, sheet=SheetLine(step="result"))
 def _match_confirmed(s: TableState, e: Event) -> TableState:
     m = renew(s.match, yes=said_yes(s.match, e.data["seat"]))
     return s.evolve(match=m, phase=MATCH_OVER if twokey.agreed(m) else s.phase)
@@ -965,7 +1033,7 @@ def _new_voted(s: TableState, e: Event) -> TableState:
     return s.evolve(new_match=renew(vote, yes=said_yes(vote, seat)))
 
 
-@handler("match.started", {"match": "int"})
+@handler("match.started", {"match": "int"}, sheet=SheetLine(step="match"))
 def _match_started(s: TableState, e: Event) -> TableState:
     decks = {k: revert(d) for k, d in s.decks.items()}  # R2.7: lists too
     registered = all(d.registered and d.confirmed for d in decks.values())
@@ -990,7 +1058,18 @@ def _match_started(s: TableState, e: Event) -> TableState:
     )
 
 
-@handler("deck.checked", {"seat": "seat", "ok": "bool", "note": "str"})
+@handler(
+    "deck.checked",
+    {"seat": "seat", "ok": "bool", "note": "str"},
+    words=Words(
+        code="event.deck.checked.ok",
+        variants=(("ok", False, "event.deck.checked.bad"),),
+        note="note",
+    ),
+    sheet=SheetLine(
+        "decks_log", "sheet.row.deck_problem", note="note", only=("ok", False), last_duel=True
+    ),
+)
 def _deck_checked(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     old = s.decks[seat]
@@ -999,7 +1078,9 @@ def _deck_checked(s: TableState, e: Event) -> TableState:
     return s.evolve(decks=put(s.decks, seat, deck))
 
 
-@handler("deck.fix_voted", {"seat": "seat", "by": "seat"})
+@handler(
+    "deck.fix_voted", {"seat": "seat", "by": "seat"}, words=Words(params={"by": ("who", "by")})
+)
 def _fix_voted(s: TableState, e: Event) -> TableState:
     seat, by = e.data["seat"], e.data["by"]
     fix = s.decks[seat].fix
@@ -1010,7 +1091,19 @@ def _fix_voted(s: TableState, e: Event) -> TableState:
     return s.evolve(decks=put(s.decks, seat, renew(s.decks[seat], fix=fix)))
 
 
-@handler("deck.cleared", {"seat": "seat", "judge": "str", "note": "str"})
+@handler(
+    "deck.cleared",
+    {"seat": "seat", "judge": "str", "note": "str"},
+    words=Words(note="note"),
+    sheet=SheetLine(
+        "decks_log",
+        "sheet.row.deck_cleared",
+        {"seat": "seat"},
+        (("judge", None, "sheet.row.deck_settled_both"),),
+        note="note",
+        last_duel=True,
+    ),
+)
 def _deck_cleared(s: TableState, e: Event) -> TableState:
     seat = e.data["seat"]
     deck = renew(s.decks[seat], check_failed=False, fix=None)
@@ -1021,6 +1114,8 @@ def _deck_cleared(s: TableState, e: Event) -> TableState:
     "side.exchanged",
     {"seat": "seat", "main": "object", "extra": "object", "cards": "object", "current": "object"},
     secret=("cards", "current"),
+    words=Words(params={"parts": ("side", "")}),
+    sheet=SheetLine("decks_log", "sheet.row.side_exchanged", {"parts": ("side", "")}),
 )
 def _exchanged(s: TableState, e: Event) -> TableState:
     # Counts are unchanged by construction (R6.8); a by-card exchange changes the current list.

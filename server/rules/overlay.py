@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .args import Bool, spec
-from .base import JUDGES, SEATS, Event, Tx, command, handler, row
+from .base import JUDGES, SEATS, Event, Tx, Words, command, handler, row
 from .state import TableState
 
 
@@ -29,7 +29,11 @@ def set_overlay(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("overlay.set", on=args.get("on") is True)
 
 
-@handler("overlay.set", {"on": "bool"})
+@handler(
+    "overlay.set",
+    {"on": "bool"},
+    words=Words(code="event.overlay.off", variants=(("on", "*", "event.overlay.on"),)),
+)
 def _overlay_set(s: TableState, e: Event) -> TableState:
     return s.evolve(overlay=bool(e.data["on"]))
 

@@ -12,7 +12,20 @@ from dataclasses import replace
 from typing import Any
 
 from .args import Lines, Text, spec
-from .base import JUDGES, SEAT, SYSTEM, Event, RuleError, Tx, command, handler, require, row
+from .base import (
+    JUDGES,
+    SEAT,
+    SYSTEM,
+    Event,
+    RuleError,
+    SheetLine,
+    Tx,
+    Words,
+    command,
+    handler,
+    require,
+    row,
+)
 from .cardfiles import is_passcode
 from .decklist import PARTS, BanList, DeckList, check, describe, exchange, spelling
 from .state import BETWEEN, REGISTRATION, Counts, Deck, TableState, put
@@ -114,7 +127,11 @@ def set_banlist(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("banlist.set", name=name, entries=entries)
 
 
-@handler("banlist.set", {"name": "str", "entries": "list"})
+@handler(
+    "banlist.set",
+    {"name": "str", "entries": "list"},
+    words=Words(params={"n": ("count", "entries")}),
+)
 def _banlist_set(s: TableState, e: Event) -> TableState:
     name = str(e.data.get("name") or "")
     if not name:
@@ -166,7 +183,10 @@ def register(tx: Tx, args: Mapping[str, Any]) -> None:
 
 
 @handler(
-    "deck.registered", {"seat": "seat", "counts": "object", "cards": "object"}, secret=("cards",)
+    "deck.registered",
+    {"seat": "seat", "counts": "object", "cards": "object"},
+    secret=("cards",),
+    sheet=SheetLine(step="deck_counts"),
 )
 def _registered(s: TableState, e: Event) -> TableState:
     cards = DeckList.from_dict(e.data["cards"])

@@ -26,7 +26,9 @@ from .base import (
     Event,
     RandBelow,
     RuleError,
+    SheetLine,
     Tx,
+    Words,
     command,
     handler,
     plain,
@@ -147,7 +149,7 @@ def join(tx: Tx, args: Mapping[str, Any]) -> None:
     tx.emit("seat.joined", **data)
 
 
-@handler("table.created", {"code": "str", "ruleset": "object"})
+@handler("table.created", {"code": "str", "ruleset": "object"}, sheet=SheetLine(step="table"))
 def _created(s: TableState, e: Event) -> TableState:
     rules = RuleSet.from_dict(e.data["ruleset"])
     fresh = EMPTY.evolve(
@@ -170,6 +172,8 @@ def _created(s: TableState, e: Event) -> TableState:
         "request": "str",
     },
     staff_only=("device", "player_id"),
+    words=Words(note="name"),
+    sheet=SheetLine(step="seat_joined"),
 )
 def _joined(s: TableState, e: Event) -> TableState:
     info = SeatInfo(name=e.data["name"], player_id=e.data["player_id"], joined=True)
@@ -195,6 +199,7 @@ def _answered(s: TableState, e: Event) -> TableState:
         "device": "str",
     },
     staff_only=("device", "player_id"),
+    words=Words(note="name"),
 )
 def _requested(s: TableState, e: Event) -> TableState:
     d = e.data
@@ -209,7 +214,11 @@ def _requested(s: TableState, e: Event) -> TableState:
     return s.evolve(seat_requests=(*s.seat_requests, ask))
 
 
-@handler("seat.refused", {"seat": "seat", "request": "str", "by": "str"})
+@handler(
+    "seat.refused",
+    {"seat": "seat", "request": "str", "by": "str"},
+    words=Words(params={"by": ("who", "by")}, variants=(("by", "expired", "event.seat.expired"),)),
+)
 def _refused(s: TableState, e: Event) -> TableState:
     return _answered(s, e)
 
@@ -303,7 +312,12 @@ def seat_answer(
     return OTHER
 
 
-@handler("seat.released", {"seat": "seat", "by": "str"})
+@handler(
+    "seat.released",
+    {"seat": "seat", "by": "str"},
+    words=Words(params={"by": ("who", "by")}),
+    sheet=SheetLine(step="seat_left"),
+)
 def _released(s: TableState, e: Event) -> TableState:
     return s.evolve(seats=put(s.seats, e.data["seat"], SeatInfo()))
 
@@ -319,6 +333,8 @@ def _released(s: TableState, e: Event) -> TableState:
         "device": "str",
     },
     staff_only=("device", "player_id"),
+    words=Words(params={"by": ("who", "by")}),
+    sheet=SheetLine(step="seat_left"),
 )
 def _moved(s: TableState, e: Event) -> TableState:
     info = SeatInfo(name=e.data["name"], player_id=e.data["player_id"], joined=True)

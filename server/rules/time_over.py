@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .base import Event, RuleError, Tx, handler
+from .base import Event, RuleError, SheetLine, Tx, Words, handler
 from .duel_end import close_duel, decide_match
 from .ruleset import DRAW, EXTRA_DUEL, SUDDEN_DEATH, RuleSet
 from .state import (
@@ -149,7 +149,12 @@ def replay_extra_duel(tx: Tx) -> None:
     _stage(tx, EXTRA_DUEL_STAGE)
 
 
-@handler("time.stage", {"stage": "str", "extra_turn": "int", "of": "int"})
+@handler(
+    "time.stage",
+    {"stage": "str", "extra_turn": "int", "of": "int"},
+    words=Words(params={"stage": ("stage", "stage")}),
+    sheet=SheetLine(step="time_stage"),
+)
 def _staged(s: TableState, e: Event) -> TableState:
     t = replace(s.time, stage=e.data["stage"], extra_turn=e.data.get("extra_turn", 0))
     extra = s.extra_duel or e.data["stage"] == EXTRA_DUEL_STAGE

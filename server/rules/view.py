@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .base import SEATS
+from .base import EVENTS, SEATS
 from .clock import next_due_ms
 from .judge import penalty_choices
 from .ledger import by_amount
@@ -382,8 +382,8 @@ def event_for(
 # Events that name a seat's phone (its device id) or its player's ID.
 SEAT_EVENTS = frozenset({"seat.joined", "seat.moved", "seat.requested"})
 
-# Events that name cards of a seat's list, and the fields that do.
+# Events that name cards of a seat's list, and the fields that do: their declared secret fields
+# (a rock-paper-scissors pick, the other secret, is read once thrown: `event_for`).
 LIST_EVENTS: dict[str, tuple[str, ...]] = {
-    "deck.registered": ("cards",),
-    "side.exchanged": ("cards", "current"),
+    t: d.secret for t, d in EVENTS.items() if d.secret and t != "rps.picked"
 }

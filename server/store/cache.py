@@ -1,11 +1,12 @@
-"""What the store keeps of a table in memory: its latest `Snapshot`, in a small LRU."""
+"""What the store keeps of a log in memory: its latest snapshot (a table's `Snapshot`, an event's
+tournament log's), in a small LRU."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from server.rules import TableState
 
@@ -35,22 +36,34 @@ class Snapshot:
         return list(self.recent[seq + 1 - self.recent[0]["seq"] :])
 
 
-class LRU:
-    """A small thread-safe LRU map of table code -> Snapshot."""
+class Sequenced(Protocol):
+    """What the LRU keeps: a log's state as of a sequence number."""
+
+    @property
+    def seq(self) -> int: ...
+
+
+S = TypeVar("S", bound=Sequenced)
+K = TypeVar("K")
+
+
+class KeyedLRU(Generic[K, S]):
+    """A small thread-safe LRU map of a log's key -> its latest snapshot (any log: a table's,
+    an event's tournament log)."""
 
     def __init__(self, size: int) -> None:
         self._size = max(1, size)
-        self._items: OrderedDict[str, Snapshot] = OrderedDict()
+        self._items: OrderedDict[K, S] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, code: str) -> Snapshot | None:
+    def get(self, code: K) -> S | None:
         with self._lock:
             snap = self._items.get(code)
             if snap is not None:
                 self._items.move_to_end(code)
             return snap
 
-    def offer(self, code: str, snap: Snapshot) -> None:
+    def offer(self, code: K, snap: S) -> None:
         """Keep `snap` unless a newer snapshot is already cached."""
         with self._lock:
             old = self._items.get(code)
@@ -60,14 +73,18 @@ class LRU:
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
 
-    def codes(self) -> list[str]:
+    def codes(self) -> list[K]:
         with self._lock:
             return list(self._items)
 
-    def drop(self, code: str) -> None:
+    def drop(self, code: K) -> None:
         with self._lock:
             self._items.pop(code, None)
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+
+
+class LRU(KeyedLRU[str, Snapshot]):
+    """A small thread-safe LRU map of table code -> Snapshot."""

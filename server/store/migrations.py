@@ -30,12 +30,14 @@ from peewee import (
     IntegerField,
     Model,
     PostgresqlDatabase,
+    TextField,
 )
 from playhouse.migrate import SchemaMigrator, migrate
 
 from .banlists import BanListRow
 from .cards import CardName
 from .hall import HallMessage
+from .logs import chain_existing
 from .models import MODELS, BaseModel, HeadSignature, SeatRequest, db
 from .swiss import SWISS_MODELS
 from .tournament import TOURNAMENT_MODELS
@@ -236,3 +238,23 @@ def command_digests(migrator: SchemaMigrator) -> None:
     """Version 10: what a command id was sent with, so the same id with other content is refused
     (`id_reused`) rather than answered as a duplicate."""
     migrate(migrator.add_column("command", "digest", CharField(max_length=32, default="")))
+
+
+@migration
+def tournament_log_chained(migrator: SchemaMigrator) -> None:
+    """Version 11: an event's tournament log is kept as a table's is: each entry hash-chained
+    (`prev_hash`, `hash`) and its actor structured (JSON text, no longer a bare name of at most
+    80 characters). The rows already there are carried over: chained in seq order, their
+    names given the actors they stand for (`logs.chain_existing`)."""
+    columns = {c.name: c.data_type.lower() for c in migrator.database.get_columns("swiss_log")}
+    steps = []
+    if "hash" not in columns:  # version 4 made the table from its model of the day
+        steps += [
+            migrator.add_column("swiss_log", "prev_hash", CharField(max_length=64, default="")),
+            migrator.add_column("swiss_log", "hash", CharField(max_length=64, default="")),
+        ]
+    if columns["actor"] != "text":
+        steps.append(migrator.alter_column_type("swiss_log", "actor", TextField()))
+    if steps:
+        migrate(*steps)
+    chain_existing(migrator.database)

@@ -28,16 +28,18 @@ from peewee import (
     fn,
 )
 
-from server.core.errors import Busy, Conflict, DomainError, NotFound
+from server.core.errors import Conflict, DomainError, NotFound
 from server.core.names import clean, player_id_key
 from server.rules import Actor, get_ruleset, view
 from server.rules import swiss as core
 from server.rules.judge import DISQUALIFICATIONS
 from server.rules.swiss import Match, Player, SwissError
 from server.rules.table import MAX_NAME
+from server.rules.tournament_log import actor_of
 
 from .events import EventStore
-from .models import BaseModel, JSONField, TableRow, db
+from .logs import SwissLog, tournament_logs
+from .models import BaseModel, TableRow, db
 from .tournament import EventTable, Round, Tournament, TournamentEvent
 
 SWISS, CUT = "swiss", "cut"
@@ -59,21 +61,6 @@ class SwissPlayer(BaseModel):
     class Meta:
         table_name = "swiss_player"
         indexes = ((("event", "number"), True), (("event", "player_id"), True))
-
-
-class SwissLog(BaseModel):
-    """One entry of an event's tournament log (append-only)."""
-
-    event = ForeignKeyField(TournamentEvent, backref="swiss_log", on_delete="CASCADE")
-    seq = IntegerField()
-    type = CharField(max_length=32)
-    data = JSONField()
-    actor = CharField(max_length=80)
-    at_ms = BigIntegerField()
-
-    class Meta:
-        table_name = "swiss_log"
-        indexes = ((("event", "seq"), True),)
 
 
 SWISS_MODELS = [SwissPlayer, SwissLog]
@@ -247,61 +234,30 @@ class SwissService:
     # -- the log ----------------------------------------------------------------------------
 
     def _append(self, event_id: int, type_: str, data: dict[str, Any], actor: str, now: int) -> int:
-        for _ in range(5):
-            with db.connection_context():
-                try:
-                    with db.atomic():
-                        last = (
-                            SwissLog.select(fn.MAX(SwissLog.seq))
-                            .where(SwissLog.event == event_id)
-                            .scalar()
-                        )
-                        seq = (last or 0) + 1
-                        SwissLog.create(
-                            event=event_id, seq=seq, type=type_, data=data, actor=actor, at_ms=now
-                        )
-                        return seq
-                except IntegrityError:
-                    continue  # another writer took this seq: read again
-        raise Busy("busy", "Try again.")
+        who = actor_of(type_, data, actor)
+        return tournament_logs(self.store).append(event_id, type_, data, who, now)
 
     def log(self, event_id: int) -> list[dict[str, Any]]:
-        with db.connection_context():
-            return [
-                {"seq": r.seq, "type": r.type, "data": r.data, "actor": r.actor, "at_ms": r.at_ms}
-                for r in SwissLog.select().where(SwissLog.event == event_id).order_by(SwissLog.seq)
-            ]
+        return tournament_logs(self.store).entries(event_id)
 
     def state(self, event_id: int) -> State:
-        s = State()
+        t = tournament_logs(self.store).snapshot(event_id).state  # cached, moved on by new rows
+        s = State(
+            dropped=dict(t.dropped),
+            rounds={
+                n: RoundPairing(p.number, p.stage, list(p.tables), p.bye, p.seed, p.seq)
+                for n, p in t.rounds.items()
+            },
+            swiss_rounds=t.swiss_rounds,
+            cut_size=t.cut_size,
+            public=t.public,
+            repairs=t.repairs,
+            check_in=t.check_in,
+            checked_in=dict(t.checked_in),
+        )
         with db.connection_context():
             for p in SwissPlayer.select().where(SwissPlayer.event == event_id):
                 s.players[p.number] = p
-        for entry in self.log(event_id):
-            d = entry["data"]
-            kind = entry["type"]
-            if kind == "player.dropped":
-                s.dropped[d["player"]] = d["after_round"]
-            elif kind == "player.checked_in":
-                s.checked_in[d["player"]] = d["round"]
-            elif kind == "player.checked_out":
-                s.checked_in.pop(d["player"], None)
-            elif kind == "round.paired":
-                if d["round"] in s.rounds:
-                    s.repairs += 1
-                s.rounds[d["round"]] = RoundPairing(
-                    d["round"],
-                    d["stage"],
-                    [tuple(t) for t in d["tables"]],
-                    d.get("bye"),
-                    d.get("seed"),
-                    entry["seq"],
-                )
-            elif kind == "settings":
-                s.swiss_rounds = d.get("rounds", s.swiss_rounds)
-                s.cut_size = d.get("cut", s.cut_size)
-                s.public = d.get("public", s.public)
-                s.check_in = d.get("check_in", s.check_in)
         s.disqualified = self.disqualified(event_id, s)
         return s
 
@@ -438,21 +394,8 @@ class SwissService:
         list is then the one of the whole event. Read from the player and the log's
         check-ins alone (not the tables, as `state` does)."""
         first = self.player(event_id, number).entered_round
-        check_in, checked = False, None
-        with db.connection_context():
-            rows = (
-                SwissLog.select(SwissLog.type, SwissLog.data)
-                .where(
-                    (SwissLog.event == event_id)
-                    & SwissLog.type.in_(("settings", "player.checked_in", "player.checked_out"))
-                )
-                .order_by(SwissLog.seq)
-            )
-            for row in rows:
-                if row.type == "settings":
-                    check_in = row.data.get("check_in", check_in)
-                elif row.data.get("player") == number:
-                    checked = row.data["round"] if row.type == "player.checked_in" else None
+        t = tournament_logs(self.store).snapshot(event_id).state
+        check_in, checked = t.check_in, t.checked_in.get(number)
         if check_in and checked is not None:
             first = max(first, checked)
         rnd = self.tournament.current_round(event_id)
@@ -461,17 +404,7 @@ class SwissService:
     def decklist_source(self, event_id: int, number: int) -> tuple[str, str] | None:
         """Who registered the player's list for the event: ("player" | "organiser" | "table",
         the account or the table's code), or None."""
-        found = None
-        with db.connection_context():
-            rows = (
-                SwissLog.select(SwissLog.data, SwissLog.actor)
-                .where((SwissLog.event == event_id) & (SwissLog.type == "player.decklist"))
-                .order_by(SwissLog.seq)
-            )
-            for row in rows:
-                if row.data["player"] == number:
-                    found = (str(row.data["by"]), str(row.actor))
-        return found
+        return tournament_logs(self.store).snapshot(event_id).state.decklists.get(number)
 
     def set_decklist(
         self,

@@ -14,7 +14,7 @@ import { clockText, phaseText } from "./floor.js";
 import { ledgerPages } from "./ledger_pages.js";
 import { JUDGE_PANELS } from "./panels.js";
 import { seatsCard } from "./seats.js";
-import { eventWords, whoText } from "../words.js";
+import { eventWords, setEventWords, whoText } from "../words.js";
 
 function select(testid, options) {
   const el = h("select", { testid });
@@ -293,6 +293,7 @@ export function mountTable(root, eventId, code, navigate) {
       return;
     }
     info = res.body.info;
+    setEventWords(res.body.words);
     log = res.body.log;
     renderLog();
     renderHead();
