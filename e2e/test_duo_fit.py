@@ -82,7 +82,7 @@ MEASURE = """() => {
     }
     return n;
   };
-  const overflows = [], twoLines = [];
+  const overflows = [], twoLines = [], broken = [];
   for (const root of [screen]) {
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -101,6 +101,11 @@ MEASURE = """() => {
       }
       if (parent.closest('button') && lines(rects) > 1)
         twoLines.push(`${where(parent)}: "${node.textContent.trim()}" on ${lines(rects)} lines`);
+      // A Latin word wrapped inside itself ("Oppo/nent"); Chinese and Japanese break anywhere.
+      for (const m of node.textContent.matchAll(/[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'’-]{2,}/g)) {
+        if (lines(rectsOf(node, m.index, m.index + m[0].length)) > 1)
+          broken.push(`${where(parent)}: ${m[0]}`);
+      }
     }
   }
   // Each name on each half: how many of its letters are seen.
@@ -132,7 +137,7 @@ MEASURE = """() => {
     .map((e) => [where(e), e.getBoundingClientRect()])
     .filter(([, r]) => r.width < 44 - 0.01 || r.height < 44 - 0.01)
     .map(([id, r]) => `${id} ${r.width.toFixed(1)}x${r.height.toFixed(1)}`);
-  return {overflows, twoLines, names, small};
+  return {overflows, twoLines, broken, names, small};
 }"""
 
 
@@ -156,6 +161,7 @@ def problems(page: Page, where: str) -> list[str]:
     m = page.evaluate(MEASURE)
     bad = [f"{where}: text past its box, {o}" for o in m["overflows"]]
     bad += [f"{where}: a button's label on two lines, {w}" for w in m["twoLines"]]
+    bad += [f"{where}: a word broken in two, {w}" for w in m["broken"]]
     for n in m["names"]:
         need = min(NAME_CHARS, len(NAMES[n["seat"]].replace(" ", "")))
         if n["text"] != NAMES[n["seat"]] or n["seen"] < need:
