@@ -49,7 +49,8 @@ MEASURE = """() => {
       const clipsX = cs.overflowX !== 'visible', clipsY = cs.overflowY !== 'visible';
       if (!clipsX && !clipsY) continue;
       const q = a.getBoundingClientRect();
-      if (clipsX) box = {...box, left: Math.max(box.left, q.left), right: Math.min(box.right, q.right)};
+      if (clipsX)
+        box = {...box, left: Math.max(box.left, q.left), right: Math.min(box.right, q.right)};
       if (clipsY && !a.classList.contains('duo-half'))
         box = {...box, top: Math.max(box.top, q.top), bottom: Math.min(box.bottom, q.bottom)};
     }
@@ -78,7 +79,8 @@ MEASURE = """() => {
   const lines = (rects) => {
     let n = 0, bottom = -Infinity;
     for (const q of [...rects].sort((x, y) => x.top - y.top)) {
-      if (q.top >= bottom - 2) { n += 1; bottom = q.bottom; } else bottom = Math.max(bottom, q.bottom);
+      if (q.top >= bottom - 2) { n += 1; bottom = q.bottom; }
+      else bottom = Math.max(bottom, q.bottom);
     }
     return n;
   };
@@ -94,15 +96,16 @@ MEASURE = """() => {
       const rects = rectsOf(node);
       const out = rects.filter((q) => !within(q, box));
       if (out.length) {
-        const q = out[0];
+        const span = (r) => [r.left, r.right, r.top, r.bottom].map(Math.round);
+        const [l, r, t, b] = span(out[0]), [bl, br, bt, bb] = span(box);
         overflows.push(`${where(parent)}: "${node.textContent.trim()}" at `
-          + `${Math.round(q.left)}..${Math.round(q.right)} x ${Math.round(q.top)}..${Math.round(q.bottom)}`
-          + ` in ${Math.round(box.left)}..${Math.round(box.right)} x ${Math.round(box.top)}..${Math.round(box.bottom)}`);
+          + `${l}..${r} x ${t}..${b} in ${bl}..${br} x ${bt}..${bb}`);
       }
       if (parent.closest('button') && lines(rects) > 1)
         twoLines.push(`${where(parent)}: "${node.textContent.trim()}" on ${lines(rects)} lines`);
       // A Latin word wrapped inside itself ("Oppo/nent"); Chinese and Japanese break anywhere.
-      for (const m of node.textContent.matchAll(/[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'’-]{2,}/g)) {
+      const words = /[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f'’-]{2,}/g;
+      for (const m of node.textContent.matchAll(words)) {
         if (lines(rectsOf(node, m.index, m.index + m[0].length)) > 1)
           broken.push(`${where(parent)}: ${m[0]}`);
       }
