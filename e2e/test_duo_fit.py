@@ -13,7 +13,8 @@ from playwright.sync_api import Page, expect
 from e2e.steps import keypad, start_duel
 from server.core.i18n import load
 
-LANGS = load().codes
+CATALOGUES = load()
+LANGS = CATALOGUES.codes
 TAP = 44
 NAME_CHARS = 8  # enough to tell two players apart: "Jonouchi" of "Jonouchi Katsuya"
 SIZES = [(320, 568), (360, 740), (390, 844)]
@@ -190,6 +191,8 @@ def test_the_one_phone_table_fits_mid_duel(new_phone, size):
     for lang in LANGS:
         page.locator("[data-testid=lang]:visible").first.select_option(lang)
         expect(page.locator("html")).to_have_attribute("lang", lang)
+        # the strip's words follow the language too (they are measured below)
+        expect(page.get_by_test_id("duo-tag")).to_have_text(CATALOGUES.translator(lang)("duo.tag"))
         expect(banner).to_be_visible()
         banner.evaluate("el => Promise.all(el.getAnimations().map(a => a.finished))")
         found += problems(page, f"{size[0]}x{size[1]} {lang}")
