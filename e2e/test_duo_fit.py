@@ -1,9 +1,10 @@
 """The one-phone table fits a small phone mid-duel: at 320, 360 and 390 px wide, with an LP entry
 waiting (the proposer's Withdraw on one half, the banner to confirm on the other), in every
 language of the list, no text reaches past the box that holds it (nothing cut off under an
-ellipsis), no button's label takes two lines (not "Oppo/nent", not "Dama/ge"), each player's
-name shows at least NAME_CHARS letters (the whole name when shorter; a name may take two lines)
-on both halves, and every tap target of both halves is at least 44x44 CSS px."""
+ellipsis), no button's label takes two lines and no word is broken (not "Oppo/nent", not
+"Dama/ge"), each player's name shows at least NAME_CHARS letters (the whole name when shorter;
+a name may take two lines) on both halves, every button's label is 14 px or more, and every tap
+target of both halves is at least 44x44 CSS px."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from server.core.i18n import load
 CATALOGUES = load()
 LANGS = CATALOGUES.codes
 TAP = 44
+LABEL_PX = 14  # the smallest label still read at a glance
 NAME_CHARS = 8  # enough to tell two players apart: "Jonouchi" of "Jonouchi Katsuya"
 SIZES = [(320, 568), (360, 740), (390, 844)]
 NAMES = {"A": "Jonouchi Katsuya", "B": "Kaiba"}  # one longer than NAME_CHARS, one shorter
@@ -25,7 +27,7 @@ NAMES = {"A": "Jonouchi Katsuya", "B": "Kaiba"}  # one longer than NAME_CHARS, o
 # not `display: contents`); the room it has is that box cut by every ancestor that clips
 # (overflow other than visible) and by the screen's width. A half scrolls up and down, so it
 # clips only sideways.
-MEASURE = """() => {
+MEASURE = """(LABEL_PX) => {
   const screen = document.querySelector('[data-testid=duo-screen]');
   const halves = [...screen.querySelectorAll('.duo-half')];
   const shown = (el) => el.getClientRects().length > 0
@@ -141,7 +143,12 @@ MEASURE = """() => {
     .map((e) => [where(e), e.getBoundingClientRect()])
     .filter(([, r]) => r.width < 44 - 0.01 || r.height < 44 - 0.01)
     .map(([id, r]) => `${id} ${r.width.toFixed(1)}x${r.height.toFixed(1)}`);
-  return {overflows, twoLines, broken, names, small};
+  // A button's label at 14 px or more (smaller is hard to read at arm's length).
+  const tiny = [...screen.querySelectorAll('button, select')]
+    .filter((e) => shown(e) && !forReaders(e) && e.textContent.trim())
+    .filter((e) => parseFloat(getComputedStyle(e).fontSize) < LABEL_PX)
+    .map((e) => `${where(e)} ${getComputedStyle(e).fontSize}`);
+  return {overflows, twoLines, broken, names, small, tiny};
 }"""
 
 
@@ -162,7 +169,7 @@ def open_duo_named(page: Page) -> tuple:
 
 def problems(page: Page, where: str) -> list[str]:
     """What does not fit on the one-phone screen as it is now, each said in a line."""
-    m = page.evaluate(MEASURE)
+    m = page.evaluate(MEASURE, LABEL_PX)
     bad = [f"{where}: text past its box, {o}" for o in m["overflows"]]
     bad += [f"{where}: a button's label on two lines, {w}" for w in m["twoLines"]]
     bad += [f"{where}: a word broken in two, {w}" for w in m["broken"]]
@@ -174,6 +181,7 @@ def problems(page: Page, where: str) -> list[str]:
                 f" (at least {need})"
             )
     bad += [f"{where}: under {TAP}x{TAP} px, {s}" for s in m["small"]]
+    bad += [f"{where}: a label under {LABEL_PX} px, {s}" for s in m["tiny"]]
     return bad
 
 
