@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
@@ -11,6 +12,59 @@ from flask import Flask
 from server.api.context import Services, now_ms, services
 
 __all__ = ["Services", "create_app", "now_ms", "services"]
+
+
+def build_services(
+    config: dict[str, Any], store: Any, hub: Any, clock: Callable[[], int]
+) -> Services:
+    """Every service of one app, built here and nowhere else (the composition root): the table
+    service over the store and the hub, the tournament and Swiss services over it, the seat
+    service, the event pages' cache and the floor's feeds over those, and the edge's per-app
+    limiters and socket registry. Each gets what it uses; none looks another up."""
+    from server.api.buckets import KeyedLimiter
+    from server.api.floor_feeds import FeedRegistry
+    from server.api.logins import LoginThrottle
+    from server.api.sockets import Sessions
+    from server.projections.event import EventCache, project
+    from server.runtime.offload import Offload
+    from server.service.swiss import SwissService
+    from server.service.tables import TableService
+    from server.service.tournament import Tournament
+
+    offload = Offload()
+    tables = TableService(store, hub)
+    tournament = Tournament(store, config["PASSWORD_HASH_METHOD"], offload, tables)
+    swiss = SwissService(store, tournament, config.get("SWISS_SEED"))
+    events = EventCache(
+        lambda event_id: project(swiss, tournament, event_id),
+        part=swiss.part_now,
+        min_seconds=config["PROJECTION_REBUILD_SECONDS"],
+    )
+    events.hub = hub
+    # Through the table service, the one publisher: every process hears "event:<id>".
+    events.announce = lambda key: tables.announce({key: 0})
+    floor = FeedRegistry(tournament, store, hub, clock, config.get("FLOOR_INTERVAL_MS", 500))
+    # A paired seat still empty this long after the round's start is a no-show (tardiness).
+    floor.no_show_ms = config.get("NO_SHOW_MINUTES", 5) * 60_000
+    creates = int(config.get("CASUAL_TABLES_PER_ADDRESS_PER_HOUR", 60))
+    asks = int(config.get("SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE", 6))
+    misses = config.get("HTTP_MISS_PER_MINUTE", 30)
+    return Services(
+        tables=tables,
+        tournament=tournament,
+        swiss=swiss,
+        hub=hub,
+        clock=clock,
+        http_limiter=KeyedLimiter(config["HTTP_RATE_PER_MINUTE"] / 60, config["HTTP_RATE_BURST"]),
+        events=events,
+        floor=floor,
+        logins=LoginThrottle(config),
+        sessions=Sessions(config),
+        misses=KeyedLimiter(misses / 60, config.get("HTTP_MISS_BURST", 30)),
+        table_creates=KeyedLimiter(creates / 3600, creates) if creates else None,
+        seat_asks=KeyedLimiter(asks / 60, asks) if asks else None,
+        offload=offload,
+    )
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -35,7 +89,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         web,
         ws,
     )
-    from server.api.buckets import KeyedLimiter
     from server.api.keepalive import Pinger
     from server.api.middleware import CloseOnUnreadBody, DeclineWebSocketCompression
     from server.core import config as settings
@@ -69,13 +122,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     store = EventStore(db, cache_size=app.config["STATE_CACHE_SIZE"])
     clock = app.config.get("CLOCK") or now_ms
     hub = make_hub(app.config["REDIS_URL"])
-    limiter = KeyedLimiter(app.config["HTTP_RATE_PER_MINUTE"] / 60, app.config["HTTP_RATE_BURST"])
-    app.extensions["duel_table"] = found = Services(store, hub, clock, limiter)
+    app.extensions["duel_table"] = found = build_services(app.config, store, hub, clock)
     found.checkpointer = start_checkpointer(database, checkpoint_ms)
     if app.config["WS_PING_SECONDS"] > 0:
         found.pinger = Pinger(app.config["WS_PING_SECONDS"], app.config["WS_PONG_SECONDS"])
 
-    access.init_app(app)
+    access.init_app(app, found)
     http.init_app(app)
     ws.init_app(app)
     staff.init_app(app)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, jsonify, request
 
 from server.api.context import services
 from server.core.errors import AppError, DomainError, NotFound
@@ -26,8 +26,8 @@ from server.rules.decklist import BanList, DeckList
 from server.rules.event_deck import differences, require_event_list, same_list
 from server.rules.registration import decks_confirmed
 from server.rules.state import BETWEEN, REGISTRATION
+from server.service.swiss import SwissPlayer, SwissService
 from server.store import banlists
-from server.store.swiss import SwissPlayer, SwissService
 
 from . import decklists
 from .decklists import seat_of_request
@@ -40,7 +40,7 @@ bp.before_request(check_request)
 
 
 def swiss() -> SwissService:
-    return current_app.extensions["duel_table_swiss"]
+    return services().swiss
 
 
 def read_list(text: str, banlist: BanList | None) -> tuple[DeckList, list[dict[str, object]]]:
@@ -87,8 +87,8 @@ def register_own(slug: str) -> tuple[Response, int]:
     # Each try spends one of the address's few "miss" tokens, whatever it finds: the player ID
     # is what this route trusts, so it is guessed no faster here than at a table's join or the
     # players' search (docs/security.md).
-    misses = current_app.extensions.get("duel_table_misses")
-    if misses is not None and not misses.take(request.remote_addr or "?"):
+    misses = services().misses
+    if not misses.take(request.remote_addr or "?"):
         raise AppError("rate_limited", "Too many deck registrations; try again later.", status=429)
     player = swiss().player_by_id(ev.id, body["player_id"])
     if player is None:

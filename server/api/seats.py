@@ -52,7 +52,6 @@ from server.rules.table import seat_answer
 from server.store.events import hash_token, new_recovery_code, normal_recovery_code
 
 from .access import bearer, end_seat, viewer
-from .buckets import KeyedLimiter
 from .claims import BAD, OK, OLD, claim_check
 from .identity import check_request, require_staff, tournament
 from .session import sessions
@@ -63,8 +62,7 @@ bp.before_request(check_request)  # a same-site Origin, and staff's CSRF token
 
 def _spend_miss(what: str) -> None:
     """A wrong guess spends one of the client address's few "miss" tokens (429 when gone)."""
-    misses = current_app.extensions.get("duel_table_misses")
-    if misses is not None and not misses.take(request.remote_addr or "?"):
+    if not services().misses.take(request.remote_addr or "?"):
         raise AppError("rate_limited", f"Too many wrong {what}; try again later.", status=429)
 
 
@@ -200,9 +198,7 @@ def _id_guessed(key: str, wrong: bool) -> bool:
     most = int(current_app.config.get("SEAT_ID_GUESSES", 5))
     if not most:
         return False
-    wrongs: OrderedDict[str, int] = current_app.extensions.setdefault(
-        "duel_table_id_guesses", OrderedDict()
-    )
+    wrongs: OrderedDict[str, int] = services().id_guesses
     count = wrongs.get(key, 0)
     if count >= most:
         return True
@@ -236,9 +232,7 @@ def _stale() -> Callable[[SeatAsk], bool]:
 def _polls() -> OrderedDict[str, int]:
     """When each waiting request's phone last asked how it stands (this process's memory: after
     a restart a request counts from when it was made)."""
-    found: OrderedDict[str, int] = current_app.extensions.setdefault(
-        "duel_table_seat_polls", OrderedDict()
-    )
+    found: OrderedDict[str, int] = services().seat_polls
     return found
 
 
@@ -254,7 +248,7 @@ def _charge_request(key: str) -> None:
     """A seat request counts against its asker, a few a minute (429 past them): its address, or
     the table card's seat when it came with that card's valid claim (a mistyped ID, a taken
     seat), so a hall's shared address never refuses a player holding their own card."""
-    limiter = current_app.extensions.get("duel_table_seat_asks")
+    limiter = services().seat_asks
     if limiter is not None and not limiter.take(key):
         raise AppError(
             "rate_limited", "Too many seat requests from here; try again later.", status=429
@@ -447,6 +441,3 @@ def release_seat(code: str, seat: str) -> Response:
 
 def init_app(app: Flask) -> None:
     app.register_blueprint(bp)
-    per_minute = int(app.config.get("SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE", 6))
-    if per_minute:
-        app.extensions["duel_table_seat_asks"] = KeyedLimiter(per_minute / 60, per_minute)

@@ -16,7 +16,7 @@ import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, request
+from flask import Blueprint, Flask, Response, jsonify, redirect, request
 from markupsafe import escape
 
 from server.api.context import services
@@ -25,8 +25,8 @@ from server.core.errors import AppError, DomainError, error_body
 from server.core.names import same_player_id
 from server.projections.sheet import csv_safe
 from server.rules import RULESETS, Actor, view
+from server.service.tournament import Staff, parse_pairings
 from server.store import hall
-from server.store.tournament import Staff, Tournament, parse_pairings
 
 from .access import end_session, may_see_pairing, viewer
 from .claims import card_claim, claim_for, claim_ok
@@ -35,7 +35,7 @@ from .event_decks import event_lists
 from .http import load_body, public_base_here, qr_svg
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
 from .lang import request_t
-from .logins import LoginThrottle, login_keys, retry_after
+from .logins import login_keys, retry_after
 from .ratelimit import charge, rate_limit
 
 bp = Blueprint("staff", __name__)
@@ -58,7 +58,7 @@ def login() -> Response:
     if not services().http_limiter.take("login:" + (request.remote_addr or "?")):
         raise AppError("rate_limited", "Too many attempts; wait a moment.", status=429)
     body = load_body()
-    throttle: LoginThrottle = current_app.extensions["duel_table_logins"]
+    throttle = services().logins
     keys = login_keys(body["username"], request.remote_addr or "?")
     wait = throttle.attempt(keys)
     if wait > 0:
@@ -218,7 +218,7 @@ def remove_judge(event_id: int, username: str) -> Response:
     require_role(event_id, "organiser")
 
     for token_hash in tournament().remove_judge(event_id, username):
-        services_of(current_app).grants.revoke(("staff", token_hash))
+        services().grants.revoke(("staff", token_hash))
     _refresh_floor(event_id)
     return jsonify({"username": username, "removed": True})
 
@@ -497,8 +497,8 @@ def seat_link(slug: str, number: int, seat: str) -> Response:
     rate_limit()
     # No claim, a wrong one or another round's: no table code. A client address that keeps
     # trying spends its few "miss" tokens, as for unknown table codes (docs/security.md).
-    misses = current_app.extensions.get("duel_table_misses")
-    if misses is not None and not misses.take(request.remote_addr or "?"):
+    misses = services().misses
+    if not misses.take(request.remote_addr or "?"):
         raise AppError("rate_limited", "Too many wrong seat links; try again later.", status=429)
     return redirect("/?card=invalid", code=302)  # type: ignore[return-value]
 
@@ -559,9 +559,9 @@ def _pairings_by_name(event_id: int, round_no: int) -> list[str]:
                 rows.append(
                     (pairing[seat]["name"], str(table["number"]), seat, pairing[other]["name"])
                 )
-    rp = current_app.extensions["duel_table_swiss"].state(event_id).rounds.get(round_no)
+    rp = services().swiss.state(event_id).rounds.get(round_no)
     if rp is not None and rp.bye is not None:
-        player = current_app.extensions["duel_table_swiss"].player(event_id, rp.bye)
+        player = services().swiss.player(event_id, rp.bye)
         rows.append((player.name, "", "", "Bye · 輪空 · 不戦勝"))
     rows.sort(key=lambda r: (unicodedata.normalize("NFKC", r[0]).casefold(), r[1]))
     parts = [
@@ -659,22 +659,9 @@ def organiser_page(rest: str = "") -> Response:
 
 
 def _refresh_floor(event_id: int) -> None:
-    feeds = current_app.extensions.get("duel_table_floor")
-    if feeds is not None:
-        feeds.reset(event_id)
+    services().floor.reset(event_id)
 
 
 def init_app(app: Flask) -> None:
-    """Register the staff routes (the tables come from `server.store.migrations`)."""
-    app.extensions["duel_table_tournament"] = Tournament(
-        services_of(app).store,
-        app.config["PASSWORD_HASH_METHOD"],
-        services_of(app).offload,
-        services_of(app).tables,
-    )
-    app.extensions["duel_table_logins"] = LoginThrottle(app.config)
+    """Register the staff routes."""
     app.register_blueprint(bp)
-
-
-def services_of(app: Flask) -> Any:
-    return app.extensions["duel_table"]

@@ -473,7 +473,4 @@ def table_socket(ws: GuardedServer, code: str) -> None:
 
 def init_app(app: Flask) -> None:
     """Bind the websocket routes to `app`."""
-    from .session import Sessions
-
-    app.extensions["duel_table_sessions"] = Sessions(app.config)
     app.register_blueprint(bp)

@@ -21,7 +21,7 @@ def create_organiser(args: argparse.Namespace) -> int:
     from server.core import config as settings
     from server.core.errors import DomainError
     from server.store import bind, open_database
-    from server.store.tournament import Tournament
+    from server.service.tournament import Tournament
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
     try:

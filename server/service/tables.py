@@ -144,6 +144,10 @@ class TableService:
         """Tell every socket of the table it is at `seq`."""
         self.hub.publish(code, seq)
 
+    def held_tokens(self, token_hashes: list[str]) -> set[str]:
+        """Which of the seat tokens (their hashes) still hold a seat."""
+        return self.store.held_tokens(token_hashes)
+
     def announce(self, seqs: Mapping[str, int]) -> None:
         """Publish the seqs of tables written together (a round started or ended)."""
         for code, seq in seqs.items():
