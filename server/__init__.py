@@ -27,6 +27,7 @@ def build_services(
     from server.api.sockets import Sessions
     from server.projections.event import EventCache, project
     from server.runtime.offload import Offload
+    from server.service.seats import SeatService
     from server.service.swiss import SwissService
     from server.service.tables import TableService
     from server.service.tournament import Tournament
@@ -53,6 +54,7 @@ def build_services(
         tables=tables,
         tournament=tournament,
         swiss=swiss,
+        seats=SeatService(tables, tournament, config, clock),
         hub=hub,
         clock=clock,
         http_limiter=KeyedLimiter(config["HTTP_RATE_PER_MINUTE"] / 60, config["HTTP_RATE_BURST"]),

@@ -5,10 +5,9 @@ importing the app factory that imports them."""
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from flask import current_app
 
@@ -22,6 +21,7 @@ from server.api.sockets import Sessions
 from server.projections.event import EventCache
 from server.runtime.offload import Offload
 from server.service.hub import Hub
+from server.service.seats import SeatService
 from server.service.swiss import SwissService
 from server.service.tables import EventStore, TableService
 from server.service.timer import Timer
@@ -52,6 +52,8 @@ class Services:
     tournament: Tournament
     # The Swiss tournament of each event (server/service/swiss.py).
     swiss: SwissService
+    # Seat claims, joins (R1.1), requests, moves, recovery (server/service/seats.py).
+    seats: SeatService
     hub: Hub
     clock: Callable[[], int]
     http_limiter: KeyedLimiter
@@ -80,9 +82,6 @@ class Services:
     views: ViewTexts = field(default_factory=ViewTexts)
     # When the unjoined casual tables were last swept (`api/http.py`).
     swept_ms: int | None = None
-    # Recent wrong player IDs and seat polls per address (`api/seats.py`).
-    id_guesses: OrderedDict[str, Any] = field(default_factory=OrderedDict)
-    seat_polls: OrderedDict[str, Any] = field(default_factory=OrderedDict)
 
     @property
     def store(self) -> EventStore:

@@ -20,8 +20,8 @@ def create_organiser(args: argparse.Namespace) -> int:
     """Create the account in the database the environment names (DATABASE_URL, DATA_DIR)."""
     from server.core import config as settings
     from server.core.errors import DomainError
-    from server.store import bind, open_database
     from server.service.tournament import Tournament
+    from server.store import bind, open_database
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
     try:
