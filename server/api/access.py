@@ -38,8 +38,8 @@ from flask import Flask, g, request
 
 from server.api.context import Services, services
 from server.core.errors import AppError
+from server.core.tokens import hash_token
 from server.rules import Actor
-from server.store.events import hash_token
 
 from .claims import claim_ok
 from .grants import Grant

@@ -21,6 +21,7 @@ from server.api.sockets import Sessions
 from server.projections.event import EventCache
 from server.runtime.offload import Offload
 from server.service.hub import Hub
+from server.service.lists import Lists
 from server.service.seats import SeatService
 from server.service.swiss import SwissService
 from server.service.tables import EventStore, TableService
@@ -54,6 +55,8 @@ class Services:
     swiss: SwissService
     # Seat claims, joins (R1.1), requests, moves, recovery (server/service/seats.py).
     seats: SeatService
+    # Ban lists and card names (server/service/lists.py).
+    lists: Lists
     hub: Hub
     clock: Callable[[], int]
     http_limiter: KeyedLimiter

@@ -15,7 +15,7 @@ Every list is read by the table's own parse, through `read_list` alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from flask import Blueprint, Flask, Response, jsonify, request
 
@@ -26,8 +26,7 @@ from server.rules.decklist import BanList, DeckList
 from server.rules.event_deck import differences, require_event_list, same_list
 from server.rules.registration import decks_confirmed
 from server.rules.state import BETWEEN, REGISTRATION
-from server.service.swiss import SwissPlayer, SwissService
-from server.store import banlists
+from server.service.swiss import SwissService
 
 from . import decklists
 from .decklists import seat_of_request
@@ -37,6 +36,14 @@ from .ratelimit import rate_limit
 
 bp = Blueprint("event_decks", __name__)
 bp.before_request(check_request)
+
+
+class Registered(Protocol):
+    """A player registered at an event, as the Swiss service gives them (`player`)."""
+
+    number: int
+    name: str
+    decklist: str
 
 
 def swiss() -> SwissService:
@@ -52,7 +59,7 @@ def read_list(text: str, banlist: BanList | None) -> tuple[DeckList, list[dict[s
 
 
 def _event_banlist(event_id: int) -> BanList | None:
-    loaded = banlists.of_event(event_id)
+    loaded = services().lists.of_event(event_id)
     return BanList.build(loaded[0], [(c, s) for c, s in loaded[1]]) if loaded else None
 
 
@@ -66,7 +73,7 @@ def legal_list(text: str, event_id: int) -> DeckList:
     return deck
 
 
-def _listing(p: SwissPlayer) -> dict[str, Any]:
+def _listing(p: Registered) -> dict[str, Any]:
     deck = read_list(p.decklist, None)[0] if p.decklist else None
     return {
         "player": p.number,
@@ -120,7 +127,7 @@ def organiser_sets(event_id: int, number: int) -> Response:
     return jsonify(_listing(swiss().player(event_id, number)))
 
 
-def _seat_player(code: str, seat: str | None) -> tuple[int, SwissPlayer] | None:
+def _seat_player(code: str, seat: str | None) -> tuple[int, Registered] | None:
     """The event and registered player of a seat of an event table (from the pairing)."""
     if seat not in ("A", "B"):
         return None

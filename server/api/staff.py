@@ -26,7 +26,6 @@ from server.core.names import same_player_id
 from server.projections.sheet import csv_safe
 from server.rules import RULESETS, Actor, view
 from server.service.tournament import Staff, parse_pairings
-from server.store import hall
 
 from .access import end_session, may_see_pairing, viewer
 from .claims import card_claim, claim_for, claim_ok
@@ -153,9 +152,7 @@ def get_event(event_id: int) -> Response:
     require_role(event_id, "judge", "organiser")
     detail = tournament().event_detail(event_id)
     detail["my_role"] = tournament().role(current_staff(), event_id)
-    from server.store.banlists import of_event
-
-    loaded = of_event(event_id)
+    loaded = services().lists.of_event(event_id)
     detail["banlist"] = {"name": loaded[0], "size": len(loaded[1])} if loaded else None
     if detail["my_role"] == "organiser":  # the seat links carry the table cards' claims
         issue = int(tournament().event(event_id).cards_issue)
@@ -170,14 +167,12 @@ def upload_banlist(event_id: int) -> Response:
     """Load the event's ban list (CSV, JSON or an lflist.conf's list, docs/banlists.md); its
     tables get it at once (a table where a deck list is already registered keeps its own, R2.5)."""
     require_role(event_id, "organiser")
-    from server.store import banlists, cards
-
+    lists = services().lists
     body = load_body()
     chosen = body["list"] or body["name"]
-    entries, names = banlists.read(body["text"], body["filename"], chosen)
+    entries, names = lists.read_banlist(body["text"], body["filename"], chosen)
     now = services().clock()
-    banlists.save(body["name"], entries, event_id, now)
-    cards.save_comments(names)
+    lists.load_banlist(body["name"], entries, names, event_id, now)
     codes = [t["code"] for t in tournament().tables(event_id)]
     rows = [[c, s] for c, s in entries]
     applied, refused = set_event_banlist(codes, body["name"].strip(), rows, now)
@@ -510,7 +505,7 @@ def table_link(slug: str, number: int) -> Response:
     a seat without its card's claim waits for a judge): walked table by table, it gave out
     every round's codes."""
     rate_limit()
-    hall.event_by_slug(slug)  # 404 no_such_event
+    tournament().event_by_slug(slug)  # 404 no_such_event
     return redirect(f"/e/{slug}", code=302)  # type: ignore[return-value]
 
 

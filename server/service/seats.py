@@ -42,6 +42,7 @@ from server.core.errors import (
     TooMany,
     Unauthenticated,
 )
+from server.core.tokens import hash_token
 from server.rules.seating import (
     ANSWERED_BY_JOIN,
     CLAIM_BAD,
@@ -56,7 +57,7 @@ from server.rules.seating import (
 )
 from server.rules.state import SeatAsk
 from server.rules.table import seat_answer
-from server.store.events import hash_token, new_recovery_code, normal_recovery_code
+from server.store.events import new_recovery_code, normal_recovery_code
 
 from .tables import SeatEnded, TableService
 from .tournament import Staff, Tournament

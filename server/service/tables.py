@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from server.core.errors import Conflict, Forbidden, NotFound, TooMany
+from server.core.tokens import hash_token
 from server.rules import (
     Actor,
     Decision,
@@ -35,7 +36,6 @@ from server.rules.base import SYSTEM_ACTOR, judge_called
 from server.rules.state import SeatAsk
 from server.service.hub import Hub
 from server.store import Appended, EventStore, Joined, Snapshot
-from server.store.chain import hash_token
 from server.store.events import new_recovery_code
 from server.store.models import COMMAND_DIGEST_MAX, COMMAND_ID_MAX
 from server.store.writers import Statement

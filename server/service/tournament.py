@@ -25,11 +25,11 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from server.core.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenticated
 from server.core.names import clean
+from server.core.tokens import hash_token
 from server.rules import Actor, RuleError, RuleSet, get_ruleset
 from server.rules.ruleset import player_id_required
 from server.runtime.offload import Offload
-from server.store import Appended, EventStore
-from server.store.events import hash_token
+from server.store import Appended, EventStore, hall
 from server.store.models import TableRow, db
 from server.store.tournament import (
     Account,
@@ -45,6 +45,7 @@ MIN_PASSWORD = 8
 SESSION_MS = 16 * 3600 * 1000  # a long tournament day
 MAX_TABLES = 1000
 ROLES = ("judge", "organiser")
+MAX_HALL_MESSAGE = hall.MAX_MESSAGE  # the organiser's message on the hall clock
 # A staff result as the table's `result.set` arguments ("loss": both players lose).
 JUDGE_RESULTS: dict[str, dict[str, Any]] = {
     "A": {"match_winner": "A"},
@@ -233,6 +234,14 @@ class Tournament:
     def logout(self, token: str) -> None:
         with db.connection_context():
             StaffSession.delete().where(StaffSession.token_hash == hash_token(token)).execute()
+
+    def event_by_slug(self, slug: str) -> TournamentEvent:
+        """The event of a table card's short address (NotFound: no_such_event)."""
+        return hall.event_by_slug(slug)
+
+    def set_hall_message(self, event_id: int, text: str, now_ms: int) -> dict[str, Any] | None:
+        """Show `text` on the event's hall clock (an empty text takes the message down)."""
+        return hall.set_message(event_id, text, now_ms)
 
     def live_sessions(self, token_hashes: list[str], now_ms: int) -> set[str]:
         """Which of the logins (their token hashes) have not ended nor expired."""
