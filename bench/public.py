@@ -23,8 +23,8 @@ def build_event(app: Any, players: int) -> tuple[int, str]:
     from server.store.models import db
     from server.store.swiss import SwissPlayer
 
-    tournament = app.extensions["duel_table_tournament"]
-    swiss = app.extensions["duel_table_swiss"]
+    tournament = app.extensions["duel_table"].tournament
+    swiss = app.extensions["duel_table"].swiss
     tables = app.extensions["duel_table"].tables
     name = f"bench-{uuid.uuid4().hex[:6]}"
     tournament.create_account(name, "correct horse battery", "organiser", 1)
@@ -70,7 +70,7 @@ def run(players: int, views: int) -> float:
         )
         try:
             event_id, slug = build_event(app, players)
-            cache = app.extensions["duel_table_event_cache"]
+            cache = app.extensions["duel_table"].events
             client = app.test_client()
             cache.invalidate(event_id)
             started = time.perf_counter()

@@ -4,13 +4,83 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
 
 from server.api.context import Services, now_ms, services
+from server.service.hub import Hub
+from server.service.lists import Lists
+from server.service.storage import EventStore
+from server.service.tournament import Tournament
 
-__all__ = ["Services", "create_app", "now_ms", "services"]
+__all__ = [
+    "Services",
+    "build_services",
+    "create_app",
+    "now_ms",
+    "script_lists",
+    "script_tournament",
+    "services",
+]
+
+
+def build_services(
+    config: dict[str, Any], store: EventStore, hub: Hub, clock: Callable[[], int]
+) -> Services:
+    """Every service of one app, built here and nowhere else (the composition root): the table
+    service over the store and the hub, the tournament and Swiss services over it, the seat
+    service, the event pages' cache and the floor's feeds over those, and the edge's per-app
+    limiters and socket registry. Each gets what it uses; none looks another up."""
+    from server.api.buckets import KeyedLimiter
+    from server.api.floor_feeds import FeedRegistry
+    from server.api.logins import LoginThrottle
+    from server.api.sockets import Sessions
+    from server.projections.event import EventCache, project
+    from server.runtime.offload import Offload
+    from server.service.lists import Lists
+    from server.service.seats import SeatService
+    from server.service.swiss import SwissService
+    from server.service.tables import TableService
+    from server.service.tournament import Tournament
+
+    offload = Offload()
+    tables = TableService(store, hub)
+    tournament = Tournament(store, config["PASSWORD_HASH_METHOD"], offload, tables)
+    swiss = SwissService(store, tournament, config.get("SWISS_SEED"))
+    events = EventCache(
+        lambda event_id: project(swiss, tournament, event_id),
+        part=swiss.part_now,
+        min_seconds=config["PROJECTION_REBUILD_SECONDS"],
+    )
+    events.hub = hub
+    # Through the table service, the one publisher: every process hears "event:<id>".
+    events.announce = lambda key: tables.announce({key: 0})
+    floor = FeedRegistry(tournament, store, hub, clock, config.get("FLOOR_INTERVAL_MS", 500))
+    # A paired seat still empty this long after the round's start is a no-show (tardiness).
+    floor.no_show_ms = config.get("NO_SHOW_MINUTES", 5) * 60_000
+    creates = int(config.get("CASUAL_TABLES_PER_ADDRESS_PER_HOUR", 60))
+    asks = int(config.get("SEAT_REQUESTS_PER_ADDRESS_PER_MINUTE", 6))
+    misses = config.get("HTTP_MISS_PER_MINUTE", 30)
+    return Services(
+        tables=tables,
+        tournament=tournament,
+        swiss=swiss,
+        seats=SeatService(tables, tournament, config, clock),
+        lists=Lists(),
+        hub=hub,
+        clock=clock,
+        http_limiter=KeyedLimiter(config["HTTP_RATE_PER_MINUTE"] / 60, config["HTTP_RATE_BURST"]),
+        events=events,
+        floor=floor,
+        logins=LoginThrottle(config),
+        sessions=Sessions(config),
+        misses=KeyedLimiter(misses / 60, config.get("HTTP_MISS_BURST", 30)),
+        table_creates=KeyedLimiter(creates / 3600, creates) if creates else None,
+        seat_asks=KeyedLimiter(asks / 60, asks) if asks else None,
+        offload=offload,
+    )
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -35,16 +105,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         web,
         ws,
     )
-    from server.api.buckets import KeyedLimiter
     from server.api.keepalive import Pinger
     from server.api.middleware import CloseOnUnreadBody, DeclineWebSocketCompression
     from server.core import config as settings
     from server.service.hub import make_hub
+    from server.service.storage import load_keys, open_store, start_auditor
     from server.service.timer import Timer
-    from server.store import EventStore, bind, db, open_database
-    from server.store.checkpoint import start_checkpointer
-    from server.store.ledger import HeadLedger, ledger_path
-    from server.store.signing import Auditor, Signer, key_dir, key_path, old_key_path
 
     app = Flask(__name__, static_folder=None)
     app.config.update(settings.DEFAULTS)
@@ -62,20 +128,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
 
     checkpoint_ms = app.config["SQLITE_CHECKPOINT_MS"]
-    database = open_database(
-        app.config["DATABASE_URL"], app.config["DATA_DIR"], autocheckpoint=checkpoint_ms <= 0
-    )
-    bind(database)  # and bring its schema up to date (server/store/migrations.py)
-    store = EventStore(db, cache_size=app.config["STATE_CACHE_SIZE"])
+    # The database, its schema brought up to date (server/store/migrations.py).
+    store, checkpointer = open_store(app.config)
     clock = app.config.get("CLOCK") or now_ms
     hub = make_hub(app.config["REDIS_URL"])
-    limiter = KeyedLimiter(app.config["HTTP_RATE_PER_MINUTE"] / 60, app.config["HTTP_RATE_BURST"])
-    app.extensions["duel_table"] = found = Services(store, hub, clock, limiter)
-    found.checkpointer = start_checkpointer(database, checkpoint_ms)
+    app.extensions["duel_table"] = found = build_services(app.config, store, hub, clock)
+    found.checkpointer = checkpointer
     if app.config["WS_PING_SECONDS"] > 0:
         found.pinger = Pinger(app.config["WS_PING_SECONDS"], app.config["WS_PONG_SECONDS"])
 
-    access.init_app(app)
+    access.init_app(app, found)
     http.init_app(app)
     ws.init_app(app)
     staff.init_app(app)
@@ -93,26 +155,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     web.init_app(app)
 
     # The record proves itself: signed heads, and alarms for a log changed under the cache.
-    path = key_path(app.config)
-    if (
-        not app.config["SIGNING_KEY_FILE"]
-        and not path.exists()
-        and old_key_path(app.config).exists()
-    ):
-        # A key made by an earlier release beside the database: still this server's key (the
-        # phones' receipts and the cards' claims were signed with it), used where it is until
-        # the operator moves it.
-        path = old_key_path(app.config)
-        logging.getLogger(__name__).warning(
-            "The signing key is beside the database (%s): move it to %s.", path, key_dir(app.config)
-        )
-    store.signer = Signer.load_or_create(path)
-    store.ledger = HeadLedger.open(ledger_path(app.config, key_dir(app.config)), clock())
+    load_keys(store, app.config, clock())
     if app.config["TIMER_ENABLED"]:
-        found.timer = Timer(store, hub, clock, app.config["TIMER_INTERVAL_MS"])
+        found.timer = Timer(found.tables, clock, app.config["TIMER_INTERVAL_MS"])
         found.timer.start()
-        found.auditor = Auditor(found.tables, clock)
-        found.auditor.start()
+        found.auditor = start_auditor(found.tables, clock)
 
     if app.config["STALL_REPORT"]:
         from server.runtime import stalls
@@ -137,3 +184,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Outermost: whatever answers, a body left unread is never drained in one go.
     app.wsgi_app = CloseOnUnreadBody(app.wsgi_app)  # type: ignore[method-assign]
     return app
+
+
+def script_tournament(config: dict[str, Any]) -> Tournament:
+    """The tournament service of a command-line script (accounts only: no tables, its own pool
+    for password hashes); a bad `PASSWORD_HASH_METHOD` raises ValueError here."""
+    return Tournament(None, config["PASSWORD_HASH_METHOD"])  # type: ignore[arg-type]
+
+
+def script_lists() -> Lists:
+    """The ban lists and card names of a command-line script (`server/cli/`)."""
+    return Lists()

@@ -26,13 +26,10 @@ def serve(args: argparse.Namespace) -> int:
 def migrate(args: argparse.Namespace) -> int:
     """Bring the database the environment names (DATABASE_URL, DATA_DIR) to the latest schema."""
     from server.core import config as settings
-    from server.store import open_database, upgrade
-    from server.store.migrations import version_of
+    from server.service import storage
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
-    database = open_database(conf["DATABASE_URL"], conf["DATA_DIR"])
-    before = version_of(database)
-    after = upgrade(database)
+    before, after = storage.migrate(conf)
     if before == after:
         print(f"Schema version {after}: up to date.")
     else:

@@ -26,7 +26,7 @@ class World:
     claims: dict[str, str] = field(default_factory=dict)
 
     def tournament(self) -> Any:
-        return self.app.extensions["duel_table_tournament"]
+        return self.app.extensions["duel_table"].tournament
 
     def login(self, role: str, username: str) -> None:
         client = self.app.test_client()

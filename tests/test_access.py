@@ -117,7 +117,7 @@ def test_pairing_names_only_to_staff_and_the_seat(app: Flask, world: World):
     t = world.tournament()
     csv = "1,Yugi Muto,0001,Seto Kaiba,0002\n"
     with app.app_context():
-        from server.store.tournament import parse_pairings
+        from server.service.tournament import parse_pairings
 
         t.set_pairings(world.event_id, parse_pairings(csv))
     url = f"/api/tables/{world.code}/event"

@@ -22,7 +22,7 @@ def test_a_body_over_the_limit_is_413_in_the_usual_shape(client):
 
 
 def test_a_ban_list_upload_may_be_larger(app, client):
-    tournament = app.extensions["duel_table_tournament"]
+    tournament = app.extensions["duel_table"].tournament
     tournament.create_account("uploader", "correct horse battery", "organiser", 0)
     headers = {"Origin": "http://localhost"}
     me = client.post(

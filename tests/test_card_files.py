@@ -284,7 +284,7 @@ def test_r1_6_names_of_passcodes_in_the_readers_language(names_loaded: Flask, cl
 
 def organiser(app: Flask, client: FlaskClient) -> tuple[dict[str, str], int]:
     """An organiser logged in (headers with the CSRF token) and an event of one table."""
-    tournament = app.extensions["duel_table_tournament"]
+    tournament = app.extensions["duel_table"].tournament
     tournament.create_account("lflister", "correct horse battery", "organiser", 0)
     headers = {"Origin": "http://localhost"}
     me = client.post(

@@ -89,7 +89,7 @@ def test_round_end_is_a_flag_the_phones_see_once() -> None:
 
 class Org:
     def __init__(self, client: FlaskClient, app: Any) -> None:
-        tournament = app.extensions["duel_table_tournament"]
+        tournament = app.extensions["duel_table"].tournament
         tournament.create_account("org1", PASSWORD, "organiser", 0)
         r = client.post("/api/auth/login", json={"username": "org1", "password": PASSWORD})
         assert r.status_code == 200, r.json

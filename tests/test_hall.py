@@ -9,7 +9,7 @@ from tests.test_event_rounds import Org, event, join
 
 
 def cache(app):
-    return app.extensions["duel_table_event_cache"]
+    return app.extensions["duel_table"].events
 
 
 def test_an_unknown_event_is_a_coded_404(client) -> None:

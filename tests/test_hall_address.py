@@ -182,7 +182,7 @@ def test_a_seats_budget_is_its_own_and_a_wrong_token_spends_the_address(app_conf
         seated = [client.get(f"/api/tables/{code}", headers=seat).status_code for _ in range(6)]
         assert seated == [200] * 5 + [429]  # the seat's own 5
         # A judge's login on the same address: its own budget too.
-        app.extensions["duel_table_tournament"].create_account(
+        app.extensions["duel_table"].tournament.create_account(
             "floorjudge", "correct horse battery", "judge", 0
         )
         login = client.post(

@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 
 from server import services
 from server.core.errors import DomainError
-from server.store.tournament import parse_pairings
+from server.service.tournament import parse_pairings
 
 
 def join(client: FlaskClient, code: str, **body):

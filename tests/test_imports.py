@@ -31,8 +31,8 @@ FOLDERS: dict[str, int] = {
     "runtime": SHARED,  # the worker process: collector, heap trim, stall monitor, offload
     "rules": RULES,
     "store": STORE,
-    "service": SERVICE,  # the table service, the hub, the timer
-    "projections": SERVICE,  # the floor and the sheet, read from the log
+    "service": SERVICE,  # the application layer: tables, tournament, Swiss, seats; hub, timer
+    "projections": SERVICE,  # the floor, the sheet, the event's public page, read from the log
     "api": EDGE,
     "cli": EDGE,
 }
@@ -128,9 +128,9 @@ def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
 
 def test_the_graph_is_read() -> None:
     # The walk must see both kinds of import, or the checks below would pass on nothing.
-    assert "server.store.events" in GRAPH["server.store.tournament"]  # `from .events import`
+    assert "server.store.models" in GRAPH["server.store.tournament"]  # `from .models import`
     assert "server.rules.registration" in GRAPH["server.rules.match"]
-    assert "server.store.models" in GRAPH["server.api.access"]  # inside a function
+    assert "server.api.web" in GRAPH["server.api.event_page"]  # inside a function
     assert "server.rules" in GRAPH["server.store.events"]
     assert len(GRAPH) > 40
 
@@ -195,3 +195,118 @@ def test_the_system_actor_is_made_once() -> None:
                 if any(isinstance(a, ast.Constant) and a.value == "system" for a in args):
                     made.append(f"{module}:{node.lineno}")
     assert len(made) == 1 and made[0].startswith("server.rules.base:"), made
+
+
+# -- the edge calls services --------------------------------------------------------------------
+
+EDGE_MODULES = sorted(m for m in MODULES if m in ROOT_MODULES or m.split(".")[1] in ("api", "cli"))
+# The application layer's services and the per-app objects built over them: made in the app
+# factory (`server/__init__.py`, the one composition root) and nowhere else in server/.
+COMPOSED = {
+    "Services",
+    "TableService",
+    "Tournament",
+    "SwissService",
+    "SeatService",
+    "Lists",
+    "EventCache",
+    "FeedRegistry",
+    "Sessions",
+    "LoginThrottle",
+}
+
+
+def model_names() -> set[str]:
+    """The peewee models of server/store: the classes built on `BaseModel` (or on a model)."""
+    bases: dict[str, set[str]] = {}
+    for module, path in MODULES.items():
+        if module.startswith("server.store"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ClassDef):
+                    bases[node.name] = {
+                        getattr(b, "id", getattr(b, "attr", "")) for b in node.bases
+                    }
+    found = {"BaseModel"}
+    while True:
+        more = {name for name, of in bases.items() if of & found} - found
+        if not more:
+            return found
+        found |= more
+
+
+MODELS = model_names()
+
+
+def imported_names(module: str) -> set[str]:
+    """The names `module` takes from other modules of server/ (`from x import name`)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    return {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        and (node.level or (node.module or "").startswith("server"))
+        for alias in node.names
+    }
+
+
+def test_the_models_are_read() -> None:
+    assert {"TableRow", "SeatRow", "StaffSession", "SwissPlayer", "TournamentEvent"} <= MODELS
+    assert "EventStore" not in MODELS
+
+
+def test_the_edge_never_imports_the_store() -> None:
+    """server/api, server/cli and the root's modules call services; none imports a module of
+    server/store (lazily or for a type either)."""
+    assert len(EDGE_MODULES) > 30
+    reached = [
+        f"{module} imports {target}"
+        for module in EDGE_MODULES
+        for target in sorted(GRAPH[module])
+        if target == "server.store" or target.startswith("server.store.")
+    ]
+    assert reached == []
+
+
+def test_the_edge_imports_no_model() -> None:
+    """Not even through a service's module: the edge gets rows' data from services."""
+    found = [
+        f"{module}: {name}"
+        for module in EDGE_MODULES
+        for name in sorted(imported_names(module) & MODELS)
+    ]
+    assert found == []
+
+
+def test_the_services_are_built_only_in_the_app_factory() -> None:
+    made: list[str] = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+                if name in COMPOSED:
+                    made.append(f"{module}:{node.lineno} {name}")
+    elsewhere = [m for m in made if not m.startswith("server:")]
+    assert elsewhere == []
+    # The root builds each of them (the check above would pass on a renamed class otherwise).
+    assert {m.split(" ")[1] for m in made} == COMPOSED
+
+
+def test_no_view_finds_a_service_by_its_own_extension_key() -> None:
+    """One `app.extensions["duel_table"]` holds the `Services`; no `duel_table_*` key is set
+    or read in an order that matters."""
+    keys: list[str] = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            target = None
+            if isinstance(node, ast.Subscript) and getattr(node.value, "attr", "") == "extensions":
+                target = node.slice
+            elif (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", "") in ("get", "setdefault")
+                and getattr(node.func.value, "attr", "") == "extensions"  # type: ignore[attr-defined]
+                and node.args
+            ):
+                target = node.args[0]
+            if isinstance(target, ast.Constant) and str(target.value).startswith("duel_table"):
+                keys.append(f"{module}:{node.lineno} {target.value}")
+    assert keys and all(k.endswith(" duel_table") for k in keys), keys

@@ -55,8 +55,8 @@ def post_login(base: str, username: str, password: str) -> int:
 
 def test_guessing_one_account_is_locked_out_with_retry_after(app, client):
     app.config.update(CONFIG)
-    app.extensions["duel_table_logins"] = LoginThrottle(app.config)
-    app.extensions["duel_table_tournament"].create_account("boss", PASSWORD, "organiser", 0)
+    app.extensions["duel_table"].logins = LoginThrottle(app.config)
+    app.extensions["duel_table"].tournament.create_account("boss", PASSWORD, "organiser", 0)
     for _ in range(3):
         assert login(client, "boss", "wrong-password").status_code == 401
     assert login(client, "boss", "wrong-password").status_code == 401  # the 4th locks 2 s
@@ -85,7 +85,7 @@ def test_the_back_off_doubles_and_a_good_login_clears_it():
 
 def test_one_address_guessing_many_accounts_is_locked_out(app, client):
     app.config.update(CONFIG)
-    app.extensions["duel_table_logins"] = LoginThrottle(app.config)
+    app.extensions["duel_table"].logins = LoginThrottle(app.config)
     statuses = [login(client, f"user{n}", "wrong-password").status_code for n in range(8)]
     assert statuses[:7] == [401] * 7 and statuses[7] == 429
     assert login(client, "someone", "wrong-password", "10.9.9.9").status_code == 401
@@ -148,7 +148,7 @@ def test_guesses_sent_together_are_counted_before_any_is_hashed(live_server):
 def test_a_password_keeps_working_when_the_hash_method_changes(app, client):
     # PASSWORD_HASH_METHOD applies to passwords set from then on: a stored hash names its own
     # method, so an account made under the old one still logs in, and a wrong password does not.
-    tournament = app.extensions["duel_table_tournament"]
+    tournament = app.extensions["duel_table"].tournament
     tournament.create_account("early", PASSWORD, "organiser", 0)
     tournament.password_method = "pbkdf2:sha256:1000"
     tournament.create_account("later", PASSWORD, "organiser", 0)
@@ -175,8 +175,8 @@ def test_a_guesser_locked_out_cannot_lock_the_organiser_out_from_elsewhere(app, 
     # 128 s, doubling to 900 s): the guesser's address and its guesses at the account are
     # locked; the organiser, with the right password from another address, is let in.
     app.config.update(CONFIG)
-    app.extensions["duel_table_logins"] = LoginThrottle(app.config)
-    app.extensions["duel_table_tournament"].create_account("boss", PASSWORD, "organiser", 0)
+    app.extensions["duel_table"].logins = LoginThrottle(app.config)
+    app.extensions["duel_table"].tournament.create_account("boss", PASSWORD, "organiser", 0)
     statuses = [login(client, "boss", f"guess-{n}", "10.6.6.6").status_code for n in range(13)]
     assert statuses[:4] == [401] * 4 and 429 in statuses
     assert login(client, "boss", PASSWORD, "10.6.6.6").status_code == 429  # still the guesser's

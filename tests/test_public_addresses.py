@@ -43,7 +43,7 @@ class Org:
     def __init__(self, client: Any, app: Any) -> None:
         # A name of its own: the PostgreSQL test database is shared by the session's tests.
         name = f"org{secrets.token_hex(4)}"
-        app.extensions["duel_table_tournament"].create_account(name, PASSWORD, "organiser", 0)
+        app.extensions["duel_table"].tournament.create_account(name, PASSWORD, "organiser", 0)
         body = {"username": name, "password": PASSWORD}
         r = client.post("/api/auth/login", json=body, base_url=LOCAL)
         assert r.status_code == 200, r.json

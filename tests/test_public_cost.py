@@ -54,7 +54,7 @@ def org(app_config: dict[str, Any]) -> Any:
 
 
 def cache(org: Org) -> Any:
-    return org.app.extensions["duel_table_event_cache"]
+    return org.app.extensions["duel_table"].events
 
 
 def test_a_tables_write_that_leaves_its_part_does_not_rebuild(org: Org):
@@ -107,7 +107,7 @@ def test_a_staff_change_rebuilds_at_once(org: Org):
 
 def test_a_summary_reads_only_the_tables_that_moved(org: Org, monkeypatch):
     ev, _ = paired(org, tables=4)
-    swiss = org.app.extensions["duel_table_swiss"]
+    swiss = org.app.extensions["duel_table"].swiss
     store = org.app.extensions["duel_table"].store
     read: list[str] = []
     real = store.snapshot

@@ -18,7 +18,7 @@ def org(app: Flask, client: FlaskClient) -> Org:
 
 
 def cache(org: Org):
-    return org.app.extensions["duel_table_event_cache"]
+    return org.app.extensions["duel_table"].events
 
 
 def paired_event(org: Org) -> tuple[int, str]:

@@ -252,7 +252,7 @@ def test_only_the_cuts_tables_are_started_and_counted(org: Org):
     assert org.client.get(f"/api/hall/{slug}").json["tables"]["playing"] == 2
     unfinished = org.call("GET", f"/api/events/{ev}/round/unfinished").json["tables"]
     assert [t["number"] for t in unfinished] == [1, 2]
-    t = org.app.extensions["duel_table_tournament"]
+    t = org.app.extensions["duel_table"].tournament
     assert sorted(t.codes(ev).values()) == [1, 2]  # the floor shows the cut's tables only
 
 

@@ -158,7 +158,7 @@ def test_at_a_casual_table_the_other_seat_confirms_a_new_phone(app: Flask, clock
 def test_the_card_carries_the_claim_and_the_pairing_goes_to_its_holder(app: Flask, world: World):
     t = world.tournament()
     with app.app_context():
-        from server.store.tournament import parse_pairings
+        from server.service.tournament import parse_pairings
 
         t.set_pairings(world.event_id, parse_pairings("1,Yugi Muto,0001,Seto Kaiba,0002\n"))
     page = world.request("organiser", "GET", f"/organiser/events/{world.event_id}/cards")
@@ -393,7 +393,7 @@ def next_round(app: Flask, world: World, now_ms: int) -> str:
     t = world.tournament()
     judge = Actor("judge", name="j")
     with app.app_context():
-        from server.store.tournament import parse_pairings
+        from server.service.tournament import parse_pairings
 
         t.set_pairings(world.event_id, parse_pairings("1,Yugi Muto,,Seto Kaiba,\n"))
         t.start_round(world.event_id, judge, now_ms)
@@ -407,7 +407,7 @@ def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
     """The cards are printed once: the photo of a round-1 card is the round-2 card too. What
     stops an impostor is the round-2 pairing's player ID, which no public page shows."""
     from server.api.claims import claim_for
-    from server.store.tournament import parse_pairings
+    from server.service.tournament import parse_pairings
 
     with app.app_context():
         old = claim_for(world.slug, 1, "B")
@@ -451,7 +451,7 @@ def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
 def _mistyped(app: Flask, world: World) -> tuple[str, Any]:
     """Table 1's seat B paired with ID 0002; a phone with the card types 0020."""
     from server.api.claims import claim_for
-    from server.store.tournament import parse_pairings
+    from server.service.tournament import parse_pairings
 
     with app.app_context():
         world.tournament().set_pairings(
@@ -492,7 +492,7 @@ def test_a_waiting_phone_takes_its_own_request_back(app: Flask, world: World):
 
 def test_guessing_player_ids_spends_the_miss_budget(app: Flask, world: World):
     from server.api.claims import claim_for
-    from server.store.tournament import parse_pairings
+    from server.service.tournament import parse_pairings
 
     with app.app_context():
         world.tournament().set_pairings(
@@ -523,7 +523,7 @@ def test_past_a_few_wrong_ids_the_right_one_waits_for_a_judge(app: Flask, world:
     guess that hits looks like one that misses. (Before: past the budget a miss was 429 and a
     hit 201, so guessing went on at the HTTP rate; with a round-1 card the seat was taken.)"""
     from server.api.claims import claim_for
-    from server.store.tournament import parse_pairings
+    from server.service.tournament import parse_pairings
 
     with app.app_context():
         world.tournament().set_pairings(
@@ -569,7 +569,7 @@ def test_a_request_under_the_holders_own_name_alerts_the_floor(app: Flask, world
     first phone, so the photo of the card used first by an impostor makes the real player's
     join a request the floor marks (`twin`), not a second identical name without an alert."""
     from server.api.claims import claim_for
-    from server.store.tournament import parse_pairings
+    from server.service.tournament import parse_pairings
 
     t = world.tournament()
     with app.app_context():
@@ -752,9 +752,9 @@ def test_a_halls_shared_address_never_refuses_a_card_holders_request(app: Flask,
     refuses none of them (before: the hall's few requests a minute, then 429 for everyone)."""
     from server.api.buckets import KeyedLimiter
     from server.api.claims import claim_for
-    from server.store.tournament import parse_pairings
+    from server.service.tournament import parse_pairings
 
-    app.extensions["duel_table_seat_asks"] = KeyedLimiter(1 / 60, 1)  # one a minute, to see it
+    app.extensions["duel_table"].seat_asks = KeyedLimiter(1 / 60, 1)  # one a minute, to see it
     lines = "1,Yugi,0101,Kaiba,0102\n2,Joey,0201,Mai,0202\n"
     with app.app_context():
         world.tournament().set_pairings(world.event_id, parse_pairings(lines))

@@ -27,7 +27,7 @@ def match(app: Flask) -> StoreTable:
 
 def log_in_staff(app: Flask, client) -> None:
     """Log `client` in as a judge: staff see the staff accounts' names in the records."""
-    app.extensions["duel_table_tournament"].create_account(
+    app.extensions["duel_table"].tournament.create_account(
         "floorjudge", "correct horse battery", "judge", 0
     )
     response = client.post(

@@ -98,7 +98,7 @@ def test_only_judge_accounts_are_added_to_an_event(live_server):
 
 
 def test_an_expired_session_closes_its_sockets(app: Flask, clock):
-    t = app.extensions["duel_table_tournament"]
+    t = app.extensions["duel_table"].tournament
     with app.app_context():
         t.create_account("judge9", "correct horse battery", "judge", clock())
         token, _ = t.login("judge9", "correct horse battery", clock())
@@ -114,7 +114,7 @@ def test_an_expired_session_closes_its_sockets(app: Flask, clock):
 
 @pytest.mark.parametrize("ended", ["logout", "expiry"])
 def test_a_sweep_keeps_live_sessions(app: Flask, clock, ended: str):
-    t = app.extensions["duel_table_tournament"]
+    t = app.extensions["duel_table"].tournament
     with app.app_context():
         t.create_account("judge8", "correct horse battery", "judge", clock())
         token, _ = t.login("judge8", "correct horse battery", clock())

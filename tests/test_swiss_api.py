@@ -20,7 +20,7 @@ PASSWORD = "correct horse battery"
 class Org:
     def __init__(self, app: Flask, client: FlaskClient, username: str = "org1") -> None:
         self.app, self.client = app, client
-        t = app.extensions["duel_table_tournament"]
+        t = app.extensions["duel_table"].tournament
         username = f"{username}-{uuid.uuid4().hex[:8]}"  # one PostgreSQL database per session
         with app.app_context():
             t.create_account(username, PASSWORD, "organiser", 1)
@@ -108,7 +108,7 @@ def test_a_whole_event_from_registration_to_the_winner(org: Org, clock: FixedClo
     # re-pairing before the round starts is recorded, not overwritten
     r = org.call("POST", f"/api/events/{ev}/swiss/repair")
     assert r.status_code == 200
-    log = org.app.extensions["duel_table_swiss"].log(ev)
+    log = org.app.extensions["duel_table"].swiss.log(ev)
     paired_log = [e for e in log if e["type"] == "round.paired"]
     assert [e["data"]["round"] for e in paired_log] == [1, 2, 2]
     assert paired_log[2]["data"]["replaces"] == paired_log[1]["seq"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from server.rules import Actor, get_ruleset
 from server.service.hub import LocalHub
+from server.service.tables import TableService
 from server.service.timer import run_due
 from server.store import EventStore, db
 from tests.tables import tables_of
@@ -30,7 +31,7 @@ def test_nothing_is_due_before_the_deadline(store: EventStore):
     hub = LocalHub()
     published: list[int] = []
     hub.subscribe(code, lambda c, seq: published.append(seq))
-    assert run_due(store, hub, T0 + 30_000) == 0
+    assert run_due(TableService(store, hub), T0 + 30_000) == 0
     assert published == []
 
 
@@ -41,10 +42,10 @@ def test_time_is_called_once_even_by_two_processes(store: EventStore):
     hub.subscribe(code, lambda c, seq: published.append(seq))
     before = store.snapshot(code).seq
     # (On a shared PostgreSQL test database other tests' tables may fall due too.)
-    assert run_due(store, hub, T0 + MIN + 1) >= 1
+    assert run_due(TableService(store, hub), T0 + MIN + 1) >= 1
     after = store.snapshot(code)
     assert after.seq > before and published == [after.seq]
     assert after.state.time.called
     # A second process with its own cache, at the same moment: nothing more is written.
-    run_due(EventStore(db), hub, T0 + MIN + 1)
+    run_due(TableService(EventStore(db), hub), T0 + MIN + 1)
     assert store.snapshot(code).seq == after.seq and published == [after.seq]

@@ -34,14 +34,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, current_app, g, request
+from flask import Flask, g, request
 
-from server.api.context import services
+from server.api.context import Services, services
 from server.core.errors import AppError
+from server.core.tokens import hash_token
 from server.rules import Actor
-from server.store.events import hash_token
 
-from .buckets import KeyedLimiter
 from .claims import claim_ok
 from .grants import Grant
 from .identity import COOKIE, current_staff, spectators_allowed, staff_actor
@@ -274,8 +273,8 @@ def card_budget(code: str, seat: str, claim: str) -> str | None:
         return None
     if claim_ok(code, seat, claim):
         return f"card:{code}:{seat}"
-    limiter = current_app.extensions.get("duel_table_misses")
-    if limiter is not None and not limiter.take(request.remote_addr or "?"):
+    limiter = services().misses
+    if not limiter.take(request.remote_addr or "?"):
         raise AppError("rate_limited", "Too many wrong seat claims; try again later.", status=429)
     return None
 
@@ -286,8 +285,8 @@ def look_up(code: str) -> bool:
     while phones that know their code are not held back."""
     if services().store.exists(code.upper()):
         return True
-    limiter = current_app.extensions.get("duel_table_misses")
-    if limiter is not None and not limiter.take(request.remote_addr or "?"):
+    limiter = services().misses
+    if not limiter.take(request.remote_addr or "?"):
         raise AppError("rate_limited", "Too many unknown codes; try again later.", status=429)
     return False
 
@@ -371,37 +370,26 @@ def end_session(token: str | None) -> int:
     return services().grants.revoke(grant) if grant else 0
 
 
-def _valid_sessions(app: Flask) -> Callable[[Iterable[Grant]], set[Grant]]:
-    def check(grants: Iterable[Grant]) -> set[Grant]:
-        from server.store.models import SeatRow, db
-        from server.store.tournament import StaffSession
+def _valid_grants(found: Services) -> Callable[[Iterable[Grant]], set[Grant]]:
+    """Which of the grants still stand: a staff login not ended nor expired, a seat token still
+    the seat's (the tournament's and the tables' services say)."""
 
+    def check(grants: Iterable[Grant]) -> set[Grant]:
         grants = list(grants)
         staff = {g[1]: g for g in grants if g[0] == "staff"}
         seats = {g[1]: g for g in grants if g[0] == "seat"}
-        now = app.extensions["duel_table"].clock()
         valid: set[Grant] = set()
-        with db.connection_context():
-            if staff:
-                rows = StaffSession.select(StaffSession.token_hash).where(
-                    StaffSession.token_hash.in_(list(staff)) & (StaffSession.expires_ms >= now)
-                )
-                valid |= {staff[r.token_hash] for r in rows}
-            if seats:
-                found = SeatRow.select(SeatRow.token_hash).where(
-                    SeatRow.token_hash.in_(list(seats))
-                )
-                valid |= {seats[r.token_hash] for r in found}
+        if staff:
+            live = found.tournament.live_sessions(list(staff), found.clock())
+            valid |= {staff[h] for h in live}
+        if seats:
+            valid |= {seats[h] for h in found.tables.held_tokens(list(seats))}
         return valid
 
     return check
 
 
-def init_app(app: Flask) -> None:
+def init_app(app: Flask, found: Services) -> None:
     """Run `decide` before every request's view; sweep ended staff sessions' sockets."""
     app.before_request(decide)
-    per_minute = app.config.get("HTTP_MISS_PER_MINUTE", 30)
-    app.extensions["duel_table_misses"] = KeyedLimiter(
-        per_minute / 60, app.config.get("HTTP_MISS_BURST", 30)
-    )
-    app.extensions["duel_table"].grants.check = _valid_sessions(app)
+    found.grants.check = _valid_grants(found)

@@ -27,7 +27,7 @@ from server.core.errors import AppError
 from server.rules import Actor, RuleError
 from server.rules.cardfiles import is_passcode
 from server.rules.decklist import PARTS, BanList, DeckList, check, fold, parse
-from server.store import banlists, cards
+from server.service.lists import CARD_LANGS
 
 from .http import load_body, load_query
 from .identity import tournament
@@ -56,7 +56,7 @@ def event_of(code: str) -> int | None:
 
 def event_banlist(code: str) -> tuple[str, list[list[str]]] | None:
     """The ban list of the table's event, if it is an event table and one is loaded."""
-    return banlists.of_event(event_of(code))
+    return services().lists.of_event(event_of(code))
 
 
 def _set(code: str, name: str, entries: list[list[str]], now_ms: int) -> int:
@@ -97,7 +97,7 @@ def set_event_banlist(codes: list[str], name: str, entries: list[list[str]], now
 def names_for(text: str, banlist: BanList | None) -> dict[str, str]:
     """The loaded card names a list needs (its cards' and the ban list's): folded name or
     passcode -> the card's passcode key. Empty while no names are loaded."""
-    if not cards.loaded():
+    if not services().lists.cards_loaded():
         return {}
     keys: set[str] = set()
     try:
@@ -107,7 +107,7 @@ def names_for(text: str, banlist: BanList | None) -> dict[str, str]:
         pass  # check() names what cannot be read
     if banlist is not None:
         keys |= set(banlist.limits)
-    return cards.resolve(keys)
+    return services().lists.resolve(keys)
 
 
 def labels_for(text: str, names: dict[str, str]) -> dict[str, str]:
@@ -118,7 +118,7 @@ def labels_for(text: str, names: dict[str, str]) -> dict[str, str]:
     except RuleError:
         return {}
     keys = [c for p in PARTS for c in deck.part(p) if is_passcode(c)]
-    return cards.names_of(keys, "en") if keys else {}
+    return services().lists.names_of(keys, "en") if keys else {}
 
 
 def read_list(
@@ -129,7 +129,7 @@ def read_list(
     names = names_for(text, banlist)
     deck, problems = check(text, banlist, names)
     keys = [c for p in PARTS for c in deck.part(p) if is_passcode(c)]
-    shown = cards.names_of(keys, lang) if keys else {}
+    shown = services().lists.names_of(keys, lang) if keys else {}
     return deck, problems, shown
 
 
@@ -168,11 +168,11 @@ def suggest_cards() -> Response:
     rate_limit()
     query = load_query()
     lang = request_lang()
-    found = cards.suggest(query["q"], lang)
-    for other in cards.LANGS:
+    found = services().lists.suggest(query["q"], lang)
+    for other in CARD_LANGS:
         if found or other == lang:
             continue
-        found = cards.suggest(query["q"], other)
+        found = services().lists.suggest(query["q"], other)
     return jsonify({"cards": found})
 
 
@@ -182,14 +182,14 @@ def card_names() -> Response:
     loaded file names them: a registered list shown on a phone or a judge's screen."""
     rate_limit()
     codes = load_query()["codes"].split(",")
-    return jsonify({"names": cards.names_of(codes, request_lang())})
+    return jsonify({"names": services().lists.names_of(codes, request_lang())})
 
 
 @bp.get("/banlists")
 def list_banlists() -> Response:
     """The loaded ban lists (names and sizes)."""
     rate_limit()
-    return jsonify({"banlists": banlists.listing()})
+    return jsonify({"banlists": services().lists.listing()})
 
 
 @bp.post("/tables/<code>/banlist")
@@ -201,7 +201,7 @@ def pick_banlist(code: str) -> Response:
     if event_of(code) is not None:
         raise AppError("event_table", "An event table uses its event's ban list.", status=409)
     name = load_body()["name"]
-    entries = banlists.entries_of(name) if name else []
+    entries = services().lists.entries_of(name) if name else []
     seq = _set(code, name, entries, services().clock())
     return jsonify({"name": name or None, "size": len(entries), "seq": seq})
 

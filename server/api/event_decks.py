@@ -15,9 +15,9 @@ Every list is read by the table's own parse, through `read_list` alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, jsonify, request
 
 from server.api.context import services
 from server.core.errors import AppError, DomainError, NotFound
@@ -26,8 +26,7 @@ from server.rules.decklist import BanList, DeckList
 from server.rules.event_deck import differences, require_event_list, same_list
 from server.rules.registration import decks_confirmed
 from server.rules.state import BETWEEN, REGISTRATION
-from server.store import banlists
-from server.store.swiss import SwissPlayer, SwissService
+from server.service.swiss import SwissService
 
 from . import decklists
 from .decklists import seat_of_request
@@ -39,8 +38,16 @@ bp = Blueprint("event_decks", __name__)
 bp.before_request(check_request)
 
 
+class Registered(Protocol):
+    """A player registered at an event, as the Swiss service gives them (`player`)."""
+
+    number: int
+    name: str
+    decklist: str
+
+
 def swiss() -> SwissService:
-    return current_app.extensions["duel_table_swiss"]
+    return services().swiss
 
 
 def read_list(text: str, banlist: BanList | None) -> tuple[DeckList, list[dict[str, object]]]:
@@ -52,7 +59,7 @@ def read_list(text: str, banlist: BanList | None) -> tuple[DeckList, list[dict[s
 
 
 def _event_banlist(event_id: int) -> BanList | None:
-    loaded = banlists.of_event(event_id)
+    loaded = services().lists.of_event(event_id)
     return BanList.build(loaded[0], [(c, s) for c, s in loaded[1]]) if loaded else None
 
 
@@ -66,7 +73,7 @@ def legal_list(text: str, event_id: int) -> DeckList:
     return deck
 
 
-def _listing(p: SwissPlayer) -> dict[str, Any]:
+def _listing(p: Registered) -> dict[str, Any]:
     deck = read_list(p.decklist, None)[0] if p.decklist else None
     return {
         "player": p.number,
@@ -87,8 +94,8 @@ def register_own(slug: str) -> tuple[Response, int]:
     # Each try spends one of the address's few "miss" tokens, whatever it finds: the player ID
     # is what this route trusts, so it is guessed no faster here than at a table's join or the
     # players' search (docs/security.md).
-    misses = current_app.extensions.get("duel_table_misses")
-    if misses is not None and not misses.take(request.remote_addr or "?"):
+    misses = services().misses
+    if not misses.take(request.remote_addr or "?"):
         raise AppError("rate_limited", "Too many deck registrations; try again later.", status=429)
     player = swiss().player_by_id(ev.id, body["player_id"])
     if player is None:
@@ -120,7 +127,7 @@ def organiser_sets(event_id: int, number: int) -> Response:
     return jsonify(_listing(swiss().player(event_id, number)))
 
 
-def _seat_player(code: str, seat: str | None) -> tuple[int, SwissPlayer] | None:
+def _seat_player(code: str, seat: str | None) -> tuple[int, Registered] | None:
     """The event and registered player of a seat of an event table (from the pairing)."""
     if seat not in ("A", "B"):
         return None

@@ -33,7 +33,6 @@ from server.rules import RuleError, event_for, get_ruleset, view
 from server.rules.view import ledger_row
 
 from .access import viewer
-from .buckets import KeyedLimiter
 from .ratelimit import rate_limit
 from .schemas import BODIES, LEDGER_PAGE_MAX, QUERIES
 from .seats import join, recover
@@ -116,7 +115,7 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
     overrides = {"match_minutes": body["match_minutes"]} if "match_minutes" in body else {}
     ruleset = get_ruleset(body.get("ruleset", "ocg-2008"), **overrides)
     config = current_app.config
-    limiter = current_app.extensions.get("duel_table_table_creates")
+    limiter = services().table_creates
     if limiter is not None and not limiter.take(request.remote_addr or "?"):
         per_hour = int(config["CASUAL_TABLES_PER_ADDRESS_PER_HOUR"])
         raise AppError(
@@ -128,10 +127,10 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
     found = services()
     unjoined_ms = int(config.get("UNJOINED_TABLE_HOURS", 24)) * 3_600_000
     now = found.clock()
-    swept = current_app.extensions.get("duel_table_swept_ms")
+    swept = found.swept_ms
     if unjoined_ms and (swept is None or now - swept >= SWEEP_EVERY_MS):
         # At most once a minute: a burst of new tables costs no look-up each.
-        current_app.extensions["duel_table_swept_ms"] = now
+        found.swept_ms = now
         found.store.sweep_unjoined(now - unjoined_ms, SWEEP_AT_A_TIME)
     code = found.tables.create_table(ruleset, found.clock())
     join_url = f"/t/{code}"
@@ -402,9 +401,6 @@ def add_security_headers(response: Response) -> Response:
 def init_app(app: Flask) -> None:
     """Register the routes, the error handlers and the headers on `app`."""
     app.register_blueprint(bp)
-    per_hour = int(app.config.get("CASUAL_TABLES_PER_ADDRESS_PER_HOUR", 60))
-    if per_hour:
-        app.extensions["duel_table_table_creates"] = KeyedLimiter(per_hour / 3600, per_hour)
     app.register_error_handler(DomainError, handle_app_error)
     app.register_error_handler(RuleError, handle_rule_error)
     app.register_error_handler(ValidationError, handle_validation_error)

@@ -14,7 +14,7 @@ from flask import current_app, g, request
 from server.api.context import services
 from server.core.errors import AppError
 from server.rules import Actor
-from server.store.tournament import Staff, Tournament
+from server.service.tournament import Staff, Tournament
 
 COOKIE = "dt_staff"
 CSRF_HEADER = "X-CSRF-Token"
@@ -23,7 +23,7 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 def tournament() -> Tournament:
     """The app's tournament service."""
-    return current_app.extensions["duel_table_tournament"]
+    return services().tournament
 
 
 def current_staff() -> Staff | None:

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from server.rules import Actor, Declaration
-from server.store import banlists
 
 from .context import services
 from .decklists import ensure_event_banlist, labels_for, names_for
@@ -26,7 +25,7 @@ def banlist_entries(code: str, args: dict[str, Any], actor: Actor, now_ms: int) 
     """A ban list named by a judge: the server adds its stored entries (seats and judges never
     send entries)."""
     name = str(args.get("name") or "")
-    return {"name": name, "entries": banlists.entries_of(name) if name else []}
+    return {"name": name, "entries": services().lists.entries_of(name) if name else []}
 
 
 def event_banlist(code: str, args: dict[str, Any], actor: Actor, now_ms: int) -> dict[str, Any]:

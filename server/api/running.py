@@ -9,7 +9,6 @@ from __future__ import annotations
 from flask import Blueprint, Flask, Response, jsonify
 
 from server.api.context import services
-from server.store import hall
 
 from . import identity
 from .http import load_body
@@ -32,7 +31,7 @@ def hall_message(event_id: int) -> Response:
     """Show a message on the event's hall clock (an empty text takes it down)."""
     identity.require_role(event_id, "organiser")
     body = load_body()
-    message = hall.set_message(event_id, body["text"], services().clock())
+    message = identity.tournament().set_hall_message(event_id, body["text"], services().clock())
     return jsonify({"message": message})
 
 

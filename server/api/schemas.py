@@ -17,7 +17,8 @@ from server.rules import RULESETS
 from server.rules import swiss as core
 from server.rules.registration import MAX_TEXT
 from server.rules.ruleset import MATCH_MINUTES
-from server.store import banlists, hall
+from server.service.lists import MAX_LIST_NAME
+from server.service.tournament import MAX_HALL_MESSAGE
 
 MAX_INT = 1_000_000
 NAME_MAX = 40
@@ -216,7 +217,7 @@ class RecoverSchema(Schema):
 
 
 class HallMessageSchema(Schema):
-    text = Text(hall.MAX_MESSAGE, required=True)
+    text = Text(MAX_HALL_MESSAGE, required=True)
 
 
 class CheckSchema(Schema):
@@ -243,7 +244,7 @@ class CardNamesSchema(Schema):
 
 
 class PickSchema(Schema):
-    name = Text(banlists.MAX_NAME, load_default="")
+    name = Text(MAX_LIST_NAME, load_default="")
 
 
 class PlayerSchema(Schema):

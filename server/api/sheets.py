@@ -124,8 +124,7 @@ def render_sheets(codes: list[str], tz: tzinfo | None = None) -> str:
 
 def table_event(code: str) -> dict[str, Any] | None:
     """An event table's event name, round and table number (None: a casual table)."""
-    tournament = current_app.extensions.get("duel_table_tournament")
-    return tournament.table_info(code) if tournament is not None else None
+    return services().tournament.table_info(code)
 
 
 def _helpers(tz: tzinfo | None) -> dict[str, Any]:

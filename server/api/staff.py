@@ -16,7 +16,7 @@ import unicodedata
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Flask, Response, current_app, jsonify, redirect, request
+from flask import Blueprint, Flask, Response, jsonify, redirect, request
 from markupsafe import escape
 
 from server.api.context import services
@@ -26,8 +26,7 @@ from server.core.names import same_player_id
 from server.projections.sheet import csv_safe, filled_log
 from server.rules import RULESETS, Actor, view
 from server.rules.base import event_words
-from server.store import hall
-from server.store.tournament import Staff, Tournament, parse_pairings
+from server.service.tournament import Staff, parse_pairings
 
 from .access import end_session, may_see_pairing, viewer
 from .claims import card_claim, claim_for, claim_ok
@@ -36,7 +35,7 @@ from .event_decks import event_lists
 from .http import load_body, public_base_here, qr_svg
 from .identity import COOKIE, check_request, current_staff, require_role, require_staff, tournament
 from .lang import request_t
-from .logins import LoginThrottle, login_keys, retry_after
+from .logins import login_keys, retry_after
 from .ratelimit import charge, rate_limit
 
 bp = Blueprint("staff", __name__)
@@ -59,7 +58,7 @@ def login() -> Response:
     if not services().http_limiter.take("login:" + (request.remote_addr or "?")):
         raise AppError("rate_limited", "Too many attempts; wait a moment.", status=429)
     body = load_body()
-    throttle: LoginThrottle = current_app.extensions["duel_table_logins"]
+    throttle = services().logins
     keys = login_keys(body["username"], request.remote_addr or "?")
     wait = throttle.attempt(keys)
     if wait > 0:
@@ -154,9 +153,7 @@ def get_event(event_id: int) -> Response:
     require_role(event_id, "judge", "organiser")
     detail = tournament().event_detail(event_id)
     detail["my_role"] = tournament().role(current_staff(), event_id)
-    from server.store.banlists import of_event
-
-    loaded = of_event(event_id)
+    loaded = services().lists.of_event(event_id)
     detail["banlist"] = {"name": loaded[0], "size": len(loaded[1])} if loaded else None
     if detail["my_role"] == "organiser":  # the seat links carry the table cards' claims
         issue = int(tournament().event(event_id).cards_issue)
@@ -171,14 +168,12 @@ def upload_banlist(event_id: int) -> Response:
     """Load the event's ban list (CSV, JSON or an lflist.conf's list, docs/banlists.md); its
     tables get it at once (a table where a deck list is already registered keeps its own, R2.5)."""
     require_role(event_id, "organiser")
-    from server.store import banlists, cards
-
+    lists = services().lists
     body = load_body()
     chosen = body["list"] or body["name"]
-    entries, names = banlists.read(body["text"], body["filename"], chosen)
+    entries, names = lists.read_banlist(body["text"], body["filename"], chosen)
     now = services().clock()
-    banlists.save(body["name"], entries, event_id, now)
-    cards.save_comments(names)
+    lists.load_banlist(body["name"], entries, names, event_id, now)
     codes = [t["code"] for t in tournament().tables(event_id)]
     rows = [[c, s] for c, s in entries]
     applied, refused = set_event_banlist(codes, body["name"].strip(), rows, now)
@@ -219,7 +214,7 @@ def remove_judge(event_id: int, username: str) -> Response:
     require_role(event_id, "organiser")
 
     for token_hash in tournament().remove_judge(event_id, username):
-        services_of(current_app).grants.revoke(("staff", token_hash))
+        services().grants.revoke(("staff", token_hash))
     _refresh_floor(event_id)
     return jsonify({"username": username, "removed": True})
 
@@ -500,8 +495,8 @@ def seat_link(slug: str, number: int, seat: str) -> Response:
     rate_limit()
     # No claim, a wrong one or another round's: no table code. A client address that keeps
     # trying spends its few "miss" tokens, as for unknown table codes (docs/security.md).
-    misses = current_app.extensions.get("duel_table_misses")
-    if misses is not None and not misses.take(request.remote_addr or "?"):
+    misses = services().misses
+    if not misses.take(request.remote_addr or "?"):
         raise AppError("rate_limited", "Too many wrong seat links; try again later.", status=429)
     return redirect("/?card=invalid", code=302)  # type: ignore[return-value]
 
@@ -513,7 +508,7 @@ def table_link(slug: str, number: int) -> Response:
     a seat without its card's claim waits for a judge): walked table by table, it gave out
     every round's codes."""
     rate_limit()
-    hall.event_by_slug(slug)  # 404 no_such_event
+    tournament().event_by_slug(slug)  # 404 no_such_event
     return redirect(f"/e/{slug}", code=302)  # type: ignore[return-value]
 
 
@@ -562,9 +557,9 @@ def _pairings_by_name(event_id: int, round_no: int) -> list[str]:
                 rows.append(
                     (pairing[seat]["name"], str(table["number"]), seat, pairing[other]["name"])
                 )
-    rp = current_app.extensions["duel_table_swiss"].state(event_id).rounds.get(round_no)
+    rp = services().swiss.state(event_id).rounds.get(round_no)
     if rp is not None and rp.bye is not None:
-        player = current_app.extensions["duel_table_swiss"].player(event_id, rp.bye)
+        player = services().swiss.player(event_id, rp.bye)
         rows.append((player.name, "", "", "Bye · 輪空 · 不戦勝"))
     rows.sort(key=lambda r: (unicodedata.normalize("NFKC", r[0]).casefold(), r[1]))
     parts = [
@@ -662,22 +657,9 @@ def organiser_page(rest: str = "") -> Response:
 
 
 def _refresh_floor(event_id: int) -> None:
-    feeds = current_app.extensions.get("duel_table_floor")
-    if feeds is not None:
-        feeds.reset(event_id)
+    services().floor.reset(event_id)
 
 
 def init_app(app: Flask) -> None:
-    """Register the staff routes (the tables come from `server.store.migrations`)."""
-    app.extensions["duel_table_tournament"] = Tournament(
-        services_of(app).store,
-        app.config["PASSWORD_HASH_METHOD"],
-        services_of(app).offload,
-        services_of(app).tables,
-    )
-    app.extensions["duel_table_logins"] = LoginThrottle(app.config)
+    """Register the staff routes."""
     app.register_blueprint(bp)
-
-
-def services_of(app: Flask) -> Any:
-    return app.extensions["duel_table"]

@@ -19,7 +19,7 @@ from server.api.context import services
 from server.core.errors import AppError
 from server.projections.sheet import csv_safe
 from server.rules import Actor
-from server.store.swiss import SwissService
+from server.service.swiss import SwissService
 
 from . import event_page
 from .event_decks import legal_list
@@ -34,7 +34,7 @@ bp.before_request(check_request)
 
 
 def swiss() -> SwissService:
-    return current_app.extensions["duel_table_swiss"]
+    return services().swiss
 
 
 def _actor(event_id: int, *roles: str) -> str:
@@ -330,9 +330,4 @@ def public_page(slug: str) -> Response:
 
 
 def init_app(app: Flask) -> None:
-    app.extensions["duel_table_swiss"] = SwissService(
-        app.extensions["duel_table"].store,
-        app.extensions["duel_table_tournament"],
-        app.config.get("SWISS_SEED"),
-    )
     app.register_blueprint(bp)

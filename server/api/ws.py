@@ -22,10 +22,9 @@ from marshmallow import ValidationError
 
 from server.api.context import Services, services
 from server.core.errors import DomainError, error_body
+from server.core.tokens import hash_token
 from server.rules import Actor, RuleError, admit, event_for
-from server.service.tables import command_digest, phone_command_id, sender_of
-from server.store import Appended
-from server.store.events import hash_token
+from server.service.tables import Appended, command_digest, phone_command_id, sender_of
 
 from .access import budget_key, look_up, request_grant, socket_actor
 from .arguments import LOADERS
@@ -473,7 +472,4 @@ def table_socket(ws: GuardedServer, code: str) -> None:
 
 def init_app(app: Flask) -> None:
     """Bind the websocket routes to `app`."""
-    from .session import Sessions
-
-    app.extensions["duel_table_sessions"] = Sessions(app.config)
     app.register_blueprint(bp)

@@ -23,9 +23,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def load_banlist(args: argparse.Namespace) -> int:
     """Store the list in the database the environment names (DATABASE_URL, DATA_DIR)."""
+    from server import script_lists
     from server.core import config as settings
     from server.core.errors import DomainError
-    from server.store import banlists, bind, cards, open_database
+    from server.service.storage import connect
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
     try:
@@ -33,11 +34,12 @@ def load_banlist(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"Cannot read {args.file}: {exc}", file=sys.stderr)
         return 1
-    bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
+    connect(conf)
+    lists = script_lists()
     try:
-        entries, names = banlists.read(text, args.file, args.list)
-        count = banlists.save(args.name, entries, args.event, time.time_ns() // 1_000_000)
-        cards.save_comments(names)
+        entries, names = lists.read_banlist(text, args.file, args.list)
+        now = time.time_ns() // 1_000_000
+        count = lists.load_banlist(args.name, entries, names, args.event, now)
     except DomainError as exc:
         print(exc.message, file=sys.stderr)
         return 1

@@ -8,31 +8,33 @@ import sys
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Add the load-cards subcommand to the server's command line."""
-    from server.store.cards import LANGS
+    from server.service.lists import CARD_LANGS
 
     p = commands.add_parser(
         "load-cards", help="load card names in one language from a cards.cdb or a CSV"
     )
     p.add_argument("file", help="a client's cards.cdb, or a CSV of passcode,name")
-    p.add_argument("--lang", required=True, choices=LANGS, help="the names' language")
+    p.add_argument("--lang", required=True, choices=CARD_LANGS, help="the names' language")
     p.set_defaults(handler=load_cards)
 
 
 def load_cards(args: argparse.Namespace) -> int:
     """Replace the names of one language in the database the environment names."""
+    from server import script_lists
     from server.core import config as settings
     from server.core.errors import DomainError
-    from server.store import bind, cards, open_database
+    from server.service.storage import connect
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
     try:
-        rows = cards.read_file(args.file)  # the whole file is read before anything is stored
+        lists = script_lists()
+        rows = lists.read_cards(args.file)  # the whole file is read before anything is stored
     except DomainError as exc:
         print(exc.message, file=sys.stderr)
         return 1
-    bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
+    connect(conf)
     try:
-        count = cards.save(args.lang, rows)
+        count = lists.load_cards(args.lang, rows)
     except DomainError as exc:
         print(exc.message, file=sys.stderr)
         return 1

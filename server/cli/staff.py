@@ -18,14 +18,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def create_organiser(args: argparse.Namespace) -> int:
     """Create the account in the database the environment names (DATABASE_URL, DATA_DIR)."""
+    from server import script_tournament
     from server.core import config as settings
     from server.core.errors import DomainError
-    from server.store import bind, open_database
-    from server.store.tournament import Tournament
+    from server.service.storage import connect
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
     try:
-        tournament = Tournament(None, conf["PASSWORD_HASH_METHOD"])  # type: ignore[arg-type]
+        tournament = script_tournament(conf)
     except ValueError as exc:
         print(f"PASSWORD_HASH_METHOD: {exc}", file=sys.stderr)
         return 1
@@ -35,7 +35,7 @@ def create_organiser(args: argparse.Namespace) -> int:
         if getpass.getpass("Again: ") != password:
             print("The passwords differ.", file=sys.stderr)
             return 1
-    bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
+    connect(conf)
     try:
         tournament.create_account(args.username, password, "organiser", time.time_ns() // 1_000_000)
     except DomainError as exc:

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
-from server.store import EventStore, Verification
+from server.service.storage import EventStore, Verification, open_to_verify, table_codes
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -32,11 +32,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def all_codes(store: EventStore) -> list[str]:
     """Every table's code, oldest first."""
-    from server.store.models import TableRow
-
-    with store.db.connection_context():
-        query = TableRow.select(TableRow.code).order_by(TableRow.created_ms, TableRow.code)
-        return [row.code for row in query]
+    return table_codes(store)
 
 
 def check(store: EventStore, codes: Iterable[str]) -> Iterator[tuple[str, Verification]]:
@@ -63,25 +59,9 @@ def report(
 def run(args: argparse.Namespace) -> int:
     """Check the database the environment names (DATABASE_URL, DATA_DIR)."""
     from server.core import config as settings
-    from server.store import bind, db, open_database
 
     conf = {**settings.DEFAULTS, **settings.from_env()}
-    bind(open_database(conf["DATABASE_URL"], conf["DATA_DIR"]))
-    store = EventStore(db)
-    from server.store.ledger import HeadLedger, ledger_path
-    from server.store.signing import Signer, key_dir, key_path, old_key_path
-
-    path = key_path(conf)
-    if not conf["SIGNING_KEY_FILE"] and not path.exists() and old_key_path(conf).exists():
-        path = old_key_path(conf)  # an earlier release's place, beside the database
-    if path.exists():
-        store.signer = Signer.load(path)
-    else:  # a table with signed heads is reported unchecked; the others by their chain only
-        print(f"No signing key at {path}: signed heads cannot be checked.", file=sys.stderr)
-    where = ledger_path(conf, key_dir(conf))
-    store.ledger = HeadLedger.open(where, 0, create=False)
-    if store.ledger is None:  # no log's length can be checked: a cut log goes unseen
-        print(f"No heads ledger at {where}: cut logs cannot be found.", file=sys.stderr)
+    store = open_to_verify(conf, lambda warning: print(warning, file=sys.stderr))
     if args.code:
         code = args.code.strip().upper()
         if not store.exists(code):

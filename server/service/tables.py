@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from server.core.errors import Conflict, Forbidden, NotFound, TooMany
+from server.core.tokens import hash_token
 from server.rules import (
     Actor,
     Decision,
@@ -35,7 +36,6 @@ from server.rules.base import SYSTEM_ACTOR, judge_called
 from server.rules.state import SeatAsk
 from server.service.hub import Hub
 from server.store import Appended, EventStore, Joined, Snapshot
-from server.store.chain import hash_token
 from server.store.events import new_recovery_code
 from server.store.models import COMMAND_DIGEST_MAX, COMMAND_ID_MAX
 from server.store.writers import Statement
@@ -143,6 +143,10 @@ class TableService:
     def publish(self, code: str, seq: int) -> None:
         """Tell every socket of the table it is at `seq`."""
         self.hub.publish(code, seq)
+
+    def held_tokens(self, token_hashes: list[str]) -> set[str]:
+        """Which of the seat tokens (their hashes) still hold a seat."""
+        return self.store.held_tokens(token_hashes)
 
     def announce(self, seqs: Mapping[str, int]) -> None:
         """Publish the seqs of tables written together (a round started or ended)."""

@@ -12,18 +12,16 @@ from collections.abc import Callable
 
 from server.rules import RuleError
 from server.runtime.stalls import span
-from server.service.hub import Hub
 from server.service.tables import TableService
-from server.store import EventStore
 
 log = logging.getLogger(__name__)
 
 
-def run_due(store: EventStore, hub: Hub, now_ms: int) -> int:
-    """Tick every table whose deadline has passed; return how many wrote events."""
+def run_due(tables: TableService, now_ms: int) -> int:
+    """Tick every table whose deadline has passed, through the table service; return how many
+    wrote events."""
     written = 0
-    tables = TableService(store, hub)
-    for code, due_ms in store.due(now_ms):
+    for code, due_ms in tables.store.due(now_ms):
         try:
             result = tables.system(code, "tick", {}, f"tick:{due_ms}", now_ms)
         except RuleError as exc:
@@ -41,9 +39,9 @@ class Timer:
     """A daemon thread (a greenlet under gevent) calling `run_due` every `interval_ms`."""
 
     def __init__(
-        self, store: EventStore, hub: Hub, clock: Callable[[], int], interval_ms: int = 250
+        self, tables: TableService, clock: Callable[[], int], interval_ms: int = 250
     ) -> None:
-        self.store, self.hub, self.clock = store, hub, clock
+        self.tables, self.clock = tables, clock
         self.interval = max(10, interval_ms) / 1000
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="table-timer", daemon=True)
@@ -60,6 +58,6 @@ class Timer:
         while not self._stop.wait(self.interval):
             try:
                 with span("timer sweep"):
-                    run_due(self.store, self.hub, self.clock())
+                    run_due(self.tables, self.clock())
             except Exception:
                 log.exception("timer round failed")

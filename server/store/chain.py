@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from server.core.jsontext import compact_encoder, string_literal
+from server.core.tokens import hash_token as hash_token  # the store keeps tokens hashed
 from server.rules import EVENTS
 
 GENESIS = "0" * 64
@@ -77,11 +78,6 @@ def chain_hash(
 ) -> str:
     """sha256(prev_hash + canonical JSON of the event), hex."""
     return sha256(prev_hash + canonical(code, seq, type_, data, actor, at_ms))
-
-
-def hash_token(token: str) -> str:
-    """The stored form of a seat token."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -807,6 +807,12 @@ class EventStore:
             )
             return found
 
+    def held_tokens(self, token_hashes: list[str]) -> set[str]:
+        """Which of the seat token hashes are some seat's."""
+        with self.db.connection_context():
+            rows = SeatRow.select(SeatRow.token_hash).where(SeatRow.token_hash.in_(token_hashes))
+            return {str(r.token_hash) for r in rows}
+
     def seen(self, code: str, seat: str, now_ms: int) -> None:
         """The seat's phone is around now (its socket opened, closed, or is kept)."""
         with self.db.connection_context():

@@ -69,8 +69,13 @@ export function mountDuo(root, { code, seats, far = "B", onLeave, onBadToken }) 
       }),
     );
   }
-  // The language picker lives in the strip: rebuild it when the language changes.
-  const offLang = onLangChange(() => strip.replaceChild(langSelect(), strip.querySelector("select")));
+  // The strip's words and the halves' names follow the language; the picker is built again.
+  const offLang = onLangChange(() => {
+    strip.replaceChild(langSelect(), strip.querySelector("select"));
+    strip.querySelector('[data-testid="duo-tag"]').textContent = t("duo.tag");
+    strip.querySelector('[data-testid="go-home"]').setAttribute("aria-label", t("nav.home"));
+    for (const [seat, half] of Object.entries(halves)) half.setAttribute("aria-label", t("duo.half", { seat }));
+  });
   return {
     destroy() {
       offLang();
