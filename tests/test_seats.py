@@ -82,7 +82,9 @@ def test_a_judge_approves_a_waiting_phone(app: Flask, world: World):
     status = client.get(f"/api/tables/{world.code}/seat-requests/{ref}", headers=bearer(token))
     assert status.get_json()["status"] == "approved"
     with app.app_context():
-        [joined] = [e for e in services().tables.store.log(world.code) if e["type"] == "seat.joined"][1:]
+        [joined] = [
+            e for e in services().tables.store.log(world.code) if e["type"] == "seat.joined"
+        ][1:]
     assert joined["data"]["seat"] == "B" and joined["data"]["by"] == "judge judge1"
 
 
