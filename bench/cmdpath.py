@@ -149,7 +149,7 @@ class StoreTimer:
     def __init__(self, found: Any) -> None:
         self.spent = 0.0
         found.tables.append = self._timed(found.tables.append)
-        found.store.update_since = self._timed(found.store.update_since)
+        found.tables.store.update_since = self._timed(found.tables.store.update_since)
 
     def _timed(self, call: Any) -> Any:
         def timed(*args: Any, **kwargs: Any) -> Any:

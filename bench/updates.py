@@ -44,7 +44,7 @@ def play(store: EventStore, per_duel: int, sockets: list[Connection]) -> str:
     for s, name in (("A", "Yugi"), ("B", "Kaiba")):
         tables.join(code, s, name, "", 0)
     for conn in sockets:
-        conn.code, conn.store = code, store
+        conn.code, conn.tables = code, tables
 
     def do(who: str, cmd: str, **args: Any) -> list[dict[str, Any]]:
         now[0] += 1_000

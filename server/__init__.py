@@ -57,7 +57,7 @@ def build_services(
     events.hub = hub
     # Through the table service, the one publisher: every process hears "event:<id>".
     events.announce = lambda key: tables.announce({key: 0})
-    floor = FeedRegistry(tournament, store, hub, clock, config.get("FLOOR_INTERVAL_MS", 500))
+    floor = FeedRegistry(tournament, tables, hub, clock, config.get("FLOOR_INTERVAL_MS", 500))
     # A paired seat still empty this long after the round's start is a no-show (tardiness).
     floor.no_show_ms = config.get("NO_SHOW_MINUTES", 5) * 60_000
     creates = int(config.get("CASUAL_TABLES_PER_ADDRESS_PER_HOUR", 60))

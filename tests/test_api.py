@@ -97,7 +97,7 @@ def test_join_both_seats_then_the_table_is_full(client: FlaskClient):
     assert state["seats"]["A"] == {"name": "Yugi", "player_id": "", "joined": True}
     assert state["seats"]["B"]["name"] == "Kaiba"
     with client.application.app_context():
-        assert services().store.snapshot(code).state.seats["A"].player_id == "P-1"
+        assert services().tables.store.snapshot(code).state.seats["A"].player_id == "P-1"
 
 
 def test_join_a_taken_seat(client: FlaskClient):
@@ -209,7 +209,7 @@ def test_an_unexpected_error_is_a_coded_500(app: Flask, client: FlaskClient, mon
     def boom(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(app.extensions["duel_table"].store, "add_table", boom)
+    monkeypatch.setattr(app.extensions["duel_table"].tables.store, "add_table", boom)
     body = assert_error(client.post("/api/tables"), 500, "internal")
     assert "fire" not in body["message"]
 

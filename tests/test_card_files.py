@@ -200,7 +200,7 @@ def seats(client: FlaskClient) -> tuple[str, str]:
 def register(app: Flask, code: str, token: str, args: dict[str, Any]) -> RuleError | None:
     """deck.register by the socket's own path (validation, pre-steps, the rules); the refusal."""
     with app.app_context():
-        actor = services().store.seat_actor(code, token)
+        actor = services().tables.store.seat_actor(code, token)
         assert actor is not None
         declared = admit("deck.register", actor)
         now = services().clock()

@@ -45,7 +45,7 @@ def test_the_server_checkpoints_on_its_own_thread(tmp_path: Path) -> None:
     try:
         # No COMMIT of the server's connections copies the log back.
         assert _autocheckpoint() == 0
-        _toss_many(found.store, 60)
+        _toss_many(found.tables.store, 60)
         runs = found.checkpointer.runs
         deadline = time.monotonic() + 5
         while found.checkpointer.runs < runs + 2 and time.monotonic() < deadline:

@@ -127,7 +127,7 @@ def join(client: FlaskClient, code: str, seat: str, name: str) -> str:
 def test_start_round_reports_the_tables_it_could_not_start(app, client) -> None:
     org = Org(client, app)
     ev = event(org)
-    store = app.extensions["duel_table"].store
+    store = app.extensions["duel_table"].tables.store
     table1 = ev["tables"][0]["code"]
     from server.rules import Actor
 
@@ -147,7 +147,7 @@ def test_start_round_reports_the_tables_it_could_not_start(app, client) -> None:
 def test_end_round_names_the_tables_still_playing_and_tells_them(app, client) -> None:
     org = Org(client, app)
     ev = event(org)
-    store = app.extensions["duel_table"].store
+    store = app.extensions["duel_table"].tables.store
     codes = [t["code"] for t in ev["tables"]]
     for code in codes[:2]:
         join(client, code, "A", "Yugi")

@@ -177,7 +177,7 @@ def register_at_table(app: Flask, client: FlaskClient, code: str, token: str, te
     """A seat's `deck.register`, through the pre-steps its declaration names (as the socket)."""
     with app.app_context():
         services = app.extensions["duel_table"]
-        actor = services.store.seat_actor(code, token)
+        actor = services.tables.store.seat_actor(code, token)
         args = before(DECLARATIONS["deck.register"], code, {"text": text}, actor, 1)
         return services.tables.command(code, "deck.register", args, actor, None, 1)
 

@@ -33,7 +33,7 @@ def test_names_and_ids_are_nfkc_and_lose_format_characters(client: FlaskClient):
     answer = join(client, code, name="Ｙｕ\u200bgi\ufeff  Muto", player_id="００\u20600１")
     assert answer.status_code == 201
     with client.application.app_context():  # the seat as stored (a public view has no ID)
-        seat = services().store.snapshot(code).state.seats["A"]
+        seat = services().tables.store.snapshot(code).state.seats["A"]
     assert (seat.name, seat.player_id) == ("Yugi Muto", "0001")
 
 

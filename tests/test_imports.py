@@ -310,3 +310,17 @@ def test_no_view_finds_a_service_by_its_own_extension_key() -> None:
             if isinstance(target, ast.Constant) and str(target.value).startswith("duel_table"):
                 keys.append(f"{module}:{node.lineno} {target.value}")
     assert keys and all(k.endswith(" duel_table") for k in keys), keys
+
+
+def test_the_edge_reads_tables_through_the_table_service_not_its_store() -> None:
+    """No view reaches past a service to the store under it (`services().store`,
+    `self.tables.store`): the edge's reads are the table service's read methods. Only the
+    composition root holds the store, to build the services over it."""
+    reached = [
+        f"{module}:{node.lineno}"
+        for module in EDGE_MODULES
+        if module not in ROOT_MODULES
+        for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "store"
+    ]
+    assert reached == []

@@ -18,7 +18,7 @@ from server import services
 def long_table(app: Flask) -> StoreTable:
     """A casual table with 120 confirmed entries in its first duel."""
     with app.app_context():
-        t = StoreTable(services().store, staff_start=False).join().register()
+        t = StoreTable(services().tables.store, staff_start=False).join().register()
         t.start_duel(first="A")
         pad(t, 120)
     return t

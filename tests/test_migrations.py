@@ -117,8 +117,8 @@ def test_previous_release_database_upgrades_at_start_and_the_table_plays_on(
     database.close()
 
     app = app_on(url)  # the server upgrades the database as it starts
-    assert version_of(app.extensions["duel_table"].store.db) == latest()
-    store = app.extensions["duel_table"].store
+    assert version_of(app.extensions["duel_table"].tables.store.db) == latest()
+    store = app.extensions["duel_table"].tables.store
     code = FROZEN["table"]["code"]
     tokens = FROZEN["table"]["tokens"]
     a = store.seat_actor(code, tokens["A"])

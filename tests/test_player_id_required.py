@@ -32,7 +32,7 @@ def test_r1_1_event_requires_a_player_id_to_join(app, client) -> None:
     # The join screen learns the table needs a player ID.
     info = client.get(f"/api/tables/{code}/event").json
     assert info["require_player_id"] is True
-    store = app.extensions["duel_table"].store
+    store = app.extensions["duel_table"].tables.store
     # No player ID, or one that cleans to nothing: refused, and no seat taken, no request made.
     for pid in ("", "   ", "\u200b"):
         status, body = join(client, code, "A", pid, claim)

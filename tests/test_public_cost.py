@@ -40,8 +40,8 @@ def codes(org: Org, ev: int) -> list[str]:
 def write(org: Org, code: str, cmd: str, args: dict[str, Any], actor: Actor) -> None:
     """A command at a live table, published as the table service does for any phone."""
     services = org.app.extensions["duel_table"]
-    tables_of(services.store).append(code, cmd, args, actor, None, 1)
-    services.hub.publish(code, services.store.snapshot(code).seq)
+    tables_of(services.tables.store).append(code, cmd, args, actor, None, 1)
+    services.hub.publish(code, services.tables.store.snapshot(code).seq)
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_a_tables_write_that_leaves_its_part_does_not_rebuild(org: Org):
     # A seat taken, a player's call and a judge's answer: the table's log moves on, its
     # result does not.
     services = org.app.extensions["duel_table"]
-    tables_of(services.store).join(code, "A", "P1", "", 1)
+    tables_of(services.tables.store).join(code, "A", "P1", "", 1)
     write(org, code, "judge.call", {"reason": "help"}, Actor(role="seat", seat="A"))
     write(org, code, "judge.ack", {"call": 1}, Actor(role="judge", name="j"))
     again = anyone.get(f"/api/e/{slug}")
@@ -108,7 +108,7 @@ def test_a_staff_change_rebuilds_at_once(org: Org):
 def test_a_summary_reads_only_the_tables_that_moved(org: Org, monkeypatch):
     ev, _ = paired(org, tables=4)
     swiss = org.app.extensions["duel_table"].swiss
-    store = org.app.extensions["duel_table"].store
+    store = org.app.extensions["duel_table"].tables.store
     read: list[str] = []
     real = store.snapshot
 

@@ -62,7 +62,7 @@ def test_a_result_at_a_table_rebuilds_the_projection_once(org: Org):
     code = org.summary(ev)["rounds"][0]["tables"][1]["code"]
     services = org.app.extensions["duel_table"]
     org.table_result(code, "B")
-    services.hub.publish(code, services.store.snapshot(code).seq)
+    services.hub.publish(code, services.tables.store.snapshot(code).seq)
     assert [t["result"] for t in anyone.get(f"/api/e/{slug}").json["tables"]] == ["A", "B"]
 
 

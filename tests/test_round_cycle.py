@@ -44,7 +44,7 @@ def judge_login(org: Org, ev: int) -> Org:
 
 
 def state_of(org: Org, code: str) -> Any:
-    return org.app.extensions["duel_table"].store.snapshot(code).state
+    return org.app.extensions["duel_table"].tables.store.snapshot(code).state
 
 
 def current_tables(org: Org, ev: int) -> list[dict[str, Any]]:
@@ -210,7 +210,7 @@ def test_a_disqualified_player_is_not_paired_again(org: Org, level: str):
     org.call("POST", f"/api/events/{ev}/swiss/pair")
     org.call("POST", f"/api/events/{ev}/round/start")
     t1, t2 = current_tables(org, ev)
-    store = org.app.extensions["duel_table"].store
+    store = org.app.extensions["duel_table"].tables.store
     dq = {"seat": "A", "level": level, "infraction": "cheating", "note": ""}
     tables_of(store).append(t1["code"], "penalty.record", dq, JUDGE, "dq", 2)
     org.table_result(t2["code"], "A")

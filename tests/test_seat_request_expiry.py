@@ -42,7 +42,7 @@ def status(app: Flask, code: str, asked: dict[str, Any]) -> str:
 
 def waiting(app: Flask, code: str) -> list[str]:
     with app.app_context():
-        return [r.request for r in services().store.fresh(code).state.seat_requests]
+        return [r.request for r in services().tables.store.fresh(code).state.seat_requests]
 
 
 def test_requests_whose_phone_went_expire(app: Flask, clock):
@@ -59,7 +59,7 @@ def test_requests_whose_phone_went_expire(app: Flask, clock):
     assert waiting(app, code) == [new.get_json()["request"]]
     assert all(status(app, code, a) == "expired" for a in asked)
     with app.app_context():
-        log = services().store.log(code)
+        log = services().tables.store.log(code)
     expired = [e for e in log if e["type"] == "seat.refused" and e["data"]["by"] == "expired"]
     assert sorted(e["data"]["request"] for e in expired) == sorted(a["request"] for a in asked)
 

@@ -27,7 +27,7 @@ def world(app: Flask, clock) -> World:
 
 def types(app: Flask, code: str) -> list[str]:
     with app.app_context():
-        return [e["type"] for e in services().store.log(code)]
+        return [e["type"] for e in services().tables.store.log(code)]
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -36,12 +36,12 @@ def bearer(token: str) -> dict[str, str]:
 
 def state(app: Flask, code: str) -> Any:
     with app.app_context():
-        return services().store.snapshot(code).state
+        return services().tables.store.snapshot(code).state
 
 
 def seat_works(app: Flask, code: str, token: str) -> bool:
     with app.app_context():
-        return services().store.seat_actor(code, token) is not None
+        return services().tables.store.seat_actor(code, token) is not None
 
 
 def test_without_the_cards_claim_an_event_seat_waits_for_a_judge(app: Flask, world: World):
@@ -82,7 +82,9 @@ def test_a_judge_approves_a_waiting_phone(app: Flask, world: World):
     status = client.get(f"/api/tables/{world.code}/seat-requests/{ref}", headers=bearer(token))
     assert status.get_json()["status"] == "approved"
     with app.app_context():
-        [joined] = [e for e in services().store.log(world.code) if e["type"] == "seat.joined"][1:]
+        [joined] = [
+            e for e in services().tables.store.log(world.code) if e["type"] == "seat.joined"
+        ][1:]
     assert joined["data"]["seat"] == "B" and joined["data"]["by"] == "judge judge1"
 
 
@@ -243,7 +245,7 @@ def test_a_judge_refuses_a_waiting_phone(app: Flask, world: World):
     assert state(app, world.code).seat_requests == ()
     assert not seat_works(app, world.code, token)
     with app.app_context():
-        refused = services().store.log(world.code)[-1]
+        refused = services().tables.store.log(world.code)[-1]
     assert refused["type"] == "seat.refused" and refused["data"]["by"] == "judge judge1"
     approve = f"/api/staff/tables/{world.code}/seat-requests/{ref}/approve"
     assert world.request("judge", "POST", approve).status_code == 404
@@ -290,7 +292,7 @@ def test_the_owner_refuses_a_strangers_request(app: Flask):
     assert answered.status_code == 200 and answered.get_json()["status"] == "refused"
     assert seat_works(app, code, b) and not seat_works(app, code, new["token"])
     with app.app_context():
-        refused = services().store.log(code)[-1]
+        refused = services().tables.store.log(code)[-1]
     assert refused["type"] == "seat.refused" and refused["data"]["by"] == "seat B"
 
 
@@ -380,7 +382,7 @@ def test_event_seat_requests_are_capped_too(app: Flask, world: World):
         from server.projections.floor import alerts_of
         from server.rules.view import view
 
-        v = view(services().store.snapshot(world.code).state, privileged=True)
+        v = view(services().tables.store.snapshot(world.code).state, privileged=True)
     assert len([a for a in alerts_of(v) if a["kind"] == "seat_request"]) == 3
 
 
@@ -441,7 +443,7 @@ def test_a_round_1_claim_is_refused_in_round_2(app: Flask, world: World, clock):
         from server.projections.floor import alerts_of
         from server.rules.view import view
 
-        v = view(services().store.snapshot(code).state, privileged=True)
+        v = view(services().tables.store.snapshot(code).state, privileged=True)
     # The pairing's player sat with the right ID: the wrong ID's request is answered by that,
     # and no stale alert stays on the floor (the log keeps both).
     assert [a for a in alerts_of(v) if a["kind"] == "seat_request"] == []
@@ -588,7 +590,7 @@ def test_a_request_under_the_holders_own_name_alerts_the_floor(app: Flask, world
         from server.projections.floor import alerts_of
         from server.rules.view import view
 
-        v = view(services().store.snapshot(world.code).state, privileged=True)
+        v = view(services().tables.store.snapshot(world.code).state, privileged=True)
     [alert] = [a for a in alerts_of(v) if a["kind"] == "seat_request"]
     assert alert["twin"] and alert["taken_by"] == "Seto Kaiba"
 
@@ -737,11 +739,11 @@ def test_a_players_id_is_read_by_its_seat_and_the_staff_only(app: Flask, world: 
     with app.app_context():
         from server.rules import event_for, view
 
-        snap = services().store.snapshot(code)
+        snap = services().tables.store.snapshot(code)
         assert view(snap.state, "A")["seats"]["A"]["player_id"] == player_id
         assert view(snap.state, "B")["seats"]["A"]["player_id"] == ""
         assert view(snap.state, privileged=True)["seats"]["A"]["player_id"] == player_id
-        envelope = next(e for e in services().store.log(code) if e["type"] == "seat.joined")
+        envelope = next(e for e in services().tables.store.log(code) if e["type"] == "seat.joined")
         assert event_for(envelope, "A")["data"]["player_id"] == player_id
         assert event_for(envelope, "B")["data"]["player_id"] == ""
 

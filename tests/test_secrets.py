@@ -32,7 +32,7 @@ def recover(entry: dict[str, Any], code: str, field: str, candidates: list[Any])
 
 def a_secret_pick(app: Flask) -> StoreTable:
     with app.app_context():
-        t = StoreTable(services().store).join().register()
+        t = StoreTable(services().tables.store).join().register()
         t.do("judge", "clock.start")  # an event table: its round has started
         for seat in "AB":
             t.do(seat, "pregame.check", items=["handshake", "side_shown", "shuffled", "cut"])
@@ -62,7 +62,7 @@ def test_the_sheet_head_is_not_a_hash_of_a_guessable_pick(app, client):
 def test_the_pick_and_its_salt_go_together_to_its_own_seat_and_the_chain_still_holds(app):
     t = a_secret_pick(app)
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         [raw] = [e for e in store.log(t.code) if e["type"] == "rps.picked"]
         assert len(raw["data"]["salt"]) == 32  # 128 bits, hex
         assert recover(raw, t.code, "hand", list(HANDS)) == ["scissors"]
@@ -75,7 +75,7 @@ def test_the_pick_and_its_salt_go_together_to_its_own_seat_and_the_chain_still_h
 
 def test_a_by_card_list_cannot_be_matched_by_the_opponent(app):
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = StoreTable(store).join()
         filler = [f"3 Card {i}" for i in range(13)] + ["1 Card 13"]
         t.do("A", "deck.register", text="\n".join(["Main Deck", *filler]))
@@ -92,7 +92,7 @@ def test_a_by_card_list_cannot_be_matched_by_the_opponent(app):
 def test_a_log_written_before_salts_still_verifies(app, tmp_path):
     """Old entries (no salt) hash as they always did."""
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = a_secret_pick(app)
         from server.store.models import EventRow, TableRow
 

@@ -22,7 +22,7 @@ from tests.tables import tables_of
 @pytest.fixture
 def match(app: Flask) -> StoreTable:
     with app.app_context():
-        return play_match(services().store)
+        return play_match(services().tables.store)
 
 
 def log_in_staff(app: Flask, client) -> None:
@@ -40,13 +40,13 @@ def log_in_staff(app: Flask, client) -> None:
 
 def the_log(app: Flask, code: str) -> list[dict[str, Any]]:
     with app.app_context():
-        return services().store.log(code)
+        return services().tables.store.log(code)
 
 
 def the_ledger(app: Flask, code: str) -> list[Any]:
     """The rules' own ledger of the current match (what the sheet must show)."""
     with app.app_context():
-        return list(services().store.snapshot(code).state.ledger)
+        return list(services().tables.store.snapshot(code).state.ledger)
 
 
 # --- building the sheet from the log -----------------------------------------------------
@@ -225,7 +225,7 @@ def test_the_sheet_page_keeps_the_strict_csp(client, match):
 
 def test_names_and_notes_are_escaped(app, client):
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = StoreTable(store)
         tables_of(store).join(t.code, "A", '<b>Bad</b> & "co"', "<i>", t.now)
         tables_of(store).join(t.code, "B", "Kaiba", "", t.now)
@@ -238,7 +238,7 @@ def test_names_and_notes_are_escaped(app, client):
 
 
 def test_a_broken_chain_is_shown_on_the_sheet(app, client, match):
-    with app.app_context(), services().store.db.connection_context():
+    with app.app_context(), services().tables.store.db.connection_context():
         table = TableRow.get(TableRow.code == match.code)
         row = EventRow.get((EventRow.table == table.id) & (EventRow.seq == 42))
         EventRow.update(at_ms=row.at_ms + 60_000).where(EventRow.id == row.id).execute()
@@ -276,7 +276,7 @@ def test_an_unknown_table_has_no_sheet(client):
 
 def test_a_rounds_sheets_print_each_table_in_order(app, client, match):
     with app.app_context():
-        second = StoreTable(services().store).join()
+        second = StoreTable(services().tables.store).join()
     codes = f"{second.code},zzzzzz, {match.code},{second.code}"
     response = client.get(f"/sheets?codes={codes}")
     assert response.status_code == 200
@@ -384,7 +384,7 @@ def test_the_export_is_the_whole_chained_log(app, client, match):
 def test_each_match_at_a_table_has_its_own_page(app, client):
     with app.app_context():
         # A casual table: an event table plays its round's one match (R2.7 at a casual table).
-        match = StoreTable(services().store, staff_start=False).join().register()
+        match = StoreTable(services().tables.store, staff_start=False).join().register()
         match.start_duel(first="A")
         match.lp("A", ("B", "damage", 1000))
         match.do("B", "duel.concede")
@@ -397,7 +397,7 @@ def test_each_match_at_a_table_has_its_own_page(app, client):
         match.do("B", "match.new")
         match.start_duel(first="B")
         second = match.lp("B", ("A", "damage", 900), note="match two")
-        sheet = build_sheet(services().store.log(match.code))
+        sheet = build_sheet(services().tables.store.log(match.code))
     assert [m.no for m in sheet.matches] == [1, 2]
     [duel] = sheet.matches[1].duels
     assert [(r.entry, r.duel, r.turn, r.lp["A"]) for r in duel.rows] == [(second, 1, 1, 7100)]
@@ -522,7 +522,7 @@ def test_the_sheet_page_says_which_entries_were_on_one_phone(app, client):
         assert answer.status_code == 201
     with app.app_context():
         t = StoreTable.__new__(StoreTable)
-        t.store, t.now, t.code, t.entries = services().store, T0, code, []
+        t.store, t.now, t.code, t.entries = services().tables.store, T0, code, []
         t.register().start_duel(first="A")
         t.lp("A", ("B", "damage", 1800))
     html = client.get(f"/t/{code}/sheet").get_data(as_text=True)

@@ -43,7 +43,7 @@ def rechain_edit(code: str, old: str, new: str, after: int = 0) -> int:
 
 def test_heads_are_signed_at_each_confirmed_result_and_the_match_end(app: Flask):
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = play_match(store)
         heads = store.signed_heads(t.code)
         log = {e["seq"]: e for e in store.log(t.code)}
@@ -58,7 +58,7 @@ def test_heads_are_signed_at_each_confirmed_result_and_the_match_end(app: Flask)
 
 def test_a_rechained_edit_is_caught_by_verify(app: Flask):
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = play_match(store)
         assert store.verify(t.code).ok
         rechain_edit(t.code, '"amount":2500', '"amount":250')
@@ -69,7 +69,7 @@ def test_a_rechained_edit_is_caught_by_verify(app: Flask):
 
 def test_the_verify_command_checks_the_signatures(app: Flask, app_config: dict[str, Any]):
     with app.app_context():
-        t = play_match(services().store)
+        t = play_match(services().tables.store)
     env = {
         **os.environ,
         "DATA_DIR": app_config["DATA_DIR"],
@@ -96,13 +96,13 @@ def test_the_key_is_made_once_outside_the_database_at_the_configured_path(
     path = tmp_path / "keys" / "head.pem"
     first = create_app({**app_config, "SIGNING_KEY_FILE": str(path)})
     try:
-        key = first.extensions["duel_table"].store.signer.public_hex
+        key = first.extensions["duel_table"].tables.store.signer.public_hex
     finally:
         first.extensions["duel_table"].close()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     again = create_app({**app_config, "SIGNING_KEY_FILE": str(path)})
     try:
-        assert again.extensions["duel_table"].store.signer.public_hex == key
+        assert again.extensions["duel_table"].tables.store.signer.public_hex == key
     finally:
         again.extensions["duel_table"].close()
     signer = Signer.load(path)
@@ -112,7 +112,7 @@ def test_the_key_is_made_once_outside_the_database_at_the_configured_path(
 
 def test_a_log_changed_under_the_cache_alerts_the_judges(app: Flask, client):
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = play_match(store)
         cached_lp = store.fresh(t.code).state.lp
         rechain_edit(t.code, '"amount":2500', '"amount":250')
@@ -133,7 +133,7 @@ def test_a_log_changed_under_the_cache_alerts_the_judges(app: Flask, client):
 
 def test_the_export_carries_the_signed_heads_and_the_key(app: Flask, client):
     with app.app_context():
-        t = play_match(services().store)
+        t = play_match(services().tables.store)
     body = client.get(f"/api/tables/{t.code}/export.json").get_json()
     assert body["public_key"] and len(body["signed_heads"]) >= 4
     heads = client.get(f"/api/tables/{t.code}/heads").get_json()
@@ -171,7 +171,7 @@ def test_a_rewrite_before_the_first_signed_head_with_the_heads_dropped_is_caught
     # The edit is re-chained from before the first signed head; every head it broke (all of
     # them) is deleted. Before: rc 0, "1 table(s) checked, 0 broken".
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = play_match(store)
         other = play_match(store)
         first = store.signed_heads(t.code)[0]["seq"]
@@ -193,7 +193,7 @@ def test_a_rewrite_after_the_last_signed_head_is_caught(app: Flask, app_config: 
     # A judge's warning recorded after the match is over, then edited and re-chained. Before:
     # nothing signed it (only results and the match's end were), so verify passed.
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = play_match(store)
         t.do("judge", "penalty.record", seat="B", level="warning",
              infraction="procedural_error", note="slow play after the match")  # fmt: skip
@@ -212,7 +212,7 @@ def test_events_after_the_last_signed_head_of_a_finished_table_are_reported(
     # The heads of the match's end deleted and the events after the last one left re-chained:
     # a finished table whose final head is not signed.
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = play_match(store)
         heads = store.signed_heads(t.code)
         decided = heads[-3]["seq"]  # the match.decided head; the two confirmations after it
@@ -229,7 +229,7 @@ def test_deleted_head_signatures_are_reported_and_the_sheet_does_not_say_verifie
     app: Flask, app_config: dict[str, Any], client
 ):
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = play_match(store)
         drop_signatures(t.code)
         result = store.verify(t.code)
@@ -247,7 +247,7 @@ def test_the_alarm_of_a_log_changed_under_the_cache_is_not_signed(app: Flask, cl
     # sheet's audit notices and writes its alarm. Signing the alarm's head would vouch for the
     # changed log: verify must still fail.
     with app.app_context():
-        store = services().store
+        store = services().tables.store
         t = play_match(store)
         t.do("judge", "penalty.record", seat="B", level="warning",
              infraction="procedural_error", note="slow play after the match")  # fmt: skip

@@ -45,7 +45,7 @@ class Org:
 
     def table_result(self, code: str, winner: str | None) -> None:
         """The match at a live table decided by a judge there (as a confirmed result would)."""
-        store = self.app.extensions["duel_table"].store
+        store = self.app.extensions["duel_table"].tables.store
         tables_of(store).append(
             code, "result.set", {"match_winner": winner}, Actor(role="judge", name="j"), None, 1
         )

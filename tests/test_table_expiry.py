@@ -24,7 +24,7 @@ def create(app: Flask, address: str = "10.1.0.1") -> Any:
 def codes(app: Flask) -> set[str]:
     from server.store.models import TableRow
 
-    with app.app_context(), services().store.db.connection_context():
+    with app.app_context(), services().tables.store.db.connection_context():
         return {str(r.code) for r in TableRow.select(TableRow.code)}
 
 

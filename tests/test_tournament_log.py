@@ -29,7 +29,7 @@ from server.rules.tournament_log import (
     replay,
 )
 from server.store import logs as logs_module
-from server.store.logs import GENESIS, SwissLog, TournamentLogs, read_actor, tournament_logs
+from server.store.logs import GENESIS, SwissLog, TournamentLogs, read_actor
 from server.store.migrations import SchemaVersion, latest, version_of
 from server.store.models import BaseModel, db
 from server.store.tournament import TournamentEvent
@@ -108,7 +108,7 @@ def org(app: Flask) -> Org:
 
 
 def swiss_of(app: Flask) -> Any:
-    return app.extensions["duel_table_swiss"]
+    return app.extensions["duel_table"].swiss
 
 
 def test_entries_are_chained_with_structured_actors_and_the_chain_is_checked(org: Org) -> None:
@@ -124,7 +124,7 @@ def test_entries_are_chained_with_structured_actors_and_the_chain_is_checked(org
     assert all(e["actor"]["name"].startswith("org1-") for e in entries)
     for e in entries:  # only declared fields are written
         assert set(e["data"]) <= set(TOURNAMENT_EVENTS[e["type"]].data), e["type"]
-    logs = tournament_logs(swiss.store)
+    logs = swiss.store.tournament_logs
     assert logs.verify(ev).ok
     with db.connection_context():  # an entry changed in the database breaks its link
         SwissLog.update(data={"player": 9, "name": "X", "player_id": "9", "round": 1}).where(
@@ -163,7 +163,7 @@ def test_a_read_folds_only_the_entries_written_since_the_cached_snapshot(
     # A process that starts cold reads the log once, then only what is new.
     folded.clear()
     cold = TournamentLogs(db, writer_for(db))
-    assert cold.snapshot(ev).state == tournament_logs(swiss.store).snapshot(ev).state
+    assert cold.snapshot(ev).state == swiss.store.tournament_logs.snapshot(ev).state
     assert folded == [1, 2, 3, 4, 5, 6]
     folded.clear()
     cold.snapshot(ev)
@@ -245,7 +245,7 @@ def test_two_processes_appending_to_one_event_lose_and_reorder_nothing(
     for number in range(2):
         mine = [e["data"]["round"] for e in entries if e["data"]["player"] == number]
         assert mine == list(range(1, count + 1))
-    assert tournament_logs(swiss_of(app).store).verify(ev).ok
+    assert swiss_of(app).store.tournament_logs.verify(ev).ok
 
 
 # -- an older database ----------------------------------------------------------------------------
@@ -313,12 +313,12 @@ def test_an_older_database_with_swiss_rows_migrates_with_the_same_standings(
         swiss = swiss_of(second)
         assert swiss.log(ev) == log_before  # the same actors, chained to the same hashes
         assert swiss.summary(ev) == before
-        assert tournament_logs(swiss.store).verify(ev).ok
+        assert swiss.store.tournament_logs.verify(ev).ok
         # and the event goes on, its log chained on from the carried-over head
         swiss.drop(ev, 4, "org2", before["rounds"][-1]["number"])
         appended = swiss.log(ev)[-1]
         assert appended["actor"] == {"role": "staff", "name": "org2", "seat": None}
         assert appended["prev_hash"] == log_before[-1]["hash"]
-        assert tournament_logs(swiss.store).verify(ev).ok
+        assert swiss.store.tournament_logs.verify(ev).ok
     finally:
         second.extensions["duel_table"].close()

@@ -302,10 +302,10 @@ def test_the_sheet_does_not_say_verified_for_a_cut_log(app, client):
     from server import services
 
     with app.app_context():
-        t = play_match(services().store)
+        t = play_match(services().tables.store)
         assert client.get(f"/api/tables/{t.code}/export.json").get_json()["verified"]["ok"]
         cut(t.code, seq_of(t.code, "duel.final") - 1)
-        services().store._cache.drop(t.code)
+        services().tables.store._cache.drop(t.code)
     body = client.get(f"/api/tables/{t.code}/export.json").get_json()
     assert body["verified"]["ok"] is False
     assert body["verified"]["problem"] == "log shorter than its recorded length"

@@ -623,7 +623,7 @@ def test_the_views_texts_are_the_apps_and_emptied_with_it(app):
 
     found: Services = app.extensions["duel_table"]
     code = found.tables.create_table(get_ruleset(), 1)
-    snap = found.store.snapshot(code)
+    snap = found.tables.store.snapshot(code)
     found.views.state_text(snap, None, False, {})
     assert snap in found.views
     found.views.close()

@@ -157,6 +157,8 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
     from server.api.encoding import encode_parts as _encode_parts
     from server.api.ws import Connection
     from server.rules import Actor, view
+    from server.service.hub import LocalHub
+    from server.service.tables import TableService
 
     audiences = {
         "A": Actor("seat", "A", "Yugi"),
@@ -167,11 +169,12 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
     sockets: dict[tuple[str, int], Connection] = {}
     held: dict[tuple[str, int], Any] = {}
     views = ViewTexts()
+    reads = TableService(store, LocalHub())  # what a socket reads the table through
     checked = {"seqs": 0, "ledger": 0, "delta_bytes": 0, "full_bytes": 0}
 
     def connection(code: str, actor: Actor, version: int) -> Connection:
         conn = Connection.__new__(Connection)
-        conn.code, conn.store, conn.clock, conn.actor = code, store, lambda: 0, actor
+        conn.code, conn.tables, conn.clock, conn.actor = code, reads, lambda: 0, actor
         conn.ws, conn.version, conn.last_seq, conn.welcomed = Sent(), version, 0, False
         conn.sent_parts, conn.sent_rows = {}, []
         conn.open_pass, conn._grant = (

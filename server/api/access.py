@@ -195,7 +195,7 @@ def viewer(code: str, token: str | None = None) -> Viewer:
     """Who this request is at table `code` (the request's bearer token unless `token`)."""
     code = code.upper()
     token = token if token is not None else bearer()
-    seat = services().store.seat_actor(code, token) if token else None
+    seat = services().tables.seat_actor(code, token) if token else None
     return Viewer(code, seat=seat, staff=staff_actor(code))
 
 
@@ -224,7 +224,7 @@ def socket_actor(code: str, token: str | None) -> Actor | None:
     Raises `AppError` "bad_token" for an unknown token and "spectators_off" for a spectator the
     table does not admit."""
     if token:
-        seat = services().store.seat_actor(code, token)
+        seat = services().tables.seat_actor(code, token)
         if seat is None:
             raise AppError("bad_token", "Unknown token.", status=401)
         return seat
@@ -252,7 +252,7 @@ def request_budget(code: str) -> str | None:
     claim=...`: a new phone from the card's QR); None (the address's) for anyone else."""
     token = bearer()
     if token and CODE.fullmatch(code.upper()):
-        key = budget_key(code, services().store.seat_actor(code.upper(), token))
+        key = budget_key(code, services().tables.seat_actor(code.upper(), token))
         if key is not None:
             return key
     staff = current_staff()
@@ -269,7 +269,7 @@ def card_budget(code: str, seat: str, claim: str) -> str | None:
     code = code.upper()
     if seat not in ("A", "B") or not claim or len(claim) > 64 or not claim.isalnum():
         return None
-    if not CODE.fullmatch(code) or not services().store.exists(code):
+    if not CODE.fullmatch(code) or not services().tables.exists(code):
         return None
     if claim_ok(code, seat, claim):
         return f"card:{code}:{seat}"
@@ -283,7 +283,7 @@ def look_up(code: str) -> bool:
     """Whether a table has this code; a code that finds none also spends one of the address's
     few "miss" tokens (`HTTP_MISS_PER_MINUTE`), so guessing codes is slow (docs/security.md)
     while phones that know their code are not held back."""
-    if services().store.exists(code.upper()):
+    if services().tables.exists(code.upper()):
         return True
     limiter = services().misses
     if not limiter.take(request.remote_addr or "?"):
@@ -325,7 +325,7 @@ def decide() -> None:
     elif policy == OVERLAY:
         code = str(args.get("code", ""))
         charge(1, request_budget(code))
-        if not look_up(code) or not services().store.snapshot(code.upper()).state.overlay:
+        if not look_up(code) or not services().tables.snapshot(code.upper()).state.overlay:
             raise AppError("overlay_off", "This table is not shown on the overlay.", status=404)
     elif policy == STAFF and endpoint != "staff.login":
         if current_staff() is None:

@@ -24,7 +24,7 @@ from server.service.hub import Hub
 from server.service.lists import Lists
 from server.service.seats import SeatService
 from server.service.swiss import SwissService
-from server.service.tables import EventStore, TableService
+from server.service.tables import TableService
 from server.service.timer import Timer
 from server.service.tournament import Tournament
 
@@ -86,11 +86,6 @@ class Services:
     # When the unjoined casual tables were last swept (`api/http.py`).
     swept_ms: int | None = None
 
-    @property
-    def store(self) -> EventStore:
-        """The tables' logs and snapshots the table service writes, for the views' reads."""
-        return self.tables.store
-
     def close(self) -> None:
         """Stop the timer, the checkpointer, the pinger, the group committer and the hub (tests
         create many apps in one process)."""
@@ -105,7 +100,7 @@ class Services:
         self.grants.stop()
         self.offload.close()
         self.views.close()
-        self.store.close()
+        self.tables.close()
         self.hub.close()
 
 

@@ -43,7 +43,7 @@ def seat_of_request(code: str) -> Actor:
     scheme, _, token = header.partition(" ")
     actor = None
     if scheme.lower() == "bearer" and token.strip():
-        actor = services().store.seat_actor(code, token.strip())
+        actor = services().tables.seat_actor(code, token.strip())
     if actor is None:
         raise AppError("bad_token", "Send your seat's token: Authorization: Bearer ...", status=401)
     return actor
@@ -70,7 +70,7 @@ def ensure_event_banlist(code: str, now_ms: int) -> None:
     loaded = event_banlist(code)
     if loaded is None:
         return
-    state = services().store.snapshot(code).state
+    state = services().tables.snapshot(code).state
     in_force = state.banlist
     if in_force is not None and in_force.name == loaded[0]:
         return
@@ -143,7 +143,7 @@ def check_list(code: str) -> Response:
     code = code.upper()
     seat_of_request(code)
     body = load_body()
-    state = services().store.snapshot(code).state
+    state = services().tables.snapshot(code).state
     banlist = state.banlist
     if banlist is None and not any(d.cards for d in state.decks.values()):
         loaded = event_banlist(code)  # the list the table will get at registration

@@ -159,7 +159,7 @@ def bind_event_deck(code: str, args: dict[str, Any], actor: Actor, now_ms: int) 
     if found is None:
         return args
     event_id, player = found
-    state = services().store.snapshot(code).state
+    state = services().tables.snapshot(code).state
     given, problems = read_list(str(args.get("text") or ""), state.banlist)
     open_ = state.phase == REGISTRATION or (state.phase == BETWEEN and not decks_confirmed(state))
     again = False

@@ -14,7 +14,7 @@ from server.projections.floor import summarise
 from server.rules.view import calls_view, own_disputes, people_view, shared_view
 from server.runtime.stalls import span
 from server.service.hub import Hub
-from server.service.tables import EventStore
+from server.service.tables import TableService
 from server.service.tournament import Tournament
 
 from .encoding import encode
@@ -81,7 +81,7 @@ class Feed:
 
     def _summarise(self, code: str, seq: int = 0) -> dict[str, Any] | None:
         try:
-            snap = self.registry.store.fresh(code, seq)
+            snap = self.registry.tables.fresh(code, seq)
         except Exception:
             log.exception("floor: cannot read table %s", code)
             return None
@@ -201,12 +201,12 @@ class FeedRegistry:
     def __init__(
         self,
         tournament: Tournament,
-        store: EventStore,
+        tables: TableService,
         hub: Hub,
         clock: Callable[[], int],
         interval_ms: int,
     ) -> None:
-        self.tournament, self.store, self.hub, self.clock = tournament, store, hub, clock
+        self.tournament, self.tables, self.hub, self.clock = tournament, tables, hub, clock
         self.interval = interval_ms / 1000
         self.no_show_ms: int | None = None
         self._feeds: dict[int, Feed] = {}

@@ -101,7 +101,7 @@ def load_query() -> dict[str, Any]:
 
 
 def public_state(code: str) -> tuple[int, dict[str, Any]]:
-    snap = services().store.snapshot(code)
+    snap = services().tables.snapshot(code)
     return snap.seq, {**view(snap.state, None), "seq": snap.seq}
 
 
@@ -131,7 +131,7 @@ def create_table() -> tuple[Response, int, dict[str, str]]:
     if unjoined_ms and (swept is None or now - swept >= SWEEP_EVERY_MS):
         # At most once a minute: a burst of new tables costs no look-up each.
         found.swept_ms = now
-        found.store.sweep_unjoined(now - unjoined_ms, SWEEP_AT_A_TIME)
+        found.tables.sweep_unjoined(now - unjoined_ms, SWEEP_AT_A_TIME)
     code = found.tables.create_table(ruleset, found.clock())
     join_url = f"/t/{code}"
     return jsonify({"code": code, "join_url": join_url}), 201, {"Location": join_url}
@@ -147,7 +147,7 @@ def get_table(code: str) -> Response:
     if seat is None or seat.seat is None:
         seq, state = public_state(code)
     else:
-        snap = services().store.snapshot(code)
+        snap = services().tables.snapshot(code)
         seq, state = snap.seq, {**view(snap.state, seat.seat), "seq": snap.seq}
     return jsonify({"code": code, "seq": seq, "state": state})
 
@@ -175,7 +175,7 @@ def table_qr(code: str) -> Response:
     """A QR code of the table's join link."""
     rate_limit()  # a 404 here would also tell a guesser which codes exist
     code = code.upper()
-    if not services().store.exists(code):
+    if not services().tables.exists(code):
         raise AppError("no_such_table", "No table has this code.", status=404)
     base, _ = public_base_here()
     return Response(qr_svg(f"{base}/t/{code}"), mimetype="image/svg+xml")
@@ -211,7 +211,7 @@ def table_invite(code: str) -> Response:
     """The link the other phone opens (the one in the QR code): `{"url", "from"}`."""
     rate_limit()
     code = code.upper()
-    if not services().store.exists(code):
+    if not services().tables.exists(code):
         raise AppError("no_such_table", "No table has this code.", status=404)
     base, source = public_base_here()
     return jsonify({"url": f"{base}/t/{code}", "from": source})
@@ -222,8 +222,8 @@ def table_log(code: str) -> Response:
     """The whole event log, each entry with its chain hashes (secret picks hidden)."""
     rate_limit()
     code = code.upper()
-    judged = services().store.snapshot(code).state.ruleset.staff_start
-    events = [event_for(entry, None, judged=judged) for entry in services().store.log(code)]
+    judged = services().tables.snapshot(code).state.ruleset.staff_start
+    events = [event_for(entry, None, judged=judged) for entry in services().tables.log(code)]
     return jsonify({"code": code, "events": events})
 
 
@@ -234,7 +234,7 @@ def table_ledger(code: str) -> Response:
     rate_limit()
     code = code.upper()
     query = load_query()
-    snap = services().store.snapshot(code)
+    snap = services().tables.snapshot(code)
     ledger = snap.state.ledger
     limit = min(query["limit"], LEDGER_PAGE_MAX)
     start = query.get("start", max(0, len(ledger) - limit))

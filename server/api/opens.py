@@ -20,16 +20,9 @@ PASS_LENGTH = 32  # hex characters of the MAC: 128 bits
 
 
 def _key() -> bytes | None:
-    signer = services().store.signer
-    if signer is None or signer.key is None:
-        return None
-    from cryptography.hazmat.primitives import serialization
-
-    raw = signer.key.private_bytes(
-        serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()
-    )
+    raw = services().tables.secret()
     # Its own key, derived: a pass is never a claim or a signature of anything else.
-    return hashlib.sha256(b"duel-table socket pass v1\n" + raw).digest()
+    return None if raw is None else hashlib.sha256(b"duel-table socket pass v1\n" + raw).digest()
 
 
 def _mac(key: bytes, code: str, seat: str, token_hash: str) -> str:
@@ -53,8 +46,7 @@ def pass_budget(code: str, given: str) -> str | None:
     key = _key()
     if key is None:
         return None
-    row = services().store.seat_row(code, seat)
-    token_hash = getattr(row, "token_hash", None)
+    token_hash = services().tables.seat_token_hash(code, seat)
     if not token_hash or not hmac.compare_digest(_mac(key, code, seat, token_hash), mac):
         return None
     return f"seat:{code}:{seat}"

@@ -35,7 +35,7 @@ def overlay_page(code: str) -> Response:
 @bp.get("/api/tables/<code>/overlay.json")
 def overlay_data(code: str) -> Response:
     """What the overlay shows of a table its staff show on it; `now_ms` is this answer's own."""
-    snap = services().store.snapshot(code.upper())
+    snap = services().tables.snapshot(code.upper())
     response = jsonify({**overlay_view(snap.state), "seq": snap.seq, "now_ms": services().clock()})
     response.headers["Cache-Control"] = "no-store"
     return response

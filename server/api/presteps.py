@@ -39,7 +39,7 @@ def card_names(code: str, args: dict[str, Any], actor: Actor, now_ms: int) -> di
     passcode), for its cards and the ban list in force, and its passcodes' English names for the
     refusal's words (`labels`); a seat's own `names` or `labels` never get here (the validator
     refuses them) and would be replaced."""
-    banlist = services().store.snapshot(code).state.banlist
+    banlist = services().tables.snapshot(code).state.banlist
     text = str(args.get("text") or "")
     names = names_for(text, banlist)
     return {**args, "names": names, "labels": labels_for(text, names)}

@@ -85,12 +85,12 @@ def staff_names() -> bool:
 
 def table_sheet(code: str) -> tuple[Sheet, list[dict[str, Any]]]:
     """A table's sheet and log, with the chain checked over the same events that are shown."""
-    store = services().store
+    tables = services().tables
     # A log changed under the cache: alarm the judges.
     services().tables.audit(code, services().clock())
     for _ in range(3):
-        check = store.verify(code)
-        log = store.log(code)
+        check = tables.verify(code)
+        log = tables.log(code)
         if not check.ok or check.count == len(log):
             break  # otherwise an event arrived between the two reads: read again
     head = str(log[-1]["hash"]) if log else ""
@@ -114,7 +114,7 @@ def render_sheets(codes: list[str], tz: tzinfo | None = None) -> str:
     code prints as a page saying so). For the organiser's print of a round."""
     sheets: list[tuple[str, Sheet | None]] = []
     for code in codes:
-        if not CODE.fullmatch(code) or not services().store.exists(code):
+        if not CODE.fullmatch(code) or not services().tables.exists(code):
             sheets.append((code, None))
         else:
             sheets.append((code, table_sheet(code)[0]))
@@ -170,7 +170,7 @@ def sheet_page(code: str) -> Response | tuple[str, int]:
     rate_limit()
     code = code.upper()
     tz = request_tz()
-    if not CODE.fullmatch(code) or not services().store.exists(code):
+    if not CODE.fullmatch(code) or not services().tables.exists(code):
         return render_template("sheets.html", sheets=[(code, None)], **_helpers(tz)), 404
     return _no_store(Response(render_sheets([code], tz), mimetype="text/html"))
 
@@ -206,8 +206,8 @@ def export_json(code: str) -> Response:
             "problem": chain.problem,
         },
         "events": public_log(log, staff_names()),
-        "signed_heads": services().store.signed_heads(code),
-        "public_key": getattr(services().store.signer, "public_hex", None),
+        "signed_heads": services().tables.signed_heads(code),
+        "public_key": services().tables.public_key(),
     }
     response = jsonify(body)
     response.headers["Content-Disposition"] = f'attachment; filename="duel-table-{code}.json"'
@@ -235,9 +235,8 @@ def signed_heads(code: str) -> Response:
     was shown as receipts, and the sheet page checks them against the log."""
     rate_limit()
     code = code.upper()
-    store = services().store
-    heads = store.signed_heads(code)
-    key = store.signer.public_hex if store.signer is not None else None
+    tables = services().tables
+    heads, key = tables.signed_heads(code), tables.public_key()
     return _no_store(jsonify({"code": code, "public_key": key, "heads": heads}))
 
 

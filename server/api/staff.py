@@ -347,13 +347,13 @@ def results_csv(event_id: int) -> Response:
     or with a seat taken), as the floor, the hall and End round count them."""
     require_role(event_id, "organiser", "judge")
     round_no = request.args.get("round", type=int)
-    store = services().store
+    tables = services().tables
     out = io.StringIO()
     out.write(BOM)
     writer = csv.DictWriter(out, fieldnames=RESULT_COLUMNS)
     writer.writeheader()
     for table in tournament().in_play(event_id, round_no):
-        snap = store.snapshot(table["code"])
+        snap = tables.snapshot(table["code"])
         state = view(snap.state, privileged=True)  # the players' IDs are the staff's
         row = result_row(table["number"], table["round"], table["code"], state, table["pairing"])
         writer.writerow({k: csv_safe(v) for k, v in row.items()})
@@ -379,8 +379,8 @@ def staff_table(code: str) -> Response:
     if t.role(staff, event_id) is None:
         raise AppError("forbidden", "You are not staff of this table's event.", status=403)
     info = t.table_info(code)
-    snap = services().store.snapshot(code)
-    log = services().store.log(code)
+    snap = services().tables.snapshot(code)
+    log = services().tables.log(code)
     state = view(snap.state, privileged=True)  # judges see every deck list
     return jsonify(
         {
@@ -435,7 +435,7 @@ def next_table(code: str) -> Response:
         raise AppError("not_event_table", "This table belongs to no event.", status=404)
     seat = viewer(code).seat
     assert seat is not None and seat.seat is not None  # the route's `seat` policy
-    mine = services().store.snapshot(code).state.seats[seat.seat]
+    mine = services().tables.snapshot(code).state.seats[seat.seat]
     event_id = int(info["event"]["id"])
     current = tournament().current_round(event_id)
     matches: list[dict[str, Any]] = []

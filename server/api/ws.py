@@ -62,7 +62,6 @@ class Connection(Session):
     ) -> None:
         super().__init__(ws, config, found.pinger)
         self.code = code
-        self.store = found.store
         self.hub = found.hub
         self.tables = found.tables
         self.clock = found.clock
@@ -149,14 +148,14 @@ class Connection(Session):
         return self.actor.role in ("judge", "organiser")
 
     def _events(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        judged = self.store.snapshot(self.code).state.ruleset.staff_start
+        judged = self.tables.snapshot(self.code).state.ruleset.staff_start
         return [event_for(env, self.actor.seat, self.privileged, judged) for env in rows]
 
     def _welcome(self, since: int | None) -> None:
         if since is None:
-            snap, events = self.store.snapshot(self.code), []
+            snap, events = self.tables.snapshot(self.code), []
         else:
-            snap, rows = self.store.update_since(self.code, since, limit=MAX_REPLAY)
+            snap, rows = self.tables.update_since(self.code, since, limit=MAX_REPLAY)
             events = self._events(rows)
         self.last_seq = snap.seq
         self.welcomed = True
@@ -174,7 +173,7 @@ class Connection(Session):
         self._send_with_state(welcome, snap)
 
     def _update(self, published: int) -> None:
-        snap, rows = self.store.update_since(
+        snap, rows = self.tables.update_since(
             self.code, self.last_seq, at_least=published, limit=MAX_REPLAY
         )
         if snap.seq <= self.last_seq:
@@ -337,9 +336,9 @@ class Connection(Session):
         now = self.clock()
         self.seen_ms = now
         try:
-            asks = self.store.fresh(self.code).state.seat_requests
+            asks = self.tables.fresh(self.code).state.seat_requests
             if any(r.seat == seat for r in asks):
-                self.store.seen(self.code, seat, now)
+                self.tables.seen(self.code, seat, now)
         except Exception:
             log.exception("table %s: noting seat %s's phone failed", self.code, seat)
 

@@ -111,16 +111,10 @@ class SeatService:
 
     def secret(self) -> bytes:
         """The key of the cards' claims, from the server's signing key."""
-        signer = self.store.signer
-        if signer is None or signer.key is None:
+        secret = self.tables.secret()
+        if secret is None:
             raise Busy("no_key", "The server has no signing key.")
-        from cryptography.hazmat.primitives import serialization
-
-        return signer.key.private_bytes(
-            serialization.Encoding.Raw,
-            serialization.PrivateFormat.Raw,
-            serialization.NoEncryption(),
-        )
+        return secret
 
     def claim_for(self, slug: str, number: int, seat: str, *, issue: int = 1) -> str:
         """The claim printed in a table card's QR for one seat, for the whole event."""

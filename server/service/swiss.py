@@ -29,7 +29,6 @@ from server.rules.swiss import Match, Player, SwissError
 from server.rules.table import MAX_NAME
 from server.rules.tournament_log import actor_of
 from server.store import EventStore
-from server.store.logs import tournament_logs
 from server.store.models import TableRow, db
 from server.store.swiss import SwissPlayer
 from server.store.tournament import EventTable, Round, TournamentEvent
@@ -211,13 +210,13 @@ class SwissService:
 
     def _append(self, event_id: int, type_: str, data: dict[str, Any], actor: str, now: int) -> int:
         who = actor_of(type_, data, actor)
-        return tournament_logs(self.store).append(event_id, type_, data, who, now)
+        return self.store.tournament_logs.append(event_id, type_, data, who, now)
 
     def log(self, event_id: int) -> list[dict[str, Any]]:
-        return tournament_logs(self.store).entries(event_id)
+        return self.store.tournament_logs.entries(event_id)
 
     def state(self, event_id: int) -> State:
-        t = tournament_logs(self.store).snapshot(event_id).state  # cached, moved on by new rows
+        t = self.store.tournament_logs.snapshot(event_id).state  # cached, moved on by new rows
         s = State(
             dropped=dict(t.dropped),
             rounds={
@@ -370,7 +369,7 @@ class SwissService:
         list is then the one of the whole event. Read from the player and the log's
         check-ins alone (not the tables, as `state` does)."""
         first = self.player(event_id, number).entered_round
-        t = tournament_logs(self.store).snapshot(event_id).state
+        t = self.store.tournament_logs.snapshot(event_id).state
         check_in, checked = t.check_in, t.checked_in.get(number)
         if check_in and checked is not None:
             first = max(first, checked)
@@ -380,7 +379,7 @@ class SwissService:
     def decklist_source(self, event_id: int, number: int) -> tuple[str, str] | None:
         """Who registered the player's list for the event: ("player" | "organiser" | "table",
         the account or the table's code), or None."""
-        return tournament_logs(self.store).snapshot(event_id).state.decklists.get(number)
+        return self.store.tournament_logs.snapshot(event_id).state.decklists.get(number)
 
     def set_decklist(
         self,

@@ -36,6 +36,7 @@ from server.rules.base import SYSTEM_ACTOR, judge_called
 from server.rules.state import SeatAsk
 from server.service.hub import Hub
 from server.store import Appended, EventStore, Joined, Snapshot
+from server.store.chain import Verification
 from server.store.events import new_recovery_code
 from server.store.models import COMMAND_DIGEST_MAX, COMMAND_ID_MAX
 from server.store.writers import Statement
@@ -137,6 +138,70 @@ class TableService:
             return self._decide(snap, cmd, args, actor, now_ms), []
 
         return self._write(code, cmd_id, decide_on, digest=digest)
+
+    # -- reads for the edge: the tables' state, logs and seats (the store stays behind) ---------
+
+    def snapshot(self, code: str) -> Snapshot:
+        """The committed state of table `code` now."""
+        return self.store.snapshot(code)
+
+    def fresh(self, code: str, at_least: int = 0) -> Snapshot:
+        """The state at `at_least` or later, from memory when this process holds it."""
+        return self.store.fresh(code, at_least)
+
+    def update_since(
+        self, code: str, since: int, at_least: int = 0, limit: int = 500
+    ) -> tuple[Snapshot, list[dict[str, Any]]]:
+        """The state now and the envelopes after `since` (none when more than `limit`)."""
+        return self.store.update_since(code, since, at_least, limit)
+
+    def exists(self, code: str) -> bool:
+        """Whether a table has this code."""
+        return self.store.exists(code)
+
+    def log(self, code: str) -> list[dict[str, Any]]:
+        """The table's whole log, oldest first."""
+        return self.store.log(code)
+
+    def verify(self, code: str) -> Verification:
+        """The table's hash chain (and signed heads) checked."""
+        return self.store.verify(code)
+
+    def seat_actor(self, code: str, token: str) -> Actor | None:
+        """The seat whose token this is at table `code`, or None."""
+        return self.store.seat_actor(code, token)
+
+    def seat_token_hash(self, code: str, seat: str) -> str | None:
+        """The hash of the token holding `seat` at table `code` (None: the seat is free)."""
+        row = self.store.seat_row(code, seat)
+        return str(row.token_hash) if row is not None and row.token_hash else None
+
+    def seen(self, code: str, seat: str, now_ms: int) -> None:
+        """The seat's phone is around now."""
+        self.store.seen(code, seat, now_ms)
+
+    def signed_heads(self, code: str) -> list[dict[str, Any]]:
+        """The table's signed heads, oldest first."""
+        return self.store.signed_heads(code)
+
+    def public_key(self) -> str | None:
+        """The server's public key in hex (None: it signs nothing)."""
+        signer = self.store.signer
+        return None if signer is None else signer.public_hex
+
+    def secret(self) -> bytes | None:
+        """The server's signing key's raw secret, which the cards' claims and the socket
+        passes are made from (None: the server has no key)."""
+        signer = self.store.signer
+        return None if signer is None else signer.raw_secret()
+
+    def sweep_unjoined(self, before_ms: int, limit: int) -> list[str]:
+        """Delete up to `limit` casual tables made before `before_ms` that nobody joined."""
+        return self.store.sweep_unjoined(before_ms, limit)
+
+    def close(self) -> None:
+        """Close the store under the service (its group committer)."""
+        self.store.close()
 
     # -- publishing ----------------------------------------------------------------------------
 

@@ -63,6 +63,7 @@ from .chain import (
     verify_chain,
 )
 from .group import GroupCommit
+from .logs import TournamentLogs
 from .models import CommandRow, EventRow, HeadSignature, SeatRequest, SeatRow, TableRow
 from .signing import SIGN_AT
 from .writers import INTEGRITY_ERRORS, Pending, Statement, Writer, writer_for
@@ -148,6 +149,8 @@ class EventStore:
         self._cache = LRU(cache_size)
         # The database's transactions and group writes (SQLite's or PostgreSQL's).
         self.writer: Writer = writer_for(database)
+        # Each event's tournament log, kept beside the tables' logs with the same writer.
+        self.tournament_logs = TournamentLogs(database, self.writer)
         # Deciding: one command at a time in this process, in memory (no I/O but a cache miss).
         self._plan_lock = threading.Lock()
         self._pending: dict[str, Pending] = {}

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
-import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -221,20 +219,6 @@ class TournamentLogs:
             except INTEGRITY_ERRORS:
                 self._cache.drop(event_id)  # another writer took this seq: read again
         raise Busy("busy", "Try again.")
-
-
-_LOGS: weakref.WeakKeyDictionary[Any, TournamentLogs] = weakref.WeakKeyDictionary()
-_LOGS_LOCK = threading.Lock()
-
-
-def tournament_logs(store: Any) -> TournamentLogs:
-    """The tournament logs beside a table store (`EventStore`): the same database and writer,
-    and one snapshot cache per store."""
-    with _LOGS_LOCK:
-        found = _LOGS.get(store)
-        if found is None:
-            found = _LOGS[store] = TournamentLogs(store.db, store.writer)
-        return found
 
 
 def chain_existing(database: Any) -> int:

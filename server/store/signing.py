@@ -68,6 +68,17 @@ class Signer:
             raise ValueError(f"{path} is not an Ed25519 private key")
         return cls(loaded, loaded.public_key())
 
+    def raw_secret(self) -> bytes | None:
+        """The private key's raw 32 bytes (the secret the cards' claims and the socket passes
+        are made from), or None for a key that only checks."""
+        if self.key is None:
+            return None
+        return self.key.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+
     @property
     def public_hex(self) -> str:
         raw = self.public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)

@@ -65,7 +65,7 @@ def main() -> int:
     pg_app.extensions["duel_table"].close()
     with tempfile.TemporaryDirectory() as tmp:
         sqlite, app = capture_ddl("", tmp)
-        store = app.extensions["duel_table"].store
+        store = app.extensions["duel_table"].tables.store
         code = store.create_table(get_ruleset(), T0)
         a, _ = store.join(code, "A", "Yugi", "0001", T0 + 1000)
         b, _ = store.join(code, "B", "Kaiba", "0002", T0 + 2000)
