@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from server.rules import event_for, view
+from server.rules.match import FORMS
 from tests.rules_helpers import CHECKLIST, Table
 
 
@@ -169,7 +170,10 @@ def test_r6_5_rps_pick_is_secret_until_both_are_in(t: Table) -> None:
         seen = view(t.state, viewer)
         assert seen["pregame"]["my_pick"] is None
         assert seen["pregame"]["picked"] == {"A": True, "B": False}
-        assert "paper" not in repr(seen)
+        # Every view carries the hands a form offers (`forms`, the same for every table and
+        # reader); nothing else in it may name the picked hand.
+        assert seen["forms"] == FORMS
+        assert "paper" not in repr({k: v for k, v in seen.items() if k != "forms"})
     envelope = {"seq": 9, **event.to_dict()}
     assert event_for(envelope, "A")["data"]["hand"] == "paper"
     assert event_for(envelope, "B")["data"]["hand"] is None

@@ -42,6 +42,7 @@ from .base import (
     row,
     whole,
 )
+from .decklist import SIZE
 from .duel_end import casual, close_duel, decide_match
 from .ledger import first_unsettled, open_disputes, unsettled
 from .registration import (
@@ -91,13 +92,19 @@ from .twokey import (
     said_yes,
 )
 
-MAIN_MIN, MAIN_MAX, EXTRA_MAX, SIDE_MAX = 40, 60, 15, 15  # R2.1-R2.3
-COUNT_RULES = {
-    "main": (MAIN_MIN, MAIN_MAX, "R2.1: the main deck holds 40 to 60 cards."),
-    "extra": (0, EXTRA_MAX, "R2.2: the extra deck holds 0 to 15 cards."),
-    "side": (0, SIDE_MAX, "R2.3: the side deck holds 0 to 15 cards."),
+COUNT_RULES = {  # R2.1-R2.3, the sizes themselves in `decklist.SIZE`
+    part: (*SIZE[part], f"{rule}: the {part} deck holds {SIZE[part][0]} to {SIZE[part][1]} cards.")
+    for part, rule in (("main", "R2.1"), ("extra", "R2.2"), ("side", "R2.3"))
 }
 HANDS = ("rock", "paper", "scissors")
+# What the phones' forms offer, said by the rules so no screen keeps a copy: the deck sizes
+# (R2.1-R2.3; a side exchange moves at most a side deck's worth, R6.8), the pregame checklist
+# (R6.1-R6.4) and the hands of rock-paper-scissors (R6.5).
+FORMS: dict[str, Any] = {
+    "deck_sizes": {part: list(size) for part, size in SIZE.items()},
+    "checklist": list(CHECK_ITEMS),
+    "hands": list(HANDS),
+}
 DOUBLE_LOSS = "double_loss"  # a judge's match result where both players lose (a double no-show)
 BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 

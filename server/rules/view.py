@@ -12,7 +12,7 @@ from .base import EVENTS, SEATS
 from .clock import next_due_ms
 from .judge import penalty_choices
 from .ledger import by_amount
-from .match import result_ends_match, wins_after_result
+from .match import FORMS, result_ends_match, wins_after_result
 from .now import may_send
 from .registration import list_view
 from .state import Change, Deck, Dispute, LedgerEntry, TableState
@@ -28,6 +28,7 @@ def _changes(changes: tuple[Change, ...]) -> list[dict[str, Any]]:
 VIEW_FIELDS: dict[str, str] = {
     "code": "str",
     "ruleset": "object",
+    "forms": "object",
     "match_no": "int",
     "phase": "str",
     "duel_no": "int",
@@ -313,6 +314,7 @@ def shared_view(s: TableState) -> dict[str, Any]:
         ],
         "next_due_ms": next_due_ms(s),
         "stage_turns": stage_turns(s.ruleset, s.time.stage),  # the time-over stage's turns (R5)
+        "forms": FORMS,  # the deck sizes, the checklist and the hands the phones' forms offer
     }
 
 

@@ -61,6 +61,9 @@ export class TableStore {
     try {
       const cached = JSON.parse(this.storage?.getItem(this.cacheKey()) || "null");
       if (!cached || !cached.state || cached.token !== this.owner) return false;
+      // A copy kept by an older shell lacks what the panels now read from the view (`forms`):
+      // it waits for the server's welcome instead of drawing from a partial state.
+      if (!cached.state.forms) return false;
       this.welcome({ role: cached.role, seat: cached.seat, state: cached.state });
       this.seq = 0;
       return true;

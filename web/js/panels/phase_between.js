@@ -7,7 +7,7 @@ import { t } from "../i18n.js";
 import { get, other } from "../state.js";
 import { card, countsText, may, numberField, seatName } from "./kit.js";
 
-export const reads = ["decks", "seats", "ruleset", "window", "may_send"];
+export const reads = ["decks", "seats", "ruleset", "window", "may_send", "forms"];
 
 // R7.5: a failed check holds the table. At an event a judge clears it; at a casual table (no
 // judge) both players say the deck is fixed (`deck.fix`, the second yes clears it).
@@ -75,11 +75,12 @@ function phaseBetween(ctx) {
     }
     // R6.8 side decking: the deck keeps its count
     const form = (ui.forms.side ||= {});
+    const most = s.forms.deck_sizes.side[1]; // at most a side deck's worth moves (R2.3, R6.8)
     const err = h("p", { class: "form-error", testid: "side-error", role: "alert" });
     const submit = () => {
       const n = (k) => Number(form[k] || 0);
       const v = { main: { in: n("main_in"), out: n("main_out") }, extra: { in: n("extra_in"), out: n("extra_out") } };
-      const bad = [v.main.in, v.main.out, v.extra.in, v.extra.out].some((x) => !Number.isInteger(x) || x < 0 || x > 15);
+      const bad = [v.main.in, v.main.out, v.extra.in, v.extra.out].some((x) => !Number.isInteger(x) || x < 0 || x > most);
       // R6.8 (in = out) is the server's to judge: its refusal names the deck and the difference.
       if (bad) err.textContent = t("side.err_range");
       else {
@@ -91,10 +92,10 @@ function phaseBetween(ctx) {
       h("h3", { text: t("side.title") }),
       h("p", { class: "muted", text: t("side.hint") }),
       h("div", { class: "fields4" },
-        numberField(ui, "side", "main_in", t("side.main_in"), "side-main-in", { max: 15 }),
-        numberField(ui, "side", "main_out", t("side.main_out"), "side-main-out", { max: 15 }),
-        numberField(ui, "side", "extra_in", t("side.extra_in"), "side-extra-in", { max: 15 }),
-        numberField(ui, "side", "extra_out", t("side.extra_out"), "side-extra-out", { max: 15 }),
+        numberField(ui, "side", "main_in", t("side.main_in"), "side-main-in", { max: most }),
+        numberField(ui, "side", "main_out", t("side.main_out"), "side-main-out", { max: most }),
+        numberField(ui, "side", "extra_in", t("side.extra_in"), "side-extra-in", { max: most }),
+        numberField(ui, "side", "extra_out", t("side.extra_out"), "side-extra-out", { max: most }),
       ),
       err,
       h("button", { class: "btn btn-wide", testid: "side-submit", onclick: submit, text: t("side.submit") }),

@@ -7,11 +7,9 @@ import { t } from "../i18n.js";
 import { other } from "../state.js";
 import { card, may, seatName } from "./kit.js";
 
-const CHECK_ITEMS = ["handshake", "side_shown", "shuffled", "cut"];
-const HANDS = ["rock", "paper", "scissors"];
 const HAND_ICON = { rock: "\u270a", paper: "\u270b", scissors: "\u270c\ufe0f" };
 
-export const reads = ["pregame", "seats", "clock", "ruleset", "may_send"];
+export const reads = ["pregame", "seats", "clock", "ruleset", "may_send", "forms"];
 export const local = ["eventRound"];
 
 /** The pregame card. */
@@ -23,6 +21,7 @@ function phasePregame(ctx) {
   const { s, view, send } = ctx;
   const pg = s.pregame || {};
   const checks = pg.checks || {};
+  const CHECK_ITEMS = s.forms.checklist; // the rules' list (R6.1-R6.4), in the view
   const parts = [];
   // R6.1-R6.4 checklist
   const mineChecks = view.isSeat ? checks[view.seat] || [] : [];
@@ -71,7 +70,7 @@ function phasePregame(ctx) {
     const throws = Array.isArray(pg.throws) ? pg.throws : [];
     const last = throws.length ? throws[throws.length - 1] : null;
     if (pg.rps_winner && last && last.A && last.B) {
-      parts.push(h("p", { class: "status-line", testid: "rps-hands", text: t("rps.last", { a: seatName(s, "A"), ha: handText(last.A), b: seatName(s, "B"), hb: handText(last.B) }) }));
+      parts.push(h("p", { class: "status-line", testid: "rps-hands", text: t("rps.last", { a: seatName(s, "A"), ha: handText(last.A, s.forms.hands), b: seatName(s, "B"), hb: handText(last.B, s.forms.hands) }) }));
     }
     if (view.isSeat && may(s, "duel.choose")) {
       parts.push(
@@ -103,13 +102,14 @@ function phasePregame(ctx) {
 // physical result reported by one seat and confirmed by the other.
 function rpsPanel(ctx, pg) {
   const { s, view, send } = ctx;
+  const HANDS = s.forms.hands; // the rules' hands (R6.5), in the view
   const parts = [h("h3", { text: t("rps.title") })];
   const picked = pg.picked || {};
   const report = pg.report || null;
   const throws = Array.isArray(pg.throws) ? pg.throws : [];
   const last = throws.length ? throws[throws.length - 1] : null;
   if (last && last.A && last.B) {
-    parts.push(h("p", { class: "status-line", testid: "rps-last", text: t("rps.last", { a: seatName(s, "A"), ha: handText(last.A), b: seatName(s, "B"), hb: handText(last.B) }) + (last.A === last.B ? ` \u2014 ${t("rps.tie")}` : "") }));
+    parts.push(h("p", { class: "status-line", testid: "rps-last", text: t("rps.last", { a: seatName(s, "A"), ha: handText(last.A, HANDS), b: seatName(s, "B"), hb: handText(last.B, HANDS) }) + (last.A === last.B ? ` \u2014 ${t("rps.tie")}` : "") }));
   }
   if (report && report.winner) {
     const by = report.by || null;
@@ -151,7 +151,7 @@ function rpsPanel(ctx, pg) {
   return h("div", { class: "rps", testid: "rps" }, parts);
 }
 
-function handText(hand) {
+function handText(hand, HANDS) {
   if (!HANDS.includes(hand)) return "?";
   return `${HAND_ICON[hand]} ${t(`rps.${hand}`)}`;
 }

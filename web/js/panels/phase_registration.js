@@ -9,7 +9,7 @@ import { get, other } from "../state.js";
 import { toastError } from "../toast.js";
 import { card, countsText, may, numberField, seatName } from "./kit.js";
 
-export const reads = ["decks", "seats", "banlist", "ruleset", "may_send"];
+export const reads = ["decks", "seats", "banlist", "ruleset", "may_send", "forms"];
 export const local = ["banlists", "eventList"];
 // The list check's answer is painted in place as it arrives (not a redraw).
 // The deck counts last declared on this phone (kept by web/js/ui.js) start the form.
@@ -22,9 +22,9 @@ export function build(ctx) {
 }
 
 // Deck counts to start the form with: the declared (or registered list's) counts, else the
-// last ones declared on this phone, else 40/15/15.
-function deckDefaults(declared, last) {
-  const c = declared || (last && Number.isInteger(last.main) ? last : { main: 40, extra: 15, side: 15 });
+// last ones declared on this phone, else the smallest main deck and the largest extra and side.
+function deckDefaults(declared, last, size) {
+  const c = declared || (last && Number.isInteger(last.main) ? last : { main: size.main[0], extra: size.extra[1], side: size.side[1] });
   return { main: String(c.main), extra: String(c.extra ?? 0), side: String(c.side ?? 0) };
 }
 
@@ -34,19 +34,23 @@ function phaseRegistration(ctx) {
   const { s, view, ui, send } = ctx;
   const decks = s.decks || {};
   const meSeat = view.seat;
+  const size = s.forms.deck_sizes;
   const parts = [];
   if (view.isSeat) {
     const mine = get(decks, `${meSeat}.declared`, null);
     const form = (ui.forms.deck ||= {});
     const seen = JSON.stringify(mine);
-    if (form.main === undefined || (mine && form.seen !== seen)) Object.assign(form, deckDefaults(mine, ui.deckLast), { seen });
+    if (form.main === undefined || (mine && form.seen !== seen)) Object.assign(form, deckDefaults(mine, ui.deckLast, size), { seen });
     const err = h("p", { class: "form-error", testid: "deck-error", role: "alert" });
     const declare = () => {
       const v = { main: Number(form.main), extra: Number(form.extra || 0), side: Number(form.side || 0) };
+      // The sizes are the rules' (R2.1-R2.3, the view's `forms`): a count outside them is named
+      // here at once, as the server would refuse it.
       const problems = [];
-      if (!Number.isInteger(v.main) || form.main === "" || v.main < 40 || v.main > 60) problems.push(t("deck.err_main"));
-      if (!Number.isInteger(v.extra) || v.extra < 0 || v.extra > 15) problems.push(t("deck.err_extra"));
-      if (!Number.isInteger(v.side) || v.side < 0 || v.side > 15) problems.push(t("deck.err_side"));
+      const outside = (part) => !Number.isInteger(v[part]) || v[part] < size[part][0] || v[part] > size[part][1];
+      if (form.main === "" || outside("main")) problems.push(t("deck.err_main"));
+      if (outside("extra")) problems.push(t("deck.err_extra"));
+      if (outside("side")) problems.push(t("deck.err_side"));
       err.textContent = problems.join(" ");
       if (problems.length) return;
       send("deck.declare", v);
@@ -59,9 +63,9 @@ function phaseRegistration(ctx) {
     parts.push(
       h("p", { class: "muted", text: t("deck.hint") }),
       h("div", { class: "fields3" },
-        numberField(ui, "deck", "main", t("deck.main"), "deck-main", { min: 40, max: 60 }),
-        numberField(ui, "deck", "extra", t("deck.extra"), "deck-extra", { max: 15 }),
-        numberField(ui, "deck", "side", t("deck.side"), "deck-side", { max: 15 }),
+        numberField(ui, "deck", "main", t("deck.main"), "deck-main", { min: size.main[0], max: size.main[1] }),
+        numberField(ui, "deck", "extra", t("deck.extra"), "deck-extra", { min: size.extra[0], max: size.extra[1] }),
+        numberField(ui, "deck", "side", t("deck.side"), "deck-side", { min: size.side[0], max: size.side[1] }),
       ),
       err,
       h("button", { class: "btn btn-primary btn-wide", testid: "deck-declare", onclick: declare,
