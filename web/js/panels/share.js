@@ -42,8 +42,11 @@ export function render({ s, code }) {
   const anchor = h("a", { class: "share-link", testid: "share-link" });
   const show = (url) => {
     link = url;
-    anchor.href = url;
     anchor.textContent = url;
+    // No link to show yet (or none another phone could open): no empty link on the page either.
+    anchor.hidden = !url;
+    if (url) anchor.href = url;
+    else anchor.removeAttribute("href");
   };
   show(inviteLink(code, show));
   const copy = async () => {
