@@ -12,6 +12,7 @@ from flask import Flask
 
 from server.rules import EMPTY, Actor, Event, apply
 from server.rules.overlay import overlay_view
+from server.rules.time_over import stage_turns
 
 REPLAY = Path(__file__).resolve().parent / "data" / "replay_match.json"
 
@@ -96,6 +97,10 @@ def test_the_time_over_stage_and_the_score_along_the_recorded_match():
         state = apply(state, Event.from_dict(e))
         shown = overlay_view(state)
         stages.add(shown["time"]["stage"])
+        # the stage's turns as the rules count them, not worked out again by the page (R5.1.3)
+        assert shown["time"]["of"] == stage_turns(state.ruleset, state.time.stage)
+        if shown["time"]["stage"] == "extra_turns":
+            assert shown["time"]["of"] == state.ruleset.extra_turns
         scores.add((shown["wins"]["A"], shown["wins"]["B"]))
         text = json.dumps(shown)
         for seat in ("A", "B"):

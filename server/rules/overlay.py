@@ -15,6 +15,7 @@ from typing import Any
 from .args import Bool, spec
 from .base import JUDGES, SEATS, Event, Tx, Words, command, handler, row
 from .state import TableState
+from .time_over import stage_turns
 
 
 @command("overlay.set", JUDGES, spec(on=Bool(required=True)), {"on": True})
@@ -68,8 +69,7 @@ def overlay_view(s: TableState) -> dict[str, Any]:
             "called": time.called,
             "stage": time.stage,
             "extra_turn": time.extra_turn,
-            "extra_turns": s.ruleset.extra_turns,
-            "extra_duel_turns": s.ruleset.extra_duel_turns,
+            "of": stage_turns(s.ruleset, time.stage),  # the stage's turns, as the rules count them
         },
         "roll": (
             {"roll": last.roll, "kind": last.kind, "results": list(last.results), "by": last.by}

@@ -84,8 +84,7 @@ function render() {
   const tm = data.time;
   let stage = "";
   if (tm.stage) {
-    const of = tm.stage.startsWith("extra_duel") ? tm.extra_duel_turns : tm.extra_turns;
-    stage = stageText(tm.stage, { n: tm.extra_turn, of });
+    stage = stageText(tm.stage, { n: tm.extra_turn, of: tm.of });
   } else if (tm.called) stage = t("time.called");
   setText(el.stage, stage);
   el.stage.dataset.stage = tm.stage || (tm.called ? "called" : "");
