@@ -29,7 +29,7 @@ from server.rules import Actor, RuleError, RuleSet, get_ruleset
 from server.rules.ruleset import player_id_required
 from server.runtime.offload import Offload
 from server.store import Appended, EventStore, hall
-from server.store.tournament import AccountRow, EventRow, RoundRow, TournamentRows
+from server.store.tournament import AccountRecord, EventRecord, RoundRecord, TournamentRows
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
 MIN_PASSWORD = 8
@@ -163,7 +163,7 @@ class Tournament:
 
     # -- accounts and sessions ----------------------------------------------------------------
 
-    def create_account(self, username: str, password: str, kind: str, now_ms: int) -> AccountRow:
+    def create_account(self, username: str, password: str, kind: str, now_ms: int) -> AccountRecord:
         """A new account; the username must be free."""
         if not USERNAME.match(username):
             raise DomainError("invalid", "A username has 3 to 40 letters, digits, '_', '.' or '-'.")
@@ -202,7 +202,7 @@ class Tournament:
     def logout(self, token: str) -> None:
         self.rows.end_session(hash_token(token))
 
-    def event_by_slug(self, slug: str) -> EventRow:
+    def event_by_slug(self, slug: str) -> EventRecord:
         """The event of a table card's short address (NotFound: no_such_event)."""
         return hall.event_by_slug(slug)
 
@@ -253,7 +253,7 @@ class Tournament:
         tables: int,
         now_ms: int,
         require_player_id: bool | None = None,
-    ) -> EventRow:
+    ) -> EventRecord:
         """A new event with its first round's tables; its creator is its organiser. A player ID
         is required at its tables by its rule set's default unless ``require_player_id`` says
         otherwise (R1.1)."""
@@ -280,7 +280,7 @@ class Tournament:
         self.make_round(ev, 1, now_ms)
         return ev
 
-    def make_round(self, ev: EventRow, number: int, now_ms: int) -> RoundRow:
+    def make_round(self, ev: EventRecord, number: int, now_ms: int) -> RoundRecord:
         """Round `number` of `ev`, with its tables (the pairing store's rounds come here too)."""
         rnd = self.rows.add_round(ev.id, number)
         # Only staff start an event table's clock: the round starts every table at once.
@@ -303,7 +303,7 @@ class Tournament:
         ]
 
     @staticmethod
-    def _event_dict(ev: EventRow) -> dict[str, Any]:
+    def _event_dict(ev: EventRecord) -> dict[str, Any]:
         return {
             "id": ev.id,
             "name": ev.name,
@@ -316,7 +316,7 @@ class Tournament:
             "slug": ev.slug,
         }
 
-    def event(self, event_id: int) -> EventRow:
+    def event(self, event_id: int) -> EventRecord:
         ev = self.rows.event(event_id)
         if ev is None:
             raise NotFound("no_such_event", "No such event.")
@@ -380,7 +380,7 @@ class Tournament:
 
     # -- rounds and tables ------------------------------------------------------------------
 
-    def current_round(self, event_id: int) -> RoundRow:
+    def current_round(self, event_id: int) -> RoundRecord:
         rnd = self.rows.latest_round(event_id)
         if rnd is None:
             raise NotFound("no_such_event", "No such event.")
@@ -394,7 +394,7 @@ class Tournament:
             for t in self.rows.tables_of_round(rnd.id)
         ]
 
-    def _round(self, event_id: int, round_no: int | None) -> RoundRow:
+    def _round(self, event_id: int, round_no: int | None) -> RoundRecord:
         if round_no is None:
             return self.current_round(event_id)
         rnd = self.rows.round_by_number(event_id, round_no)

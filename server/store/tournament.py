@@ -128,9 +128,9 @@ TOURNAMENT_MODELS = [Account, TournamentEvent, EventStaff, Round, EventTable, St
 
 # The rows a service hands on as they are today (the edge reads their fields): named here so
 # that the services hold them without naming a model.
-AccountRow: TypeAlias = Account
-EventRow: TypeAlias = TournamentEvent
-RoundRow: TypeAlias = Round
+AccountRecord: TypeAlias = Account
+EventRecord: TypeAlias = TournamentEvent
+RoundRecord: TypeAlias = Round
 
 
 @dataclass(frozen=True)
