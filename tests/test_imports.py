@@ -324,3 +324,51 @@ def test_the_edge_reads_tables_through_the_table_service_not_its_store() -> None
         if isinstance(node, ast.Attribute) and node.attr == "store"
     ]
     assert reached == []
+
+
+# -- the services ask repositories ----------------------------------------------------------------
+
+APPLICATION_MODULES = sorted(
+    m for m in MODULES if m.split(".")[1:2] in (["service"], ["projections"])
+)
+# `service/storage.py` opens the database for the app and the scripts (`bind`, `db`, the
+# migrations) and lists every table's code for `python -m server verify` (`table_codes`, over
+# `TableRow`): it is the one module of the layer that stands on the store's models.
+OPENS_THE_DATABASE = {"server.service.storage"}
+
+
+def third_party_imports(module: str) -> set[str]:
+    """The top-level packages outside server/ that `module` imports, anywhere in its file."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_the_application_layer_imports_neither_peewee_nor_a_model() -> None:
+    """server/service and server/projections ask the store's repositories (`TournamentRows`,
+    `SwissRows`, `EventStore`); none runs a query itself: no peewee, no model by name, not
+    the database (`db`) (the one module that opens the database aside)."""
+    assert "server.service.tournament" in APPLICATION_MODULES
+    assert "server.projections.event" in APPLICATION_MODULES
+    found = [
+        f"{module}: {name}"
+        for module in APPLICATION_MODULES
+        if module not in OPENS_THE_DATABASE
+        for name in sorted(
+            (imported_names(module) & (MODELS | {"db"}))
+            | ({"peewee"} & third_party_imports(module))
+        )
+    ]
+    assert found == []
+
+
+def test_the_application_layer_check_sees_a_model_and_peewee() -> None:
+    # The check above would pass on nothing if it could not see either kind of import.
+    assert "TableRow" in imported_names("server.service.storage") & MODELS
+    assert "peewee" in third_party_imports("server.store.tournament")
+    assert "peewee" not in third_party_imports("server.service.swiss")

@@ -20,7 +20,7 @@ from typing import Any
 from server.service.swiss import SwissService, part_of
 from server.service.tournament import Tournament
 from server.store.hall import message
-from server.store.tournament import TournamentEvent
+from server.store.tournament import EventRecord
 
 Built = tuple[
     dict[str, Any], dict[str, int], list[str], dict[str, Any], dict[str, Any], dict[str, Any]
@@ -224,7 +224,7 @@ def project(swiss: SwissService, tournament: Tournament, event_id: int) -> Built
 
 
 def hall_view(
-    tournament: Tournament, ev: TournamentEvent, parts: dict[str, Any] | None = None
+    tournament: Tournament, ev: EventRecord, parts: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The hall clock of the event's current round (part of the event's public projection,
     server/api/event_page.py), from the tables' parts (`swiss.TablePart`) where given, else

@@ -16,9 +16,7 @@ import time
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from random import Random
-from typing import Any, cast
-
-from peewee import IntegrityError, fn
+from typing import Any
 
 from server.core.errors import Conflict, DomainError, NotFound
 from server.core.names import clean, player_id_key
@@ -29,9 +27,8 @@ from server.rules.swiss import Match, Player, SwissError
 from server.rules.table import MAX_NAME
 from server.rules.tournament_log import actor_of
 from server.store import EventStore
-from server.store.models import TableRow, db
-from server.store.swiss import SwissPlayer
-from server.store.tournament import EventTable, Round, TournamentEvent
+from server.store.swiss import PlayerRecord, SwissRows
+from server.store.tournament import EventRecord, TournamentRows
 
 from .tournament import Tournament
 
@@ -121,7 +118,7 @@ class RoundPairing:
 class State:
     """The replay of an event's log."""
 
-    players: dict[int, SwissPlayer] = field(default_factory=dict)
+    players: dict[int, PlayerRecord] = field(default_factory=dict)
     dropped: dict[int, int] = field(default_factory=dict)  # number -> last round played
     rounds: dict[int, RoundPairing] = field(default_factory=dict)
     swiss_rounds: int | None = None  # the organiser's override
@@ -197,6 +194,8 @@ class SwissService:
     def __init__(self, store: EventStore, tournament: Tournament, seed: int | None = None) -> None:
         self.store = store
         self.tournament = tournament
+        self.rows = SwissRows()  # the registered players
+        self.event_rows = TournamentRows()  # the event's rounds and tables
         self.seed = seed  # SWISS_SEED: round 1's seed for every event; None: a fresh one each
         # Each table's part at its seq: a summary reads a table's log again only when it moved
         # on, so what a write costs the standings is that table's part (docs/security.md).
@@ -230,9 +229,8 @@ class SwissService:
             check_in=t.check_in,
             checked_in=dict(t.checked_in),
         )
-        with db.connection_context():
-            for p in SwissPlayer.select().where(SwissPlayer.event == event_id):
-                s.players[p.number] = p
+        for p in self.rows.players_of(event_id):
+            s.players[p.number] = p
         s.disqualified = self.disqualified(event_id, s)
         return s
 
@@ -246,28 +244,8 @@ class SwissService:
         s = self.state(event_id)
         if s.cut_rounds():
             raise Conflict("cut_started", "The top cut has started.")
-        with db.connection_context():
-            try:
-                with db.atomic():
-                    last = (
-                        SwissPlayer.select(fn.MAX(SwissPlayer.number))
-                        .where(SwissPlayer.event == event_id)
-                        .scalar()
-                    )
-                    p = SwissPlayer.create(
-                        event=event_id,
-                        number=(last or 0) + 1,
-                        name=name,
-                        player_id=player_id,
-                        decklist=decklist,
-                        entered_round=s.last_round + 1,
-                        created_ms=now,
-                    )
-            except IntegrityError:
-                raise Conflict(
-                    "already_done",
-                    "A player with this ID is registered.",
-                ) from None
+        # Conflict already_done: the player ID is registered.
+        p = self.rows.add_player(event_id, name, player_id, decklist, s.last_round + 1, now)
         self._append(
             event_id,
             "player.registered",
@@ -303,25 +281,8 @@ class SwissService:
                     {"line": line},
                 )
         entered = s.last_round + 1
-        with db.connection_context():
-            try:
-                with db.atomic():
-                    last = (
-                        SwissPlayer.select(fn.MAX(SwissPlayer.number))
-                        .where(SwissPlayer.event == event_id)
-                        .scalar()
-                    ) or 0
-                    for i, (_, name, pid) in enumerate(listed, start=1):
-                        SwissPlayer.create(
-                            event=event_id,
-                            number=last + i,
-                            name=name,
-                            player_id=pid,
-                            entered_round=entered,
-                            created_ms=now,
-                        )
-            except IntegrityError:
-                raise Conflict("import_registered", "A player ID is already registered.") from None
+        # All or none (Conflict import_registered: one was registered meanwhile).
+        last = self.rows.add_players(event_id, [(n, pid) for _, n, pid in listed], entered, now)
         first = last + 1
         self._append(
             event_id,
@@ -339,27 +300,21 @@ class SwissService:
 
     # -- one deck list per player per event (R2.6, R1.6) ------------------------------------
 
-    def player_by_id(self, event_id: int, player_id: str) -> SwissPlayer | None:
+    def player_by_id(self, event_id: int, player_id: str) -> PlayerRecord | None:
         """The registered player with this ID (compared as the join compares it), or None."""
         key = player_id_key(player_id)
         if not key:
             return None
-        with db.connection_context():
-            exact = SwissPlayer.get_or_none(
-                (SwissPlayer.event == event_id) & (SwissPlayer.player_id == player_id)
-            )
-            if exact is not None:
-                return exact  # as typed at registration: the usual case, one indexed look-up
-            for p in SwissPlayer.select().where(SwissPlayer.event == event_id):
-                if player_id_key(p.player_id) == key:
-                    return p
+        exact = self.rows.player_with_id(event_id, player_id)
+        if exact is not None:
+            return exact  # as typed at registration: the usual case, one indexed look-up
+        for p in self.rows.players_of(event_id):
+            if player_id_key(p.player_id) == key:
+                return p
         return None
 
-    def player(self, event_id: int, number: int) -> SwissPlayer:
-        with db.connection_context():
-            found = SwissPlayer.get_or_none(
-                (SwissPlayer.event == event_id) & (SwissPlayer.number == number)
-            )
+    def player(self, event_id: int, number: int) -> PlayerRecord:
+        found = self.rows.player(event_id, number)
         if found is None:
             raise NotFound("no_such_player", "No such player.")
         return found
@@ -410,8 +365,7 @@ class SwissService:
                 "Your first round has started: register your deck list at your table.",
                 {"player": number},
             )
-        with db.connection_context():
-            SwissPlayer.update(decklist=text).where(SwissPlayer.id == p.id).execute()
+        self.rows.set_decklist(p.id, text)
         self._append(event_id, "player.decklist", {"player": number, "by": by}, actor, now)
 
     def drop(self, event_id: int, number: int, actor: str, now: int) -> int:
@@ -433,14 +387,7 @@ class SwissService:
         known = _KNOWN_CODES.get()
         if known is not None and (event_id, round_no) in known:
             return known[(event_id, round_no)]
-        with db.connection_context():
-            rows = (
-                EventTable.select(EventTable.number, EventTable.code)
-                .join(Round)
-                .where((Round.event == event_id) & (Round.number == round_no))
-                .tuples()
-            )
-            found: dict[int, str] = {int(n): str(c) for n, c in cast(Any, rows)}
+        found = self.event_rows.round_table_codes(event_id, round_no)
         if known is not None:
             known[(event_id, round_no)] = found
         return found
@@ -465,15 +412,7 @@ class SwissService:
 
     def _event_seqs(self, event_id: int) -> dict[str, int]:
         """Every table of the event's rounds: code -> its seq, in one query."""
-        with db.connection_context():
-            rows = (
-                TableRow.select(TableRow.code, TableRow.seq)
-                .join(EventTable, on=(EventTable.code == TableRow.code))
-                .join(Round)
-                .where(Round.event == event_id)
-                .tuples()
-            )
-            return {str(code): int(seq) for code, seq in cast(Any, rows)}
+        return self.event_rows.event_table_seqs(event_id)
 
     def _table_part(self, code: str | None) -> TablePart | None:
         """The table's part (None: no such table), read from its log only when its seq moved
@@ -484,8 +423,7 @@ class SwissService:
         if known is not None and code in known:
             seq: int | None = known[code]
         else:
-            with db.connection_context():
-                seq = TableRow.select(TableRow.seq).where(TableRow.code == code).scalar()
+            seq = self.event_rows.table_seq(code)
             if seq is None:
                 return None
         found = self._parts.get(code)
@@ -822,19 +760,13 @@ class SwissService:
         ev = self.tournament.event(event_id)
         need = max(len(tables), 1)
         if need > ev.table_count:
-            with db.connection_context():
-                TournamentEvent.update(table_count=need).where(
-                    TournamentEvent.id == event_id
-                ).execute()
+            self.event_rows.set_event_fields(event_id, table_count=need)
             ev = self.tournament.event(event_id)
         rnd = self.tournament.current_round(event_id)
         if rnd.number < round_no:
             if rnd.number != round_no - 1:
                 raise Conflict("invalid", "The event's rounds are out of step.")
-            with db.connection_context():
-                Round.update(ended_ms=now).where(
-                    (Round.id == rnd.id) & Round.ended_ms.is_null()
-                ).execute()
+            self.event_rows.set_round_ended(rnd.id, now)
             self.tournament.make_round(ev, round_no, now)
             rnd = self.tournament.current_round(event_id)
         elif rnd.number > round_no or rnd.started_ms is not None:
@@ -850,22 +782,24 @@ class SwissService:
                 get_ruleset(rules["name"], match_minutes=rules["match_minutes"], staff_start=True),
                 now,
             )
-            with db.connection_context(), db.atomic():
-                TableRow.update(event_id=event_id).where(TableRow.code == code).execute()
-                EventTable.create(round=rnd.id, number=n, code=code)
+            self.event_rows.add_round_table(event_id, rnd.id, n, code)
             time.sleep(0)
         by_no = {t: (a, b) for t, a, b in tables}
-        with db.connection_context(), db.atomic():
-            for n in self._codes(event_id, round_no):
-                a, b = by_no.get(n, (None, None))
-                pa = s.players.get(a) if a is not None else None
-                pb = s.players.get(b) if b is not None else None
-                EventTable.update(
-                    a_name=pa.name if pa else "",
-                    a_id=pa.player_id if pa else "",
-                    b_name=pb.name if pb else "",
-                    b_id=pb.player_id if pb else "",
-                ).where((EventTable.round == rnd.id) & (EventTable.number == n)).execute()
+        lines = []
+        for n in self._codes(event_id, round_no):
+            a, b = by_no.get(n, (None, None))
+            pa = s.players.get(a) if a is not None else None
+            pb = s.players.get(b) if b is not None else None
+            lines.append(
+                (
+                    n,
+                    pa.name if pa else "",
+                    pa.player_id if pa else "",
+                    pb.name if pb else "",
+                    pb.player_id if pb else "",
+                )
+            )
+        self.event_rows.set_pairings(rnd.id, lines)  # every table's line in one transaction
 
     # -- what the pages show ----------------------------------------------------------------
 
@@ -1058,9 +992,8 @@ class SwissService:
             step, action = "results_in", following
         return {"step": step, "action": action, "round": n, "waiting": missing}
 
-    def event_by_slug(self, slug: str) -> TournamentEvent:
-        with db.connection_context():
-            ev = TournamentEvent.get_or_none(TournamentEvent.slug == slug)
+    def event_by_slug(self, slug: str) -> EventRecord:
+        ev = self.event_rows.event_by_slug(slug)
         if ev is None:
             raise NotFound("no_such_event", "No such event.")
         return ev

@@ -1,7 +1,7 @@
 """The tournament service: staff accounts and logins, events, rounds and pairings, judges'
-results. Each use case loads rows (`server/store/tournament.py`), asks the rules, stores, and
-writes the tables' logs through the table service (`server/service/tables.py`), the one
-publisher.
+results. Each use case loads rows through the repository (`server/store/tournament.py:
+TournamentRows`), decides, stores through it, and writes the tables' logs through the table
+service (`server/service/tables.py`), the one publisher.
 
 A casual table has none of this: it has no event, and nobody logs in to use it. An event owns a
 set of tables per round (made through the table service, so they get normal codes and logs);
@@ -18,9 +18,8 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
-from peewee import IntegrityError
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from server.core.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenticated
@@ -30,15 +29,7 @@ from server.rules import Actor, RuleError, RuleSet, get_ruleset
 from server.rules.ruleset import player_id_required
 from server.runtime.offload import Offload
 from server.store import Appended, EventStore, hall
-from server.store.models import TableRow, db
-from server.store.tournament import (
-    Account,
-    EventStaff,
-    EventTable,
-    Round,
-    StaffSession,
-    TournamentEvent,
-)
+from server.store.tournament import AccountRecord, EventRecord, RoundRecord, TournamentRows
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
 MIN_PASSWORD = 8
@@ -154,6 +145,7 @@ class Tournament:
         tables: Tables | None = None,
     ) -> None:
         self.store = store
+        self.rows = TournamentRows()  # the events', rounds', staff's and logins' rows
         # What writes the tables' logs (the app's table service); None for a script that only
         # manages accounts.
         self._tables = tables
@@ -171,7 +163,7 @@ class Tournament:
 
     # -- accounts and sessions ----------------------------------------------------------------
 
-    def create_account(self, username: str, password: str, kind: str, now_ms: int) -> Account:
+    def create_account(self, username: str, password: str, kind: str, now_ms: int) -> AccountRecord:
         """A new account; the username must be free."""
         if not USERNAME.match(username):
             raise DomainError("invalid", "A username has 3 to 40 letters, digits, '_', '.' or '-'.")
@@ -179,63 +171,38 @@ class Tournament:
             raise DomainError("invalid", f"A password has at least {MIN_PASSWORD} characters.")
         if kind not in ROLES:
             raise DomainError("invalid", "An account is a judge or an organiser.")
-        try:
-            with db.connection_context(), db.atomic():
-                return Account.create(
-                    username=username,
-                    password_hash=self.offload.run(
-                        generate_password_hash, password, self.password_method
-                    ),
-                    kind=kind,
-                    created_ms=now_ms,
-                )
-        except IntegrityError:
-            raise Conflict("username_taken", "That username is taken.") from None
+        hashed = self.offload.run(generate_password_hash, password, self.password_method)
+        return self.rows.add_account(username, hashed, kind, now_ms)  # Conflict: username_taken
 
     def login(self, username: str, password: str, now_ms: int) -> tuple[str, Staff]:
         """Check a password and open a session; returns the cookie token (shown once)."""
-        with db.connection_context():
-            account = Account.get_or_none(Account.username == username)
-            # Hash even for an unknown name, so timing does not tell which names exist.
-            stored = account.password_hash if account else _dummy_hash(self.password_method)
-            if not self.offload.run(check_password_hash, stored, password) or account is None:
-                raise Unauthenticated("bad_login", "Wrong username or password.")
-            if not stored.startswith(self.password_method + "$"):
-                # Hashed under another method: hashed again under today's, so every login
-                # costs what an unknown name's does (timing does not tell old accounts apart).
-                rehashed = self.offload.run(generate_password_hash, password, self.password_method)
-                Account.update(password_hash=rehashed).where(Account.id == account.id).execute()
-            token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
-            with db.atomic():
-                StaffSession.delete().where(StaffSession.expires_ms < now_ms).execute()
-                StaffSession.create(
-                    token_hash=hash_token(token),
-                    account=account.id,
-                    csrf=csrf,
-                    expires_ms=now_ms + SESSION_MS,
-                )
-            return token, Staff(account.id, account.username, account.kind, csrf)
+        account = self.rows.account_by_username(username)
+        # Hash even for an unknown name, so timing does not tell which names exist.
+        stored = account.password_hash if account else _dummy_hash(self.password_method)
+        if not self.offload.run(check_password_hash, stored, password) or account is None:
+            raise Unauthenticated("bad_login", "Wrong username or password.")
+        if not stored.startswith(self.password_method + "$"):
+            # Hashed under another method: hashed again under today's, so every login
+            # costs what an unknown name's does (timing does not tell old accounts apart).
+            rehashed = self.offload.run(generate_password_hash, password, self.password_method)
+            self.rows.set_password_hash(account.id, rehashed)
+        token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(24)
+        self.rows.open_session(hash_token(token), account.id, csrf, now_ms + SESSION_MS, now_ms)
+        return token, Staff(account.id, account.username, account.kind, csrf)
 
     def session(self, token: str | None, now_ms: int) -> Staff | None:
         """The account logged in with this cookie token, or None."""
         if not token or len(token) > 100:
             return None
-        with db.connection_context():
-            row = (
-                StaffSession.select(StaffSession, Account)
-                .join(Account)
-                .where(StaffSession.token_hash == hash_token(token))
-                .first()
-            )
-            if row is None or row.expires_ms < now_ms:
-                return None
-            return Staff(row.account.id, row.account.username, row.account.kind, row.csrf)
+        row = self.rows.session_for_token(hash_token(token))
+        if row is None or row.expires_ms < now_ms:
+            return None
+        return Staff(row.account_id, row.username, row.kind, row.csrf)
 
     def logout(self, token: str) -> None:
-        with db.connection_context():
-            StaffSession.delete().where(StaffSession.token_hash == hash_token(token)).execute()
+        self.rows.end_session(hash_token(token))
 
-    def event_by_slug(self, slug: str) -> TournamentEvent:
+    def event_by_slug(self, slug: str) -> EventRecord:
         """The event of a table card's short address (NotFound: no_such_event)."""
         return hall.event_by_slug(slug)
 
@@ -245,11 +212,7 @@ class Tournament:
 
     def live_sessions(self, token_hashes: list[str], now_ms: int) -> set[str]:
         """Which of the logins (their token hashes) have not ended nor expired."""
-        with db.connection_context():
-            rows = StaffSession.select(StaffSession.token_hash).where(
-                StaffSession.token_hash.in_(token_hashes) & (StaffSession.expires_ms >= now_ms)
-            )
-            return {str(r.token_hash) for r in rows}
+        return self.rows.live_token_hashes(token_hashes, now_ms)
 
     # -- roles ----------------------------------------------------------------------------------
 
@@ -257,17 +220,11 @@ class Tournament:
         """The staff member's role at an event ("judge" / "organiser"), or None."""
         if staff is None or event_id is None:
             return None
-        with db.connection_context():
-            row = EventStaff.get_or_none(
-                (EventStaff.event == event_id) & (EventStaff.account == staff.id)
-            )
-            return row.role if row else None
+        return self.rows.role_of(event_id, staff.id)
 
     def table_event(self, code: str) -> int | None:
         """The event a table belongs to (None: a casual table, or no such table)."""
-        with db.connection_context():
-            row = TableRow.select(TableRow.event_id).where(TableRow.code == code).first()
-            return row.event_id if row else None
+        return self.rows.event_of_table(code)
 
     def table_actor(self, staff: Staff | None, code: str) -> Actor | None:
         """The actor a logged-in judge or organiser is at this table, or None."""
@@ -281,9 +238,8 @@ class Tournament:
         event_id = self.table_event(code)
         if event_id is None:
             return True
-        with db.connection_context():
-            ev = TournamentEvent.get_or_none(TournamentEvent.id == event_id)
-            return bool(ev is None or ev.spectators)
+        ev = self.rows.event(event_id)
+        return bool(ev is None or ev.spectators)
 
     # -- events ---------------------------------------------------------------------------------
 
@@ -297,7 +253,7 @@ class Tournament:
         tables: int,
         now_ms: int,
         require_player_id: bool | None = None,
-    ) -> TournamentEvent:
+    ) -> EventRecord:
         """A new event with its first round's tables; its creator is its organiser. A player ID
         is required at its tables by its rule set's default unless ``require_player_id`` says
         otherwise (R1.1)."""
@@ -309,37 +265,31 @@ class Tournament:
             rules = get_ruleset(ruleset, match_minutes=match_minutes)
         except RuleError as exc:
             raise DomainError(exc.code, exc.message) from None
-        with db.connection_context(), db.atomic():
-            ev = TournamentEvent.create(
-                name=name,
-                date=date,
-                ruleset=rules.to_dict(),
-                table_count=tables,
-                require_player_id=(
-                    player_id_required(rules.name)
-                    if require_player_id is None
-                    else require_player_id
-                ),
-                slug=secrets.token_urlsafe(9),
-                created_ms=now_ms,
-            )
-            EventStaff.create(event=ev.id, account=owner.id, role="organiser")
+        fields = {
+            "name": name,
+            "date": date,
+            "ruleset": rules.to_dict(),
+            "table_count": tables,
+            "require_player_id": (
+                player_id_required(rules.name) if require_player_id is None else require_player_id
+            ),
+            "slug": secrets.token_urlsafe(9),
+            "created_ms": now_ms,
+        }
+        ev = self.rows.add_event(fields, owner.id, "organiser")
         self.make_round(ev, 1, now_ms)
         return ev
 
-    def make_round(self, ev: TournamentEvent, number: int, now_ms: int) -> Round:
+    def make_round(self, ev: EventRecord, number: int, now_ms: int) -> RoundRecord:
         """Round `number` of `ev`, with its tables (the pairing store's rounds come here too)."""
-        with db.connection_context():
-            rnd = Round.create(event=ev.id, number=number)
+        rnd = self.rows.add_round(ev.id, number)
         # Only staff start an event table's clock: the round starts every table at once.
         rules = get_ruleset(
             ev.ruleset["name"], match_minutes=ev.ruleset["match_minutes"], staff_start=True
         )
         for n in range(1, ev.table_count + 1):
             code = self.logs.create_table(rules, now_ms)
-            with db.connection_context(), db.atomic():
-                TableRow.update(event_id=ev.id).where(TableRow.code == code).execute()
-                EventTable.create(round=rnd.id, number=n, code=code)
+            self.rows.add_round_table(ev.id, rnd.id, n, code)
             # Let other greenlets (and gunicorn's heartbeat) run between tables: a large event
             # is a few thousand commits.
             time.sleep(0)
@@ -347,19 +297,13 @@ class Tournament:
 
     def events_of(self, staff: Staff) -> list[dict[str, Any]]:
         """The events where this account is staff, newest first."""
-        with db.connection_context():
-            rows = (
-                TournamentEvent.select(TournamentEvent, EventStaff.role)
-                .join(EventStaff)
-                .where(EventStaff.account == staff.id)
-                .order_by(TournamentEvent.id.desc())
-                .objects()
-            )
-            # .objects() puts the joined role on each event row.
-            return [{**self._event_dict(e), "role": e.role} for e in rows]  # type: ignore[attr-defined]
+        return [
+            {**self._event_dict(e), "role": role}
+            for e, role in self.rows.events_of_account(staff.id)
+        ]
 
     @staticmethod
-    def _event_dict(ev: TournamentEvent) -> dict[str, Any]:
+    def _event_dict(ev: EventRecord) -> dict[str, Any]:
         return {
             "id": ev.id,
             "name": ev.name,
@@ -372,9 +316,8 @@ class Tournament:
             "slug": ev.slug,
         }
 
-    def event(self, event_id: int) -> TournamentEvent:
-        with db.connection_context():
-            ev = TournamentEvent.get_or_none(TournamentEvent.id == event_id)
+    def event(self, event_id: int) -> EventRecord:
+        ev = self.rows.event(event_id)
         if ev is None:
             raise NotFound("no_such_event", "No such event.")
         return ev
@@ -383,18 +326,8 @@ class Tournament:
         """An event with its rounds, the current round's tables and its staff."""
         ev = self.event(event_id)
         rnd = self.current_round(event_id)
-        with db.connection_context():
-            rounds = [
-                {"number": r.number, "started_ms": r.started_ms, "ended_ms": r.ended_ms}
-                for r in Round.select().where(Round.event == event_id).order_by(Round.number)
-            ]
-            staff = [
-                {"username": s.account.username, "role": s.role}
-                for s in EventStaff.select(EventStaff, Account)
-                .join(Account)
-                .where(EventStaff.event == event_id)
-                .order_by(EventStaff.role, Account.username)
-            ]
+        rounds = self.rows.rounds_of(event_id)
+        staff = self.rows.staff_of(event_id)
         return {
             **self._event_dict(ev),
             "rounds": rounds,
@@ -404,32 +337,22 @@ class Tournament:
         }
 
     def set_spectators(self, event_id: int, allowed: bool) -> None:
-        with db.connection_context():
-            TournamentEvent.update(spectators=allowed).where(
-                TournamentEvent.id == event_id
-            ).execute()
+        self.rows.set_event_fields(event_id, spectators=allowed)
 
     def set_require_player_id(self, event_id: int, required: bool) -> None:
         """R1.1: whether a join at this event's tables must give a player ID."""
-        with db.connection_context():
-            TournamentEvent.update(require_player_id=required).where(
-                TournamentEvent.id == event_id
-            ).execute()
+        self.rows.set_event_fields(event_id, require_player_id=required)
 
     def reissue_cards(self, event_id: int) -> int:
         """Void every printed table card of the event: the next printing's claims are new."""
         self.event(event_id)
-        with db.connection_context():
-            TournamentEvent.update(cards_issue=TournamentEvent.cards_issue + 1).where(
-                TournamentEvent.id == event_id
-            ).execute()
+        self.rows.next_cards_issue(event_id)
         return int(self.event(event_id).cards_issue)
 
     def add_judge(self, event_id: int, username: str, password: str | None, now_ms: int) -> str:
         """Make a judge account (or take an existing judge's) and add it to the event."""
         self.event(event_id)
-        with db.connection_context():
-            account = Account.get_or_none(Account.username == username)
+        account = self.rows.account_by_username(username)
         if account is None:
             if not password:
                 raise DomainError("invalid", "A new judge needs a password.")
@@ -443,64 +366,38 @@ class Tournament:
             # Only judge accounts are added: an organiser is never made staff of another's
             # event without asking (decisions.md, "Adding staff").
             raise Conflict("not_a_judge", "Only a judge account can be added.")
-        with db.connection_context():
-            try:
-                with db.atomic():
-                    EventStaff.create(event=event_id, account=account.id, role="judge")
-            except IntegrityError:
-                raise Conflict(
-                    "already_done",
-                    "That account is already staff here.",
-                ) from None
+        self.rows.add_staff(event_id, account.id, "judge")  # Conflict: already_done
         return account.username
 
     def remove_judge(self, event_id: int, username: str) -> list[str]:
         """Take a judge off the event; the token hashes of that account's open sessions (so
         its sockets can be closed)."""
         self.event(event_id)
-        with db.connection_context(), db.atomic():
-            account = Account.get_or_none(Account.username == username)
-            row = (
-                None
-                if account is None
-                else EventStaff.get_or_none(
-                    (EventStaff.event == event_id) & (EventStaff.account == account.id)
-                )
-            )
-            if account is None or row is None or row.role != "judge":
-                raise NotFound("no_such_judge", "No judge of this event has that name.")
-            row.delete_instance()
-            sessions = StaffSession.select(StaffSession.token_hash).where(
-                StaffSession.account == account.id
-            )
-            return [s.token_hash for s in sessions]
+        sessions = self.rows.remove_staff(event_id, username, "judge")
+        if sessions is None:
+            raise NotFound("no_such_judge", "No judge of this event has that name.")
+        return sessions
 
     # -- rounds and tables ------------------------------------------------------------------
 
-    def current_round(self, event_id: int) -> Round:
-        with db.connection_context():
-            rnd = (
-                Round.select().where(Round.event == event_id).order_by(Round.number.desc()).first()
-            )
+    def current_round(self, event_id: int) -> RoundRecord:
+        rnd = self.rows.latest_round(event_id)
         if rnd is None:
             raise NotFound("no_such_event", "No such event.")
-        return cast(Round, rnd)
+        return rnd
 
     def tables(self, event_id: int, round_no: int | None = None) -> list[dict[str, Any]]:
         """The tables of a round (the current one by default), by number."""
         rnd = self._round(event_id, round_no)
-        with db.connection_context():
-            rows = EventTable.select().where(EventTable.round == rnd.id).order_by(EventTable.number)
-            return [
-                {"number": t.number, "code": t.code, "round": rnd.number, "pairing": t.pairing()}
-                for t in rows
-            ]
+        return [
+            {"number": t["number"], "code": t["code"], "round": rnd.number, "pairing": t["pairing"]}
+            for t in self.rows.tables_of_round(rnd.id)
+        ]
 
-    def _round(self, event_id: int, round_no: int | None) -> Round:
+    def _round(self, event_id: int, round_no: int | None) -> RoundRecord:
         if round_no is None:
             return self.current_round(event_id)
-        with db.connection_context():
-            rnd = Round.get_or_none((Round.event == event_id) & (Round.number == round_no))
+        rnd = self.rows.round_by_number(event_id, round_no)
         if rnd is None:
             raise NotFound("no_such_round", "No such round.")
         return rnd
@@ -540,36 +437,15 @@ class Tournament:
 
     def table_info(self, code: str) -> dict[str, Any] | None:
         """A table's event, round, number and pairing (None: not an event table)."""
-        with db.connection_context():
-            row = (
-                EventTable.select(EventTable, Round, TournamentEvent)
-                .join(Round)
-                .join(TournamentEvent)
-                .where(EventTable.code == code)
-                .first()
-            )
-            if row is None:
-                return None
-            return {
-                "event": {"id": row.round.event.id, "name": row.round.event.name},
-                "require_player_id": bool(row.round.event.require_player_id),
-                "round": row.round.number,
-                "number": row.number,
-                "pairing": row.pairing() if row.paired else None,
-            }
+        return self.rows.table_info(code)
 
     def round_ended(self, code: str) -> bool:
         """Whether the round of event table `code` has ended (its cards' claims with it)."""
-        with db.connection_context():
-            row = (
-                Round.select(Round.ended_ms).join(EventTable).where(EventTable.code == code).first()
-            )
-        return row is not None and row.ended_ms is not None
+        return self.rows.round_of_table_ended(code)
 
     def seat_link(self, slug: str, number: int) -> str:
         """The code of table `number` in the current round of the event with this slug."""
-        with db.connection_context():
-            ev = TournamentEvent.get_or_none(TournamentEvent.slug == slug)
+        ev = self.rows.event_by_slug(slug)
         if ev is None:
             raise NotFound("no_such_event", "No such event.")
         for table in self.tables(ev.id):
@@ -590,11 +466,9 @@ class Tournament:
         for p in pairings:
             if not 1 <= p.table <= ev.table_count:
                 raise DomainError("invalid", f"There is no table {p.table}.")
-        with db.connection_context(), db.atomic():
-            for p in pairings:
-                EventTable.update(a_name=p.a_name, a_id=p.a_id, b_name=p.b_name, b_id=p.b_id).where(
-                    (EventTable.round == rnd.id) & (EventTable.number == p.table)
-                ).execute()
+        self.rows.set_pairings(
+            rnd.id, [(p.table, p.a_name, p.a_id, p.b_name, p.b_id) for p in pairings]
+        )
         return len(pairings)
 
     def start_round(self, event_id: int, actor: Actor, now_ms: int) -> dict[str, Any]:
@@ -614,10 +488,7 @@ class Tournament:
                 f"{rnd.number}, or paste its pairings), then start it.",
                 {"round": rnd.number},
             )
-        with db.connection_context():
-            Round.update(started_ms=now_ms).where(
-                (Round.id == rnd.id) & Round.started_ms.is_null()
-            ).execute()
+        self.rows.set_round_started(rnd.id, now_ms)
         started, seqs = 0, {}
         refused: list[dict[str, Any]] = []
         for table in tables:
@@ -677,9 +548,7 @@ class Tournament:
                 cmd_id = f"round:{rnd.id}:set-aside"
                 done = self.logs.append(table["code"], "clock.pause", {}, actor, cmd_id, now_ms)
                 seqs[table["code"]] = done.seq
-        with db.connection_context(), db.atomic():
-            EventTable.delete().where(EventTable.round == rnd.id).execute()
-            Round.update(started_ms=None, ended_ms=None).where(Round.id == rnd.id).execute()
+        self.rows.set_aside_round(rnd.id)
         return seqs
 
     def no_shows(self, event_id: int, now_ms: int, no_show_ms: int) -> list[int]:
@@ -731,10 +600,7 @@ class Tournament:
                 f"Round {rnd.number} has not started: start it first.",
                 {"round": rnd.number},
             )
-        with db.connection_context():
-            Round.update(ended_ms=now_ms).where(
-                (Round.id == rnd.id) & Round.ended_ms.is_null()
-            ).execute()
+        self.rows.set_round_ended(rnd.id, now_ms)
         unfinished = self.unfinished(event_id)
         seqs: dict[str, int] = {}
         for table in unfinished:
