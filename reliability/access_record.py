@@ -211,7 +211,7 @@ def check_rechained_edit(server: ServerProcess, report: Any) -> None:
     )
     try:
         with app.app_context():
-            code = play_match(services().store).code
+            code = play_match(services().tables.store).code
             table = TableRow.get(TableRow.code == code)
             rows = list(EventRow.select().where(EventRow.table == table.id).order_by(EventRow.seq))
             edited = next(r.seq for r in rows if '"amount":2500' in r.data)

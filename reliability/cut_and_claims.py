@@ -52,7 +52,7 @@ def check_cuts(workdir: Path) -> dict[str, dict[str, Any]]:
         app = create_app({**conf, "TIMER_ENABLED": False})
         try:
             with app.app_context():
-                store = services().store
+                store = services().tables.store
                 if where == "after_last_signed":
                     t = StoreTable(store).join().register()
                     t.do("judge", "clock.start")
