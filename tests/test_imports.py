@@ -332,8 +332,7 @@ APPLICATION_MODULES = sorted(
     m for m in MODULES if m.split(".")[1:2] in (["service"], ["projections"])
 )
 # `service/storage.py` opens the database for the app and the scripts (`bind`, `db`, the
-# migrations) and lists every table's code for `python -m server verify` (`table_codes`, over
-# `TableRow`): it is the one module of the layer that stands on the store's models.
+# migrations): it is the one module of the layer that stands on the store's database handle.
 OPENS_THE_DATABASE = {"server.service.storage"}
 
 
@@ -369,6 +368,6 @@ def test_the_application_layer_imports_neither_peewee_nor_a_model() -> None:
 
 def test_the_application_layer_check_sees_a_model_and_peewee() -> None:
     # The check above would pass on nothing if it could not see either kind of import.
-    assert "TableRow" in imported_names("server.service.storage") & MODELS
+    assert "TableRow" in imported_names("server.store.events") & MODELS
     assert "peewee" in third_party_imports("server.store.tournament")
     assert "peewee" not in third_party_imports("server.service.swiss")

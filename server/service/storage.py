@@ -13,7 +13,6 @@ from server.store import EventStore, Verification, bind, db, open_database, upgr
 from server.store.checkpoint import Checkpointer, start_checkpointer
 from server.store.ledger import HeadLedger, ledger_path
 from server.store.migrations import version_of
-from server.store.models import TableRow
 from server.store.signing import Auditor, Signer, key_dir, key_path, old_key_path
 
 from .tables import TableService
@@ -102,6 +101,4 @@ def open_to_verify(config: dict[str, Any], warn: Callable[[str], None]) -> Event
 
 def table_codes(store: EventStore) -> list[str]:
     """Every table's code, oldest first."""
-    with store.db.connection_context():
-        query = TableRow.select(TableRow.code).order_by(TableRow.created_ms, TableRow.code)
-        return [row.code for row in query]
+    return store.codes()

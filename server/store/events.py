@@ -230,6 +230,12 @@ class EventStore:
             events = self.events_since(code, since, limit=snap.seq - since)
         return snap, events
 
+    def codes(self) -> list[str]:
+        """Every table's code, oldest first."""
+        with self.db.connection_context():
+            query = TableRow.select(TableRow.code).order_by(TableRow.created_ms, TableRow.code)
+            return [row.code for row in query]
+
     def exists(self, code: str) -> bool:
         """Tell whether a table has this code."""
         with self.db.connection_context():
