@@ -993,10 +993,8 @@ class SwissService:
         return {"step": step, "action": action, "round": n, "waiting": missing}
 
     def event_by_slug(self, slug: str) -> EventRecord:
-        ev = self.event_rows.event_by_slug(slug)
-        if ev is None:
-            raise NotFound("no_such_event", "No such event.")
-        return ev
+        """The event of a short address (NotFound: no_such_event), as the tournament says."""
+        return self.tournament.event_by_slug(slug)
 
 
 def _earliest(*rounds: int | None) -> int | None:

@@ -204,7 +204,10 @@ class Tournament:
 
     def event_by_slug(self, slug: str) -> EventRecord:
         """The event of a table card's short address (NotFound: no_such_event)."""
-        return hall.event_by_slug(slug)
+        ev = self.rows.event_by_slug(slug)
+        if ev is None:
+            raise NotFound("no_such_event", "No such event.")
+        return ev
 
     def set_hall_message(self, event_id: int, text: str, now_ms: int) -> dict[str, Any] | None:
         """Show `text` on the event's hall clock (an empty text takes the message down)."""

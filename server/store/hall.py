@@ -10,8 +10,6 @@ from typing import Any
 
 from peewee import BigIntegerField, CharField, ForeignKeyField
 
-from server.core.errors import NotFound
-
 from .models import BaseModel, db
 from .tournament import TournamentEvent
 
@@ -27,14 +25,6 @@ class HallMessage(BaseModel):
 
     class Meta:
         table_name = "hall_message"
-
-
-def event_by_slug(slug: str) -> TournamentEvent:
-    with db.connection_context():
-        ev = TournamentEvent.get_or_none(TournamentEvent.slug == slug)
-    if ev is None:
-        raise NotFound("no_such_event", "No such event.")
-    return ev
 
 
 def set_message(event_id: int, text: str, now_ms: int) -> dict[str, Any] | None:
