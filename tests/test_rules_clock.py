@@ -254,6 +254,10 @@ def test_r5_1_duel_ending_by_lp_zero_during_the_extra_turns() -> None:
     t.hit("A", 8000)
     assert t.state.result is not None
     assert (t.state.result.winner, t.state.result.reason) == ("B", "lp_zero")
+    # It ends the match (R5.4), but by time, not by wins (R3.1): the phones show the match's
+    # own result to confirm, with its reason, instead of confirming it with the duel's.
+    result = view(t.state, "A")["result"]
+    assert (result["ends_match"], result["wins_match"]) == (True, False)
     t.confirm_result()
     # R5.4: the duel decided after time puts B ahead: B wins the match
     assert t.state.phase == "match_result"

@@ -747,10 +747,12 @@ def test_r3_1_the_view_says_whether_the_waiting_result_ends_the_match(t: Table) 
     t.start_duel().hit("B", 8000)
     result = view(t.state, "A")["result"]
     assert (result["ends_match"], result["wins_after"]) == (False, {"A": 1, "B": 0})
+    assert result["wins_match"] is False
     t.confirm_result().between()
     t.start_duel(first="B").hit("B", 8000)
     result = view(t.state, "B")["result"]
     assert (result["ends_match"], result["wins_after"]) == (True, {"A": 2, "B": 0})
+    assert result["wins_match"] is True  # A's second win: one tap may confirm the match too
     t.confirm_result()
     assert t.state.phase == "match_result" and t.state.wins == {"A": 2, "B": 0}
 

@@ -483,6 +483,17 @@ def result_ends_match(s: TableState) -> bool:
     return False
 
 
+def result_wins_match(s: TableState) -> bool:
+    """Whether confirming the waiting duel result gives its winner the match by wins alone
+    (R3.1: the wins needed reached in an ordinary duel): then the duel's winner is the match's
+    and one confirmation may name both. A match ended by time (R5) or by an Extra Duel is
+    settled by its own result, confirmed on its own."""
+    res = s.result
+    if res is None or res.winner is None or s.extra_duel or s.time.called:
+        return False
+    return wins_after_result(s)[res.winner] >= s.ruleset.wins_needed
+
+
 @command("match.confirm", SEAT, NONE, {})
 @row("S", "`{}`", "confirm the match result")
 def confirm_match(tx: Tx, args: Mapping[str, Any]) -> None:

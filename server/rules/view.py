@@ -12,7 +12,7 @@ from .base import EVENTS, SEATS
 from .clock import next_due_ms
 from .judge import penalty_choices
 from .ledger import by_amount
-from .match import FORMS, result_ends_match, wins_after_result
+from .match import FORMS, result_ends_match, result_wins_match, wins_after_result
 from .now import may_send
 from .registration import list_view
 from .state import Change, Deck, Dispute, LedgerEntry, TableState
@@ -242,6 +242,8 @@ def shared_view(s: TableState) -> dict[str, Any]:
                 # confirmed, it ends the match (R3.1, R5), and the wins it leaves
                 "ends_match": result_ends_match(s),
                 "wins_after": wins_after_result(s),
+                # confirmed, its winner wins the match by wins alone (one tap may confirm both)
+                "wins_match": result_wins_match(s),
             }
             if s.result
             else None

@@ -81,11 +81,12 @@ function phaseDuelResult(ctx) {
   const confirmed = result.confirmed || {};
   const parts = [confirmedLine(ctx, confirmed, "result-confirmed")]; // the result itself is in the banner
   if (view.isSeat && may(s, "result.confirm")) {
-    // The duel that decides the match (the rules say so: `result.ends_match`, R3.1, R5): one
-    // tap confirms the duel and, named on the button, the match result it makes (R7.4: each is
-    // still a confirmation of this seat).
+    // The duel whose winner wins the match by wins (the rules say so: `result.wins_match`,
+    // R3.1): one tap confirms the duel and, named on the button, the match result it makes
+    // (R7.4: each is still a confirmation of this seat). A match ended by time or an Extra Duel
+    // shows its own result to confirm.
     const w = result.winner;
-    const decides = Boolean(w && result.ends_match);
+    const decides = Boolean(w && result.wins_match);
     const after = result.wins_after || {};
     const score = decides ? `${after[w] || 0}\u2013${after[other(w)] || 0}` : "";
     parts.push(h("button", { class: "btn btn-primary btn-wide", testid: "result-confirm",
