@@ -64,6 +64,10 @@ def test_a_ydke_link_on_the_phone_shows_the_cards_in_traditional_chinese(
         assert status == 201
 
         box = page.get_by_test_id("deck-list-text")
+        # The opponent's join redraws the card: read the box's size once it has settled there
+        # (a box read while it is replaced has no computed style).
+        expect(page.get_by_text("Kaiba").first).to_be_visible()
+        expect(box).to_be_visible()
         font = box.evaluate("el => parseFloat(getComputedStyle(el).fontSize)")
         assert font >= 16  # a phone's browser does not zoom into the box
 
