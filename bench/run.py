@@ -704,8 +704,11 @@ def start_profilers(
     Path(out).mkdir(parents=True, exist_ok=True)
     found = []
     for pid in workers:
-        svg = Path(out) / f"{case_tag(case) or 'current-'}{case.db}-{case.tables}-{pid}.svg"
+        raw = getattr(args, "profile_format", "flamegraph") == "raw"
+        name = f"{case_tag(case) or 'current-'}{case.db}-{case.tables}-{pid}"
+        svg = Path(out) / f"{name}.{'txt' if raw else 'svg'}"
         command = [str(spy), "record", "--nonblocking", "--rate", "100", "-p", str(pid)]
+        command += ["--format", "raw" if raw else "flamegraph"]
         command += ["-d", str(max(1, int(case.seconds) - 1)), "-o", str(svg)]
         found.append((subprocess.Popen(command, stdout=subprocess.DEVNULL), svg))
     return found
@@ -998,6 +1001,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="a py-spy flame graph (SVG) of each server worker over the measured window, in "
         "this folder (the run's folder when given alone)",
+    )
+    p.add_argument(
+        "--profile-format",
+        choices=("flamegraph", "raw"),
+        default="flamegraph",
+        help="with --profile: an SVG flame graph (default) or py-spy's collapsed stacks (raw "
+        "text, one stack and its count a line: for reading the top functions)",
     )
     p.add_argument("--storm-spread", type=float, default=5.0, help="seconds (5)")
     busy = p.add_mutually_exclusive_group()

@@ -24,7 +24,13 @@ from server.api.context import Services, services
 from server.core.errors import DomainError, error_body
 from server.core.tokens import hash_token
 from server.rules import Actor, RuleError, admit, event_for
-from server.service.tables import Appended, command_digest, phone_command_id, sender_of
+from server.service.tables import (
+    Appended,
+    Snapshot,
+    command_digest,
+    phone_command_id,
+    sender_of,
+)
 
 from .access import budget_key, look_up, request_grant, socket_actor
 from .arguments import LOADERS
@@ -147,8 +153,10 @@ class Connection(Session):
         """Judges and the organiser see every deck list of their event's tables."""
         return self.actor.role in ("judge", "organiser")
 
-    def _events(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        judged = self.tables.snapshot(self.code).state.ruleset.staff_start
+    def _events(self, rows: list[dict[str, Any]], snap: Snapshot) -> list[dict[str, Any]]:
+        """The envelopes as this socket's reader may see them, by the table's rules at `snap`
+        (the state the update carries: no read of the store for it)."""
+        judged = snap.state.ruleset.staff_start
         return [event_for(env, self.actor.seat, self.privileged, judged) for env in rows]
 
     def _welcome(self, since: int | None) -> None:
@@ -156,7 +164,7 @@ class Connection(Session):
             snap, events = self.tables.snapshot(self.code), []
         else:
             snap, rows = self.tables.update_since(self.code, since, limit=MAX_REPLAY)
-            events = self._events(rows)
+            events = self._events(rows, snap)
         self.last_seq = snap.seq
         self.welcomed = True
         welcome: dict[str, Any] = {
@@ -183,7 +191,7 @@ class Connection(Session):
             or any(str(row.get("type", "")).startswith("seat.") for row in rows)
         ):
             self.grants.changed(self.code)  # a seat may have moved: the sweep checks it
-        events = self._events(rows)
+        events = self._events(rows, snap)
         self.last_seq = snap.seq
         message = {"type": "update", "seq": snap.seq, "events": events}
         if self.version >= 2:
