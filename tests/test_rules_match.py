@@ -81,6 +81,24 @@ def test_r2_1_r2_3_declared_counts_in_range(counts: tuple[int, int, int]) -> Non
     assert view(t.state)["decks"]["A"]["declared"] == {"main": main, "extra": extra, "side": side}
 
 
+def test_r2_1_r2_3_the_sizes_the_phones_offer_are_the_ones_the_rules_accept() -> None:
+    """The view's `forms` are what the deck form offers (no copy on the phone): each bound is
+    accepted, one past it refused with the rule quoted."""
+    t = Table().join()
+    sizes = view(t.state, "A")["forms"]["deck_sizes"]
+    assert sizes == {"main": [40, 60], "extra": [0, 15], "side": [0, 15]}
+    smallest = {part: low for part, (low, _) in sizes.items()}
+    for part, (low, high) in sizes.items():
+        for n in (low, high):
+            t.declare("A", **{**smallest, part: n})
+            assert view(t.state)["decks"]["A"]["declared"][part] == n
+        for n in (low - 1, high + 1):
+            t.refuse("A", "deck.declare", "deck_size", **{**smallest, part: n})
+    forms = view(t.state, "B")["forms"]
+    assert forms["checklist"] == ["handshake", "side_shown", "shuffled", "cut"]  # R6.1-R6.4
+    assert forms["hands"] == ["rock", "paper", "scissors"]  # R6.5
+
+
 @pytest.mark.parametrize("bad", [None, "40", 40.0, True])
 def test_r2_1_counts_must_be_whole_numbers(bad: Any) -> None:
     t = Table().join()
