@@ -18,18 +18,20 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from server.core.errors import Conflict, DomainError, Forbidden, NotFound, Unauthenticated
 from server.core.names import clean
 from server.core.tokens import hash_token
-from server.rules import Actor, RuleError, RuleSet, get_ruleset
+from server.rules import Actor, RuleError, get_ruleset
 from server.rules.ruleset import player_id_required
 from server.runtime.offload import Offload
-from server.store import Appended, EventStore, hall
+from server.store import EventStore, hall
 from server.store.tournament import AccountRecord, EventRecord, RoundRecord, TournamentRows
+
+from .tables import TableService
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
 MIN_PASSWORD = 8
@@ -117,23 +119,6 @@ def parse_pairings(text: str) -> list[Pairing]:
     return found
 
 
-class Tables(Protocol):
-    """What writes the tables' logs for the rounds (the table service, `server/service`): it
-    decides and stores; the rounds announce what they wrote."""
-
-    def append(
-        self,
-        code: str,
-        cmd: str,
-        args: dict[str, Any],
-        actor: Actor,
-        cmd_id: str | None,
-        now_ms: int,
-    ) -> Appended: ...
-
-    def create_table(self, ruleset: RuleSet, now_ms: int) -> str: ...
-
-
 class Tournament:
     """Accounts, sessions, events, rounds and pairings, on the same database as the tables."""
 
@@ -142,7 +127,7 @@ class Tournament:
         store: EventStore,
         password_method: str,
         offload: Offload | None = None,
-        tables: Tables | None = None,
+        tables: TableService | None = None,
     ) -> None:
         self.store = store
         self.rows = TournamentRows()  # the events', rounds', staff's and logins' rows
@@ -155,7 +140,7 @@ class Tournament:
         _dummy_hash(password_method)  # a bad method fails here, at start, not at a login
 
     @property
-    def logs(self) -> Tables:
+    def logs(self) -> TableService:
         """What writes the tables' logs."""
         if self._tables is None:
             raise RuntimeError("this tournament store writes no tables")
