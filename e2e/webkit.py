@@ -266,7 +266,9 @@ class PhoneProxy:
                 self._pipe(client, head, self._upstream(target))
             else:
                 self._http(client, head, target)
-        except OSError:
+        except (OSError, ValueError):
+            # A cut closes this phone's sockets under the thread passing them on: select()
+            # then meets a closed socket (ValueError, its descriptor is -1), recv an OSError.
             pass
         finally:
             with self.lock:

@@ -110,15 +110,20 @@ def test_a_summary_reads_only_the_tables_that_moved(org: Org, monkeypatch):
     swiss = org.app.extensions["duel_table"].swiss
     store = org.app.extensions["duel_table"].tables.store
     read: list[str] = []
-    real = store.snapshot
+    real, real_fresh = store.snapshot, store.fresh
 
     def counted(code: str) -> Any:
         read.append(code)
         return real(code)
 
+    def counted_fresh(code: str, at_least: int = 0) -> Any:
+        read.append(code)
+        return real_fresh(code, at_least)
+
     with org.app.app_context():
         swiss.summary(ev)
         monkeypatch.setattr(store, "snapshot", counted)
+        monkeypatch.setattr(store, "fresh", counted_fresh)
         swiss.summary(ev)
         assert read == []  # before: three reads of every table's log per summary
         code = codes(org, ev)[2]

@@ -72,6 +72,23 @@ def test_unknown_table(store: EventStore):
     assert not store.exists("ZZZZZZ")
 
 
+def test_many_tables_read_at_once_are_each_tables_latest_state(store: EventStore):
+    """A round's pages read every table: `snapshots` asks the seqs at once, and gives each
+    table's state at that seq (from memory when this process holds it, else from its log)."""
+    codes = [new_table(store) for _ in range(3)]
+    tables_of(store).append(codes[1], "deck.declare", DECK, seat("A"), "c1", T0)
+    other = EventStore(db)  # another process: nothing in its memory
+    for reader in (store, other):
+        found = reader.snapshots([*codes, "ZZZZZZ"])
+        assert sorted(found) == sorted(codes)  # a code with no table is left out
+        for code in codes:
+            assert found[code].seq == store.snapshot(code).seq
+            assert found[code].state == store.snapshot(code).state
+    # Moved on by another process: the one read sees the new seq, not its memory's.
+    tables_of(other).append(codes[0], "deck.declare", DECK, seat("B"), "c2", T0)
+    assert store.snapshots(codes)[codes[0]].state.decks["B"].registered is not None
+
+
 def test_append_writes_events_and_moves_the_sequence(store: EventStore):
     code = new_table(store)
     result = tables_of(store).append(code, "deck.declare", DECK, seat("A"), "c1", T0 + 5)

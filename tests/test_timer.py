@@ -15,6 +15,13 @@ DECK = {"main": 40, "extra": 15, "side": 15}
 
 
 def running_table(store: EventStore, minutes: int = 1) -> str:
+    code = ready_table(store, minutes)
+    tables_of(store).append(code, "clock.start", {}, Actor("judge", name="J"), "go", T0)
+    return code
+
+
+def ready_table(store: EventStore, minutes: int = 1) -> str:
+    """Both seats sat and their decks counted: the clock waits for its start."""
     code = tables_of(store).create_table(get_ruleset(match_minutes=minutes), T0)
     for seat, name in (("A", "Yugi"), ("B", "Kaiba")):
         tables_of(store).join(code, seat, name, "", T0)
@@ -22,7 +29,6 @@ def running_table(store: EventStore, minutes: int = 1) -> str:
         tables_of(store).append(code, "deck.declare", DECK, Actor("seat", seat), f"d{seat}", T0)
     tables_of(store).append(code, "deck.confirm", {"seat": "B"}, Actor("seat", "A"), "cA", T0)
     tables_of(store).append(code, "deck.confirm", {"seat": "A"}, Actor("seat", "B"), "cB", T0)
-    tables_of(store).append(code, "clock.start", {}, Actor("judge", name="J"), "go", T0)
     return code
 
 
@@ -49,3 +55,45 @@ def test_time_is_called_once_even_by_two_processes(store: EventStore):
     # A second process with its own cache, at the same moment: nothing more is written.
     run_due(TableService(EventStore(db), hub), T0 + MIN + 1)
     assert store.snapshot(code).seq == after.seq and published == [after.seq]
+
+
+def test_r5_1_time_called_at_every_table_at_once_is_written_as_groups(
+    store: EventStore, monkeypatch
+):
+    """R5.1: every clock of a round reaches its deadline in the same second. The timer decides
+    them all, then waits for one group commit per batch, not one commit per table, and
+    publishes each table's seq once."""
+    import server.service.timer as timer
+
+    monkeypatch.setattr(timer, "BATCH", 4)
+    codes = [running_table(store) for _ in range(10)]
+    hub = LocalHub()
+    published: dict[str, list[int]] = {code: [] for code in codes}
+    for code in codes:
+        hub.subscribe(code, lambda c, seq: published[c].append(seq))
+    groups = store._group.groups
+    assert run_due(TableService(store, hub), T0 + MIN + 1) >= 10
+    for code in codes:
+        snap = store.snapshot(code)
+        assert snap.state.time.called and published[code] == [snap.seq]
+    # Three batches of at most 4: each decided whole before its commit (the committer may
+    # take a batch's first table alone before the rest arrive).
+    assert store._group.groups - groups <= 6
+
+
+def test_a_round_start_refused_at_one_table_starts_the_others(store: EventStore):
+    from tests.tables import tables_of as service
+
+    ready = running_table(store)  # its clock already runs: starting it again is refused
+    fresh = [ready_table(store) for _ in range(2)]
+    orders = [
+        (code, "clock.start", {}, Actor("judge", name="J"), "again") for code in [ready, *fresh]
+    ]
+    answers = service(store).append_many(orders, T0 + 1)
+    assert getattr(answers[ready], "code", None) is not None
+    for code in fresh:
+        assert not isinstance(answers[code], Exception) and answers[code].events
+        assert store.snapshot(code).state.clock.status == "running"
+    # The same orders again: answered as duplicates, nothing written.
+    again = service(store).append_many(orders, T0 + 2)
+    assert all(getattr(again[c], "duplicate", False) for c in fresh)

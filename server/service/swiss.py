@@ -30,7 +30,7 @@ from server.store import EventStore
 from server.store.swiss import PlayerRecord, SwissRows
 from server.store.tournament import EventRecord, TournamentRows
 
-from .tournament import Tournament
+from .tournament import Tournament, is_paired
 
 SWISS, CUT = "swiss", "cut"
 DOUBLE_LOSS = "double_loss"  # the table's match reason for a judge's "both lose"
@@ -430,7 +430,7 @@ class SwissService:
         if found is not None and found[0] == seq:
             return found[1]
         try:
-            snap = self.store.snapshot(code)
+            snap = self.store.fresh(code, seq)  # from memory when this process holds it
         except NotFound:
             return None
         part = part_of(snap.state)
@@ -967,10 +967,11 @@ class SwissService:
         t = self.tournament
         rnd = t.current_round(event_id)
         n = rnd.number
-        paired = t.round_paired(event_id)
+        tables = t.tables(event_id)  # the round's, read once
+        paired = any(is_paired(table) for table in tables)
         missing = []
         if rnd.started_ms:  # the tables whose match is not over (`Tournament.unfinished`)
-            for table in t.in_play(event_id):
+            for table in t.playing(tables):
                 part = self._table_part(table["code"])
                 if part is None or not part.over:
                     missing.append(table["number"])

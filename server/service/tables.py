@@ -17,15 +17,16 @@ import hashlib
 import hmac
 import json
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from server.core.errors import Conflict, Forbidden, NotFound, TooMany
+from server.core.errors import Conflict, DomainError, Forbidden, NotFound, TooMany
 from server.core.tokens import hash_token
 from server.rules import (
     Actor,
     Decision,
     Event,
+    RuleError,
     RuleSet,
     choose_seat,
     create_events,
@@ -37,7 +38,7 @@ from server.rules.state import SeatAsk
 from server.service.hub import Hub
 from server.store import Appended, EventStore, Joined, Snapshot
 from server.store.chain import Verification
-from server.store.events import new_recovery_code
+from server.store.events import Turn, new_recovery_code
 from server.store.models import COMMAND_DIGEST_MAX, COMMAND_ID_MAX
 from server.store.writers import Statement
 
@@ -47,6 +48,12 @@ SeatEnded = Callable[[str | None], object] | None
 # What deciding on a snapshot gives: the decision, and the statements to store with its events.
 Decided = tuple[Decision, list[Statement]]
 Decider = Callable[[Snapshot], Decided]
+
+# One command for `append_many`: the table's code, the command, its arguments, who sends it
+# and its id.
+Order = tuple[str, str, dict[str, Any], Actor, str | None]
+# A table's answer in `append_many`: what was stored, or why it was refused.
+Answer = Appended | RuleError | DomainError
 
 
 def sender_of(actor: Actor) -> str:
@@ -139,11 +146,46 @@ class TableService:
 
         return self._write(code, cmd_id, decide_on, digest=digest)
 
+    def append_many(self, orders: Sequence[Order], now_ms: int) -> dict[str, Answer]:
+        """Decide and store one command at each of many tables as one group (a round's start,
+        the time called at every table in the same second), not published (the caller
+        announces the seqs together). Every table is decided first and the lot waits for one
+        group commit, instead of a commit per table; a table another process moved on meanwhile
+        is decided again on its own (`append`). A refused command is its table's answer."""
+        turns: list[tuple[Order, Turn]] = []
+        answers: dict[str, Answer] = {}
+        for order in orders:
+            code, cmd, args, actor, cmd_id = order
+            try:
+                with self.store.turn(code, cmd_id) as turn:
+                    if not turn.repeat:
+                        made = self._decide(turn.snap, cmd, args, actor, now_ms)
+                        turn.append(made.events, made.state)
+            except (RuleError, DomainError) as exc:
+                answers[code] = exc
+                continue
+            turns.append((order, turn))
+        for order, turn in turns:
+            code, cmd, args, actor, cmd_id = order
+            try:
+                stored = self.store.settle(turn)
+                if stored is None:  # another process moved the table on: decide again
+                    stored = self.append(code, cmd, args, actor, cmd_id, now_ms)
+            except (RuleError, DomainError) as exc:
+                answers[code] = exc
+                continue
+            answers[code] = stored
+        return answers
+
     # -- reads for the edge: the tables' state, logs and seats (the store stays behind) ---------
 
     def snapshot(self, code: str) -> Snapshot:
         """The committed state of table `code` now."""
         return self.store.snapshot(code)
+
+    def snapshots(self, codes: list[str]) -> dict[str, Snapshot]:
+        """The committed state of many tables now (a round's), their seqs read at once."""
+        return self.store.snapshots(codes)
 
     def fresh(self, code: str, at_least: int = 0) -> Snapshot:
         """The state at `at_least` or later, from memory when this process holds it."""

@@ -394,17 +394,24 @@ class Tournament:
         """The tables that are part of a round: paired, or with a seat taken. A top cut, or a
         round paired by hand over fewer tables than the event has, leaves the others out:
         they are neither started, nor counted as playing, nor waited for."""
+        return self.playing(self.tables(event_id, round_no))
+
+    def playing(self, tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Those of `tables` (a round's) that are part of it (`in_play`)."""
+        unpaired = [str(t["code"]) for t in tables if not is_paired(t)]
+        snaps = self.store.snapshots(unpaired) if unpaired else {}
         found = []
-        for table in self.tables(event_id, round_no):
-            if _is_paired(table) or any(
-                s.joined for s in self.store.snapshot(table["code"]).state.seats.values()
+        for table in tables:
+            snap = snaps.get(str(table["code"]))
+            if is_paired(table) or (
+                snap is not None and any(s.joined for s in snap.state.seats.values())
             ):
                 found.append(table)
         return found
 
     def round_paired(self, event_id: int) -> bool:
         """Whether the current round has its pairing (one paired table at least)."""
-        return any(_is_paired(t) for t in self.tables(event_id))
+        return any(is_paired(t) for t in self.tables(event_id))
 
     def pairings(self, event_id: int) -> dict[str, dict[str, dict[str, str]]]:
         """Table code -> its pairing, for the paired tables of the current round."""
@@ -419,7 +426,7 @@ class Tournament:
         once the round is paired, its tables in play (a top cut's unused tables leave the
         floor); before, every table (players may already sit and register decks)."""
         tables = self.tables(event_id)
-        if any(_is_paired(t) for t in tables):
+        if any(is_paired(t) for t in tables):
             tables = self.in_play(event_id)
         return {t["code"]: t["number"] for t in tables}
 
@@ -469,7 +476,7 @@ class Tournament:
                 {"round": rnd.number},
             )
         tables = self.in_play(event_id)
-        if not any(_is_paired(t) for t in tables):
+        if not any(is_paired(t) for t in tables):
             raise Conflict(
                 "round_not_paired",
                 f"Round {rnd.number} has no pairing yet: pair it first (Pair round "
@@ -479,15 +486,18 @@ class Tournament:
         self.rows.set_round_started(rnd.id, now_ms)
         started, seqs = 0, {}
         refused: list[dict[str, Any]] = []
+        cmd_id = f"round:{rnd.id}:start"
+        orders = [(str(t["code"]), "clock.start", {}, actor, cmd_id) for t in tables]
+        answers = self.logs.append_many(orders, now_ms)  # one group commit for the hall
         for table in tables:
-            cmd_id = f"round:{rnd.id}:start"
-            try:
-                done = self.logs.append(table["code"], "clock.start", {}, actor, cmd_id, now_ms)
-            except RuleError as exc:
-                refused.append({"table": table["number"], "code": exc.code, "message": exc.message})
+            answer = answers[str(table["code"])]
+            if isinstance(answer, Exception):
+                refused.append(
+                    {"table": table["number"], "code": answer.code, "message": answer.message}
+                )
                 continue
-            seqs[table["code"]] = done.seq
-            started += 0 if done.duplicate else 1
+            seqs[table["code"]] = answer.seq
+            started += 0 if answer.duplicate else 1
         return {
             "round": rnd.number,
             "started": started,
@@ -547,7 +557,7 @@ class Tournament:
             return []
         found = []
         for table in self.tables(event_id):
-            if not _is_paired(table):
+            if not is_paired(table):
                 continue
             state = self.store.snapshot(table["code"]).state
             if state.phase != "match_over" and not all(s.joined for s in state.seats.values()):
@@ -637,7 +647,7 @@ class Tournament:
             )
 
 
-def _is_paired(table: dict[str, Any]) -> bool:
+def is_paired(table: dict[str, Any]) -> bool:
     pairing = table["pairing"]
     return bool(pairing["A"]["name"] or pairing["B"]["name"])
 

@@ -91,6 +91,7 @@ log = logging.getLogger(__name__)
 
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 6
+SNAPSHOT_BATCH = 500  # codes a query when reading many tables' seqs (`snapshots`)
 
 
 def envelope(row: EventRow) -> dict[str, Any]:
@@ -209,6 +210,28 @@ class EventStore:
         """The committed state of a table now."""
         with self.db.connection_context():
             return self._catch_up(self._table(code))
+
+    def snapshots(self, codes: Sequence[str]) -> dict[str, Snapshot]:
+        """The committed state of many tables now (a round's, for the event's pages): their
+        seqs in one query a few hundred codes at a time, each state from memory when it is at
+        that seq; codes with no table are left out."""
+        found: dict[str, Snapshot] = {}
+        with self.db.connection_context():
+            for start in range(0, len(codes), SNAPSHOT_BATCH):
+                chunk = list(codes[start : start + SNAPSHOT_BATCH])
+                marks = ", ".join([self.db.param] * len(chunk))
+                rows = self.db.execute_sql(
+                    f'SELECT id, code, seq, created_ms FROM "table" WHERE code IN ({marks})',
+                    chunk,
+                ).fetchall()
+                for table_id, code, seq, created_ms in rows:
+                    cached = self._cache.get(code)
+                    if cached is not None and cached.seq == seq and cached.table_id == table_id:
+                        found[code] = cached
+                        continue
+                    row = TableRow(id=table_id, code=code, seq=seq, created_ms=created_ms)
+                    found[code] = self._catch_up(row)
+        return found
 
     def fresh(self, code: str, at_least: int = 0) -> Snapshot:
         """The state at `at_least` or later: from memory when this process holds it."""

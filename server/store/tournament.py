@@ -360,9 +360,29 @@ class TournamentRows:
         """The round's tables by number: number, code, pairing (side -> name and ID)."""
         with db.connection_context():
             rows = (
-                EventTable.select().where(EventTable.round == round_id).order_by(EventTable.number)
+                EventTable.select(
+                    EventTable.number,
+                    EventTable.code,
+                    EventTable.a_name,
+                    EventTable.a_id,
+                    EventTable.b_name,
+                    EventTable.b_id,
+                )
+                .where(EventTable.round == round_id)
+                .order_by(EventTable.number)
+                .tuples()  # a hall's round is 2,000 rows: no model object for each
             )
-            return [{"number": t.number, "code": t.code, "pairing": t.pairing()} for t in rows]
+            return [
+                {
+                    "number": number,
+                    "code": code,
+                    "pairing": {
+                        "A": {"name": a_name, "player_id": a_id},
+                        "B": {"name": b_name, "player_id": b_id},
+                    },
+                }
+                for number, code, a_name, a_id, b_name, b_id in cast(Any, rows)
+            ]
 
     def round_table_codes(self, event_id: int, round_no: int) -> dict[int, str]:
         """Table number -> code, for round `round_no` of the event."""
