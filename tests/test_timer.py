@@ -97,3 +97,21 @@ def test_a_round_start_refused_at_one_table_starts_the_others(store: EventStore)
     # The same orders again: answered as duplicates, nothing written.
     again = service(store).append_many(orders, T0 + 2)
     assert all(getattr(again[c], "duplicate", False) for c in fresh)
+
+
+def test_the_timer_wakes_at_the_next_deadline_not_a_whole_interval_later(store: EventStore):
+    """R5.1: time is called at the deadline. The timer sleeps until the earliest deadline of
+    any table (at most its interval), so a phone is not told up to an interval late."""
+    from server.service.timer import Timer
+
+    running_table(store)
+    found = store.next_due()
+    # (On a shared PostgreSQL test database another test's table may fall due earlier.)
+    assert found is not None and found <= T0 + MIN  # the table's match time runs out then
+    due = T0 + MIN
+    now = {"ms": due - 40}
+    timer = Timer(tables_of(store), lambda: now["ms"], interval_ms=250)
+    assert timer.until_next(due) == 0.04
+    now["ms"] = due + 3  # late already: the next sweep follows almost at once
+    assert timer.until_next(due) == 0.005
+    assert timer.until_next(None) == 0.25 and timer.until_next(due + 60_000) == 0.25

@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 
 
 BATCH = 500  # tables ticked as one group
+MIN_WAIT = 0.005  # seconds: a deadline just past is swept again this soon, not at once
 BATCHES = 20  # at most this many groups a sweep (10,000 tables), so a sweep always ends
 
 
@@ -67,9 +68,19 @@ class Timer:
             self._thread.join(timeout=5)
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval):
+        wait = self.interval
+        while not self._stop.wait(wait):
+            wait = self.interval
             try:
                 with span("timer sweep"):
                     run_due(self.tables, self.clock())
+                    wait = self.until_next(self.tables.store.next_due())
             except Exception:
                 log.exception("timer round failed")
+
+    def until_next(self, due_ms: int | None) -> float:
+        """Seconds to sleep before the next sweep: until the earliest deadline (so time is
+        called within a few ms of it, not up to an interval later), at most `interval`."""
+        if due_ms is None:
+            return self.interval
+        return min(self.interval, max(MIN_WAIT, (due_ms - self.clock()) / 1000))

@@ -310,6 +310,12 @@ class EventStore:
             )
             return [(code, due) for code, due in cursor.fetchall()]
 
+    def next_due(self) -> int | None:
+        """The earliest timer deadline of any table (None: no clock runs anywhere)."""
+        with self.db.connection_context():
+            found = self._sql('SELECT MIN(next_due_ms) FROM "table"').fetchone()
+            return None if found is None or found[0] is None else int(found[0])
+
     def verify(self, code: str) -> Verification:
         """Recompute the hash chain and name the first link that does not hold; then check the
         signed heads: each the log's hash at its seq under the server's key, and covering every
