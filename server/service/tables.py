@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -48,6 +49,8 @@ SeatEnded = Callable[[str | None], object] | None
 # What deciding on a snapshot gives: the decision, and the statements to store with its events.
 Decided = tuple[Decision, list[Statement]]
 Decider = Callable[[Snapshot], Decided]
+
+YIELD_EVERY = 50  # tables decided in `append_many` between two yields to the event loop
 
 # One command for `append_many`: the table's code, the command, its arguments, who sends it
 # and its id.
@@ -146,15 +149,42 @@ class TableService:
 
         return self._write(code, cmd_id, decide_on, digest=digest)
 
-    def append_many(self, orders: Sequence[Order], now_ms: int) -> dict[str, Answer]:
-        """Decide and store one command at each of many tables as one group (a round's start,
-        the time called at every table in the same second), not published (the caller
-        announces the seqs together). Every table is decided first and the lot waits for one
-        group commit, instead of a commit per table; a table another process moved on meanwhile
-        is decided again on its own (`append`). A refused command is its table's answer."""
-        turns: list[tuple[Order, Turn]] = []
+    def append_many(
+        self, orders: Sequence[Order], now_ms: int, publish: bool = False
+    ) -> dict[str, Answer]:
+        """Decide and store one command at each of many tables (a round's start, the time
+        called at every table in the same second) without a commit of its own for each: the
+        tables are decided one after another while the group committer writes those already
+        decided, so the first are stored while the last are still being decided. With
+        `publish`, each table is published as soon as its events are stored (the first phones
+        are told at once, not after the whole hall); else the caller announces the seqs. A
+        table another process moved on meanwhile is decided again on its own (`append`). A
+        refused command is its table's answer."""
+        waiting: list[tuple[Order, Turn]] = []
         answers: dict[str, Answer] = {}
-        for order in orders:
+
+        def settle(turns: list[tuple[Order, Turn]]) -> None:
+            for order, turn in turns:
+                code, cmd, args, actor, cmd_id = order
+                try:
+                    stored = self.store.settle(turn)
+                    if stored is None:  # another process moved the table on: decide again
+                        stored = self.append(code, cmd, args, actor, cmd_id, now_ms)
+                except (RuleError, DomainError) as exc:
+                    answers[code] = exc
+                    continue
+                answers[code] = stored
+                if publish and stored.events:
+                    self.hub.publish(code, stored.seq)
+
+        for n, order in enumerate(orders, start=1):
+            if n % YIELD_EVERY == 0:
+                # Let the committer and the sockets run between slices; tell what is stored.
+                time.sleep(0)
+                done = [item for item in waiting if item[1].ready]
+                if done:
+                    waiting = [item for item in waiting if not item[1].ready]
+                    settle(done)
             code, cmd, args, actor, cmd_id = order
             try:
                 with self.store.turn(code, cmd_id) as turn:
@@ -164,17 +194,8 @@ class TableService:
             except (RuleError, DomainError) as exc:
                 answers[code] = exc
                 continue
-            turns.append((order, turn))
-        for order, turn in turns:
-            code, cmd, args, actor, cmd_id = order
-            try:
-                stored = self.store.settle(turn)
-                if stored is None:  # another process moved the table on: decide again
-                    stored = self.append(code, cmd, args, actor, cmd_id, now_ms)
-            except (RuleError, DomainError) as exc:
-                answers[code] = exc
-                continue
-            answers[code] = stored
+            waiting.append((order, turn))
+        settle(waiting)
         return answers
 
     # -- reads for the edge: the tables' state, logs and seats (the store stays behind) ---------

@@ -936,6 +936,15 @@ class Turn:
         self.tx: _Tx | None = None
 
     @property
+    def ready(self) -> bool:
+        """Whether `EventStore.settle` would answer now, without waiting for a commit."""
+        if self.answered is not None:
+            return True
+        if self.waiting is not None:
+            return self.waiting.done.is_set()
+        return self.pending is None or self.pending.done.is_set()
+
+    @property
     def repeat(self) -> bool:
         """Whether a command with this id was decided already (nothing to decide)."""
         return self.answered is not None or self.waiting is not None
