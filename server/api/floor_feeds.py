@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 from server.projections.floor import summarise
 from server.rules.view import calls_view, own_disputes, people_view, shared_view
+from server.runtime.loop import let_loop_run
 from server.runtime.stalls import span
 from server.service.hub import Hub
 from server.service.tables import TableService
@@ -114,7 +114,9 @@ class Feed:
             hub.subscribe(code, self._on_publish)
         self.codes = codes
         fresh = {}
-        for code in codes:
+        for n, code in enumerate(codes, start=1):
+            if n % YIELD_EVERY == 0:
+                let_loop_run()  # a hall's round is 2,000 tables: let the sockets run meanwhile
             s = self._summarise(code)
             if s is not None:
                 fresh[code] = s
@@ -129,7 +131,7 @@ class Feed:
             if n % YIELD_EVERY == 0:
                 # Let the sockets run between slices: a flush of a few hundred busy tables
                 # would otherwise hold a gevent worker for tens of milliseconds at a time.
-                time.sleep(0)
+                let_loop_run()
             if code not in self.codes:
                 continue
             s = self._summarise(code, seq)

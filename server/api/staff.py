@@ -235,8 +235,8 @@ def start_round(event_id: int) -> Response:
     staff = require_role(event_id, "organiser")
     found = services()
     actor = Actor(role="organiser", name=staff.username)
-    result = tournament().start_round(event_id, actor, found.clock())
-    found.tables.announce(result.pop("seqs"))
+    result = tournament().start_round(event_id, actor, found.clock())  # published as stored
+    result.pop("seqs")
     _refresh_floor(event_id)  # the floor's judges may now re-pair the round
     return jsonify(result)
 

@@ -17,7 +17,6 @@ import hashlib
 import hmac
 import json
 import secrets
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -36,6 +35,7 @@ from server.rules import (
 )
 from server.rules.base import SYSTEM_ACTOR, judge_called
 from server.rules.state import SeatAsk
+from server.runtime.loop import let_loop_run
 from server.service.hub import Hub
 from server.store import Appended, EventStore, Joined, Snapshot
 from server.store.chain import Verification
@@ -180,7 +180,7 @@ class TableService:
         for n, order in enumerate(orders, start=1):
             if n % YIELD_EVERY == 0:
                 # Let the committer and the sockets run between slices; tell what is stored.
-                time.sleep(0)
+                let_loop_run()
                 done = [item for item in waiting if item[1].ready]
                 if done:
                     waiting = [item for item in waiting if not item[1].ready]

@@ -467,7 +467,8 @@ class Tournament:
         return len(pairings)
 
     def start_round(self, event_id: int, actor: Actor, now_ms: int) -> dict[str, Any]:
-        """Start every table's match clock at the same server instant `now_ms`."""
+        """Start every table's match clock at the same server instant `now_ms`; each table is
+        published as soon as its start is stored."""
         rnd = self.current_round(event_id)
         if rnd.ended_ms is not None:
             raise Conflict(
@@ -488,7 +489,9 @@ class Tournament:
         refused: list[dict[str, Any]] = []
         cmd_id = f"round:{rnd.id}:start"
         orders = [(str(t["code"]), "clock.start", {}, actor, cmd_id) for t in tables]
-        answers = self.logs.append_many(orders, now_ms)  # one group commit for the hall
+        # Decided one after another while the committer writes them; each table's phones are
+        # told as soon as it is stored, not after the whole hall.
+        answers = self.logs.append_many(orders, now_ms, publish=True)
         for table in tables:
             answer = answers[str(table["code"])]
             if isinstance(answer, Exception):
