@@ -26,6 +26,7 @@ from server.rules.judge import DISQUALIFICATIONS
 from server.rules.swiss import Match, Player, SwissError
 from server.rules.table import MAX_NAME
 from server.rules.tournament_log import actor_of
+from server.runtime.loop import let_loop_run
 from server.store import EventStore
 from server.store.swiss import PlayerRecord, SwissRows
 from server.store.tournament import EventRecord, TournamentRows
@@ -181,6 +182,7 @@ def part_of(state: Any) -> TablePart:
 
 
 # The tables' seqs read in one query for a whole summary (code -> seq), while it is built.
+PARTS_BETWEEN_TURNS = 50  # tables read again for a summary between two turns of the loop
 _KNOWN_SEQS: ContextVar[dict[str, int] | None] = ContextVar("known_seqs", default=None)
 # And each round's tables (event, round -> number -> code), read once a summary.
 _KNOWN_CODES: ContextVar[dict[tuple[int, int], dict[int, str]] | None] = ContextVar(
@@ -200,6 +202,7 @@ class SwissService:
         # Each table's part at its seq: a summary reads a table's log again only when it moved
         # on, so what a write costs the standings is that table's part (docs/security.md).
         self._parts: dict[str, tuple[int, TablePart]] = {}
+        self._read = 0  # parts read again from a table's state (`_table_part`)
         self._standing_rows: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
 
     def _round_one_seed(self) -> int:
@@ -435,6 +438,9 @@ class SwissService:
             return None
         part = part_of(snap.state)
         self._parts[code] = (snap.seq, part)
+        self._read += 1
+        if self._read % PARTS_BETWEEN_TURNS == 0:
+            let_loop_run()  # every table moved (time called at all): the hall's pages wait
         return part
 
     def parts(self, codes: list[str]) -> dict[str, TablePart]:
