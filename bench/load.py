@@ -56,6 +56,8 @@ DUEL_STEPS: list[tuple[str, str, dict[str, Any]]] = [
     ("B", "duel.draw", {}),
 ]
 SETUP_STEPS = REGISTRATION_STEPS + DUEL_STEPS
+# Seconds from a round's clock shown running to the players' first step of duel 1.
+AFTER_START_SECONDS = (3.0, 15.0)
 # A casual table's clock starts with duel 1 (R4.1: both seats' "drawn 5" above), so every
 # table's clock runs; nothing more to send (a judge starts a round's clocks at once).
 CLOCK_STEPS: list[tuple[str, str, dict[str, Any]]] = []
@@ -454,6 +456,9 @@ class Table:
         await self.steps(REGISTRATION_STEPS)
         if self.plan.event_round and self.made:
             return  # the duel waits for the round's start (`after_start`)
+        # People, not scripts: the players see the clock run, play rock-paper-scissors, report
+        # it and draw (R6.5, R6.6): seconds after the tap, not all in its millisecond.
+        await asyncio.sleep(self.rng.uniform(*AFTER_START_SECONDS))
         await self.steps(DUEL_STEPS)
         await self.clock_steps()
 
@@ -467,6 +472,9 @@ class Table:
     async def after_start(self) -> None:
         """An event table once the organiser started the round: its clock runs (started by
         the round), the players play rock-paper-scissors and draw."""
+        # People, not scripts: the players see the clock run, play rock-paper-scissors, report
+        # it and draw (R6.5, R6.6): seconds after the tap, not all in its millisecond.
+        await asyncio.sleep(self.rng.uniform(*AFTER_START_SECONDS))
         await self.steps(DUEL_STEPS)
         await self.clock_steps()
 
