@@ -456,9 +456,6 @@ class Table:
         await self.steps(REGISTRATION_STEPS)
         if self.plan.event_round and self.made:
             return  # the duel waits for the round's start (`after_start`)
-        # People, not scripts: the players see the clock run, play rock-paper-scissors, report
-        # it and draw (R6.5, R6.6): seconds after the tap, not all in its millisecond.
-        await asyncio.sleep(self.rng.uniform(*AFTER_START_SECONDS))
         await self.steps(DUEL_STEPS)
         await self.clock_steps()
 
@@ -469,12 +466,14 @@ class Table:
             if not reply.get("ok"):
                 raise SetupError(f"{cmd}:{(reply.get('error') or {}).get('code')}")
 
-    async def after_start(self) -> None:
+    async def after_start(self, pause: bool = False) -> None:
         """An event table once the organiser started the round: its clock runs (started by
-        the round), the players play rock-paper-scissors and draw."""
-        # People, not scripts: the players see the clock run, play rock-paper-scissors, report
-        # it and draw (R6.5, R6.6): seconds after the tap, not all in its millisecond.
-        await asyncio.sleep(self.rng.uniform(*AFTER_START_SECONDS))
+        the round), the players play rock-paper-scissors and draw (`pause`: as people do, in
+        the measured round start; set-up's tables, played a few at a time, go straight on)."""
+        if pause:
+            # People, not scripts: the players see the clock run, play rock-paper-scissors,
+            # report it and draw (R6.5, R6.6): seconds after the tap, not in its millisecond.
+            await asyncio.sleep(self.rng.uniform(*AFTER_START_SECONDS))
         await self.steps(DUEL_STEPS)
         await self.clock_steps()
 
@@ -566,7 +565,7 @@ class Table:
             except TimeoutError:
                 return  # never shown: the phones not seeing it are counted by the driver
             try:
-                await asyncio.wait_for(self.after_start(), SETUP_TABLE_TIMEOUT)
+                await asyncio.wait_for(self.after_start(pause=True), SETUP_TABLE_TIMEOUT)
             except SetupError as exc:
                 self.stats.errors[f"after_start:{exc}"] += 1
                 return
