@@ -424,11 +424,12 @@ class SwissService:
             return None
         known = _KNOWN_SEQS.get()
         if known is not None and code in known:
-            seq: int | None = known[code]
+            seq = known[code]
         else:
-            seq = self.event_rows.table_seq(code)
-            if seq is None:
+            read = self.event_rows.table_seq(code)
+            if read is None:
                 return None
+            seq = read
         found = self._parts.get(code)
         if found is not None and found[0] == seq:
             return found[1]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from server.rules.base import SYSTEM_ACTOR
 from server.runtime.stalls import span
-from server.service.tables import TableService
+from server.service.tables import Order, TableService
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,9 @@ def run_due(tables: TableService, now_ms: int) -> int:
     written = 0
     for _ in range(BATCHES):
         due = tables.store.due(now_ms, limit=BATCH)
-        orders = [(code, "tick", {}, SYSTEM_ACTOR, f"tick:{due_ms}") for code, due_ms in due]
+        orders: list[Order] = [
+            (code, "tick", {}, SYSTEM_ACTOR, f"tick:{due_ms}") for code, due_ms in due
+        ]
         try:
             answers = tables.append_many(orders, now_ms, publish=True)
         except Exception:

@@ -31,7 +31,7 @@ from server.runtime.offload import Offload
 from server.store import EventStore, hall
 from server.store.tournament import AccountRecord, EventRecord, RoundRecord, TournamentRows
 
-from .tables import TableService
+from .tables import Order, TableService
 
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
 MIN_PASSWORD = 8
@@ -488,7 +488,7 @@ class Tournament:
         started, seqs = 0, {}
         refused: list[dict[str, Any]] = []
         cmd_id = f"round:{rnd.id}:start"
-        orders = [(str(t["code"]), "clock.start", {}, actor, cmd_id) for t in tables]
+        orders: list[Order] = [(str(t["code"]), "clock.start", {}, actor, cmd_id) for t in tables]
         # Decided one after another while the committer writes them; each table's phones are
         # told as soon as it is stored, not after the whole hall.
         answers = self.logs.append_many(orders, now_ms, publish=True)
