@@ -137,3 +137,25 @@ def test_the_timer_wakes_at_the_next_deadline_not_a_whole_interval_later(store: 
     now["ms"] = due + 3  # late already: the next sweep follows almost at once
     assert timer.until_next(due) == 0.005
     assert timer.until_next(None) == 0.25 and timer.until_next(due + 60_000) == 0.25
+
+
+def test_a_fault_at_one_table_does_not_keep_the_others_waiting(store: EventStore, monkeypatch):
+    """A bug met deciding one table's tick is that table's answer (logged): the hall's other
+    clocks are still called and published."""
+    codes = [running_table(store) for _ in range(3)]
+    hub = LocalHub()
+    service = TableService(store, hub)
+    real = service._decide
+
+    def faulty(snap, cmd, args, actor, now_ms):
+        if snap.state.code == codes[1]:
+            raise KeyError("a bug")
+        return real(snap, cmd, args, actor, now_ms)
+
+    monkeypatch.setattr(service, "_decide", faulty)
+    orders = [(code, "tick", {}, Actor("system"), f"tick:{T0 + MIN}") for code in codes]
+    answers = service.append_many(orders, T0 + MIN + 1, publish=True)
+    assert getattr(answers[codes[1]], "code", None) == "internal"
+    for code in (codes[0], codes[2]):
+        assert store.snapshot(code).state.time.called
+    assert not store.snapshot(codes[1]).state.time.called

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -42,6 +43,8 @@ from server.store.chain import Verification
 from server.store.events import Turn, new_recovery_code
 from server.store.models import COMMAND_DIGEST_MAX, COMMAND_ID_MAX
 from server.store.writers import Statement
+
+log = logging.getLogger(__name__)
 
 # Told the token hash of a phone that lost its seat (None: the seat was free), before publishing.
 SeatEnded = Callable[[str | None], object] | None
@@ -181,10 +184,12 @@ class TableService:
             if n % YIELD_EVERY == 0:
                 # Let the committer and the sockets run between slices; tell what is stored.
                 let_loop_run()
-                done = [item for item in waiting if item[1].ready]
-                if done:
-                    waiting = [item for item in waiting if not item[1].ready]
-                    settle(done)
+                done: list[tuple[Order, Turn]] = []
+                still: list[tuple[Order, Turn]] = []
+                for item in waiting:  # one look at each: a commit may land meanwhile
+                    (done if item[1].ready else still).append(item)
+                waiting = still
+                settle(done)
             code, cmd, args, actor, cmd_id = order
             try:
                 with self.store.turn(code, cmd_id) as turn:
@@ -193,6 +198,11 @@ class TableService:
                         turn.append(made.events, made.state)
             except (RuleError, DomainError) as exc:
                 answers[code] = exc
+                continue
+            except Exception:
+                # A fault at one table (a bug) must not keep the hall's others waiting.
+                log.exception("%s at table %s could not be decided", cmd, code)
+                answers[code] = DomainError("internal", "The command could not be stored.")
                 continue
             waiting.append((order, turn))
         settle(waiting)
