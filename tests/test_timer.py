@@ -159,3 +159,20 @@ def test_a_fault_at_one_table_does_not_keep_the_others_waiting(store: EventStore
     for code in (codes[0], codes[2]):
         assert store.snapshot(code).state.time.called
     assert not store.snapshot(codes[1]).state.time.called
+
+
+def test_a_table_still_due_after_a_sweep_that_moved_nothing_waits_the_interval(
+    store: EventStore, monkeypatch
+):
+    """A tick refused (or a fault) leaves its table due: the timer asks again an interval
+    later, not every 5 ms; once something moves, it wakes at the next deadline again."""
+    from server.service import timer as timer_module
+
+    code = running_table(store)
+    now = {"ms": T0 + MIN + 1}
+    timer = timer_module.Timer(tables_of(store), lambda: now["ms"], interval_ms=250)
+    monkeypatch.setattr(timer_module, "run_due", lambda tables, now_ms: 0)  # nothing moves
+    assert timer.sweep() == 0.25
+    monkeypatch.undo()
+    assert timer.sweep() <= 0.25  # the tick is written: the next deadline decides
+    assert store.snapshot(code).state.time.called

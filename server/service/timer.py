@@ -75,10 +75,19 @@ class Timer:
             wait = self.interval
             try:
                 with span("timer sweep"):
-                    run_due(self.tables, self.clock())
-                    wait = self.until_next(self.tables.store.next_due())
+                    wait = self.sweep()
             except Exception:
                 log.exception("timer round failed")
+
+    def sweep(self) -> float:
+        """Write what fell due; return the seconds to sleep before the next sweep."""
+        written = run_due(self.tables, self.clock())
+        due = self.tables.store.next_due()
+        if due is not None and due <= self.clock() and not written:
+            # Still due after a sweep that moved nothing: a table whose tick is refused stays
+            # due, and is asked again an interval later, not every few ms.
+            return self.interval
+        return self.until_next(due)
 
     def until_next(self, due_ms: int | None) -> float:
         """Seconds to sleep before the next sweep: until the earliest deadline (so time is
