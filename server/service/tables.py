@@ -214,10 +214,6 @@ class TableService:
         """The committed state of table `code` now."""
         return self.store.snapshot(code)
 
-    def snapshots(self, codes: list[str]) -> dict[str, Snapshot]:
-        """The committed state of many tables now (a round's), their seqs read at once."""
-        return self.store.snapshots(codes)
-
     def fresh(self, code: str, at_least: int = 0) -> Snapshot:
         """The state at `at_least` or later, from memory when this process holds it."""
         return self.store.fresh(code, at_least)

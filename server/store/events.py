@@ -225,12 +225,8 @@ class EventStore:
                     chunk,
                 ).fetchall()
                 for table_id, code, seq, created_ms in rows:
-                    cached = self._cache.get(code)
-                    if cached is not None and cached.seq == seq and cached.table_id == table_id:
-                        found[code] = cached
-                        continue
                     row = TableRow(id=table_id, code=code, seq=seq, created_ms=created_ms)
-                    found[code] = self._catch_up(row)
+                    found[code] = self._catch_up(row)  # the cached state when it is at `seq`
         return found
 
     def fresh(self, code: str, at_least: int = 0) -> Snapshot:
