@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +115,36 @@ def client(app: Flask) -> FlaskClient:
 
 
 @pytest.fixture
-def store(tmp_path: Path, database_url: str) -> EventStore:
-    """A bare event store on a fresh SQLite file (or the test PostgreSQL)."""
+def store(tmp_path: Path, database_url: str) -> Iterator[EventStore]:
+    """A bare event store on a fresh SQLite file (or the test PostgreSQL); its group committer
+    stopped after the test."""
     bind(open_database(database_url, str(tmp_path)))
-    return EventStore(db)
+    found = EventStore(db)
+    yield found
+    found.close()
+
+
+@pytest.fixture
+def another_store() -> Iterator[Callable[[], EventStore]]:
+    """Another process's store on the same database: its own cache and its own writer's
+    connections, closed after the test."""
+    made: list[EventStore] = []
+
+    def make() -> EventStore:
+        made.append(EventStore(db))
+        return made[-1]
+
+    yield make
+    for other in made:
+        other.close()
+
+
+@pytest.fixture(autouse=True)
+def _database_connections_closed() -> Iterator[None]:
+    """Close the pooled connections of the database a test leaves bound. A pool keeps its
+    connections open for the next request; on PostgreSQL, a thousand tests' pools passed its
+    100 clients ("sorry, too many clients already")."""
+    yield
+    database = db.obj
+    if database is not None and hasattr(database, "close_all"):
+        database.close_all()

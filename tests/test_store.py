@@ -72,12 +72,12 @@ def test_unknown_table(store: EventStore):
     assert not store.exists("ZZZZZZ")
 
 
-def test_many_tables_read_at_once_are_each_tables_latest_state(store: EventStore):
+def test_many_tables_read_at_once_are_each_tables_latest_state(store: EventStore, another_store):
     """A round's pages read every table: `snapshots` asks the seqs at once, and gives each
     table's state at that seq (from memory when this process holds it, else from its log)."""
     codes = [new_table(store) for _ in range(3)]
     tables_of(store).append(codes[1], "deck.declare", DECK, seat("A"), "c1", T0)
-    other = EventStore(db)  # another process: nothing in its memory
+    other = another_store()  # another process: nothing in its memory
     for reader in (store, other):
         found = reader.snapshots([*codes, "ZZZZZZ"])
         assert sorted(found) == sorted(codes)  # a code with no table is left out
@@ -120,7 +120,7 @@ def test_a_refused_command_changes_nothing_and_may_be_sent_again(store: EventSto
     assert ok.seq == 4 and not ok.duplicate
 
 
-def test_the_cached_state_equals_a_replay_of_the_log(store: EventStore):
+def test_the_cached_state_equals_a_replay_of_the_log(store: EventStore, another_store):
     code = new_table(store)
     tables_of(store).append(code, "deck.declare", DECK, seat("A"), "a", T0)
     tables_of(store).append(code, "deck.declare", DECK, seat("B"), "b", T0)
@@ -130,12 +130,12 @@ def test_the_cached_state_equals_a_replay_of_the_log(store: EventStore):
     events = [Event.from_dict(e) for e in store.events_since(code, 0)]
     assert replay(events) == store.snapshot(code).state
     # A store with an empty cache (another process) reads the same state from the log.
-    assert EventStore(db).snapshot(code).state == store.snapshot(code).state
+    assert another_store().snapshot(code).state == store.snapshot(code).state
 
 
-def test_two_stores_like_two_processes_see_each_others_writes(store: EventStore):
+def test_two_stores_like_two_processes_see_each_others_writes(store: EventStore, another_store):
     code = new_table(store)
-    other = EventStore(db)
+    other = another_store()
     store.snapshot(code)
     tables_of(other).append(code, "deck.declare", DECK, seat("A"), "x1", T0)
     result = tables_of(store).append(code, "deck.declare", DECK, seat("B"), "x2", T0)
@@ -144,9 +144,9 @@ def test_two_stores_like_two_processes_see_each_others_writes(store: EventStore)
     assert tables_of(other).append(code, "deck.declare", DECK, seat("B"), "x2", T0).duplicate
 
 
-def test_concurrent_commands_get_contiguous_sequence_numbers(store: EventStore):
+def test_concurrent_commands_get_contiguous_sequence_numbers(store: EventStore, another_store):
     code = new_table(store)
-    stores = [store, EventStore(db)]
+    stores = [store, another_store()]
     errors: list[BaseException] = []
     seqs: list[int] = []
     lock = threading.Lock()
@@ -256,7 +256,7 @@ def test_due_lists_tables_whose_timer_passed(store: EventStore):
     assert again.duplicate
 
 
-def test_commands_waiting_for_a_commit_share_the_next_one(store: EventStore):
+def test_commands_waiting_for_a_commit_share_the_next_one(store: EventStore, another_store):
     """Group commit: what is decided while a commit is on its way is written in one transaction,
     each command still answered only after it is stored, in order and chained."""
     codes = [new_table(store) for _ in range(4)]
@@ -305,14 +305,14 @@ def test_commands_waiting_for_a_commit_share_the_next_one(store: EventStore):
     assert results == {"first": 4, f"{codes[1]}A": 4, f"{codes[1]}B": 5, f"{codes[2]}A": 4}
     for code in codes:
         assert store.verify(code).ok
-    assert EventStore(db).snapshot(codes[1]).state.decks["B"].registered is not None
+    assert another_store().snapshot(codes[1]).state.decks["B"].registered is not None
 
 
 def test_a_command_decided_on_a_state_another_process_moved_past_is_decided_again(
-    store: EventStore,
+    store: EventStore, another_store
 ):
     code = new_table(store)
-    other = EventStore(db)  # another process: its own cache
+    other = another_store()  # another process: its own cache
     store.snapshot(code)  # cached at seq 3
     tables_of(other).append(
         code, "deck.declare", DECK, seat("A"), "elsewhere", T0

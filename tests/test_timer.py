@@ -41,7 +41,7 @@ def test_nothing_is_due_before_the_deadline(store: EventStore):
     assert published == []
 
 
-def test_time_is_called_once_even_by_two_processes(store: EventStore):
+def test_time_is_called_once_even_by_two_processes(store: EventStore, another_store):
     code = running_table(store)
     hub = LocalHub()
     published: list[int] = []
@@ -53,7 +53,7 @@ def test_time_is_called_once_even_by_two_processes(store: EventStore):
     assert after.seq > before and published == [after.seq]
     assert after.state.time.called
     # A second process with its own cache, at the same moment: nothing more is written.
-    run_due(TableService(EventStore(db), hub), T0 + MIN + 1)
+    run_due(TableService(another_store(), hub), T0 + MIN + 1)
     assert store.snapshot(code).seq == after.seq and published == [after.seq]
 
 
