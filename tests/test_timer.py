@@ -6,7 +6,7 @@ from server.rules import Actor, get_ruleset
 from server.service.hub import LocalHub
 from server.service.tables import TableService
 from server.service.timer import run_due
-from server.store import EventStore, db
+from server.store import EventStore
 from tests.tables import tables_of
 
 T0 = 1_764_484_800_000
