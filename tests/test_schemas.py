@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from marshmallow import ValidationError
 
 from server.api.arguments import LOADERS, load_args
-from server.api.schemas import MESSAGE_SCHEMAS, clean_text, load_command_message
+from server.api.schemas import MESSAGE_SCHEMAS, clean_text, load_command_message, load_ping
 from server.rules import COMMANDS, DECLARATIONS
 from tests.arg_schemas import REFERENCE
 
@@ -257,6 +257,32 @@ def test_the_fast_command_message_loader_agrees_with_the_schema(message):
     fast = load_command_message(message)
     expected = _outcome(MESSAGE_SCHEMAS["command"].load, message)
     assert fast is None or ("ok", fast) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    message=st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.sampled_from(["ping", "command", 1, None]),
+            "t": st.one_of(
+                st.integers(),
+                st.sampled_from([2**53, 2**53 + 1, -(2**53), -(2**53) - 1, True, 1.0, "1"]),
+                st.none(),
+            ),
+            "x": st.integers(),
+        },
+    )
+)
+def test_the_fast_ping_loader_agrees_with_the_schema(message):
+    fast = load_ping(message)
+    expected = _outcome(MESSAGE_SCHEMAS["ping"].load, message)
+    assert fast is None or ("ok", fast) == expected
+
+
+def test_a_plain_ping_takes_the_fast_path():
+    assert load_ping({"type": "ping", "t": 1764484800000}) == {"type": "ping", "t": 1764484800000}
+    assert load_ping({"type": "ping", "t": 2**53 + 1}) is None  # the schema refuses it
 
 
 def test_the_plain_forms_of_the_hot_commands_take_the_fast_path():

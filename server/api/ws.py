@@ -41,7 +41,7 @@ from .identity import origin_allowed
 from .keepalive import CLOSE_POLICY
 from .opens import open_pass
 from .presteps import before
-from .schemas import MESSAGE_SCHEMAS, load_command_message
+from .schemas import FAST_LOADERS, MESSAGE_SCHEMAS
 from .session import GuardedServer, Session, sessions, websocket_route
 
 log = logging.getLogger(__name__)
@@ -250,8 +250,10 @@ class Connection(Session):
             self._refuse(ref, "unknown_type", f"Unknown message type {kind!r}.")
             return True
         try:
-            fast = load_command_message(message) if kind == "command" else None
-            body = fast if fast is not None else schema.load(message)
+            fast = FAST_LOADERS.get(kind)
+            body = fast(message) if fast is not None else None
+            if body is None:
+                body = schema.load(message)
         except ValidationError as exc:
             self._refuse(ref, "invalid", "Some fields are not valid.", jsonable(exc.messages))
             return True
