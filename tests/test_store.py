@@ -482,3 +482,29 @@ def test_each_event_is_applied_once_by_the_rules_never_by_the_store(
     assert held.seq == done.seq
     log = store.log(code)
     assert held.state == replay(_event_of(e) for e in log)
+
+
+def test_a_closed_store_and_its_pool_leave_no_connection_open(database_url, another_store):
+    """What the test fixtures close after every test: a store's own connections (its writer's
+    and its duplicate check's) and its pool's. On PostgreSQL, left open, a whole run's passed
+    the server's 100 clients."""
+    if not database_url:
+        pytest.skip("PostgreSQL counts its clients")
+
+    def clients() -> int:
+        with db.connection_context():
+            row = db.execute_sql(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            ).fetchone()
+        return int(row[0])
+
+    db.obj.close_all()
+    before = clients()
+    other = another_store()
+    code = new_table(other)
+    tables_of(other).append(code, "deck.declare", DECK, seat("A"), "c1", T0)
+    assert clients() >= before + 2  # the writer's and the duplicate check's connections
+    other.close()
+    db.obj.close_all()
+    assert clients() == before
