@@ -46,10 +46,17 @@ run: install
 
 TEST_POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 
-# pytest's testpaths (pyproject.toml) are tests/ and e2e/: every test on an SQLite file, then the
-# server's tests again on PostgreSQL.
+# Every test on SQLite files: the server's (tests/); the browser tests (e2e/) a module per
+# worker, E2E_WORKERS at a time (pytest-xdist: a browser test mostly waits on its pages), but
+# those whose phones have a network namespace of their own alone, after (marker `netns`: making
+# one changes the host's network under the other worker's Chromium); then the server's tests
+# again on PostgreSQL.
+E2E_WORKERS ?= 2
+
 test: install chromium
-	$(BIN)/pytest
+	$(BIN)/pytest tests
+	$(BIN)/pytest e2e -n $(E2E_WORKERS) --dist loadfile -m "not netns"
+	$(BIN)/pytest e2e -m netns
 	$(MAKE) --no-print-directory test-postgres
 
 # The quick loop while changing code: the tests not marked slow, kill or browser (markers in

@@ -20,12 +20,16 @@ TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test in e2e/ drives a browser: mark it `browser`; every test on a real server
     process (the `live_server` fixture) takes seconds: mark it `slow` (pyproject.toml's
-    markers, and `make test-fast`, which leaves both out)."""
+    markers, and `make test-fast`, which leaves both out); every test whose phones are in a
+    network namespace of their own (the `phones_net` fixture): `netns` (`make test` runs them
+    alone)."""
     for item in items:
         if "e2e" in item.path.parts:
             item.add_marker(pytest.mark.browser)
         if "live_server" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+        if "phones_net" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.netns)
 
 
 @pytest.fixture(scope="session")

@@ -246,7 +246,7 @@ class Connection(Session):
             self._refuse(ref, "rate_limited", "Too many messages; slow down.")
             return True
         schema = MESSAGE_SCHEMAS.get(kind) if isinstance(kind, str) else None
-        if schema is None:
+        if schema is None or not isinstance(kind, str):
             self._refuse(ref, "unknown_type", f"Unknown message type {kind!r}.")
             return True
         try:
