@@ -60,7 +60,7 @@ test: install chromium
 	$(MAKE) --no-print-directory test-postgres
 
 # The quick loop while changing code: the tests not marked slow, kill or browser (markers in
-# pyproject.toml), on SQLite; under a minute.
+# pyproject.toml), on SQLite; about two minutes here.
 test-fast: install
 	$(BIN)/pytest tests -q -m "not slow and not kill and not browser"
 
