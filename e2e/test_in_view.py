@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from e2e.steps import (
     api_create_table,
@@ -64,11 +65,23 @@ def assert_in_view(page: Page, selectors: list[str], timeout: float = 5000) -> N
     assert page.evaluate(NOT_IN_VIEW, selectors) is None
 
 
+SCROLLED = "() => scrollY > 0 || document.body.scrollHeight <= innerHeight"
+
+
 def scroll_to_foot(page: Page) -> None:
-    """The player scrolls down the page with the finger (mouse wheel in the test)."""
+    """The player scrolls down the page with the finger (mouse wheel in the test), and again
+    if the page did not move (a wheel sent while the page was still laying out was lost on a
+    busy machine, as a swipe sometimes is)."""
     page.mouse.move(180, 300)
+    for _ in range(3):
+        page.mouse.wheel(0, 3000)
+        try:
+            page.wait_for_function(SCROLLED, timeout=3000)
+            return
+        except PlaywrightTimeoutError:
+            continue
     page.mouse.wheel(0, 3000)
-    page.wait_for_function("() => scrollY > 0 || document.body.scrollHeight <= innerHeight")
+    page.wait_for_function(SCROLLED)
 
 
 def draw_from_the_foot(a: Page, b: Page, chooser: Page) -> None:
