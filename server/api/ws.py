@@ -245,10 +245,10 @@ class Connection(Session):
                 return False
             self._refuse(ref, "rate_limited", "Too many messages; slow down.")
             return True
-        schema = MESSAGE_SCHEMAS.get(kind) if isinstance(kind, str) else None
-        if schema is None or not isinstance(kind, str):
+        if not isinstance(kind, str) or kind not in MESSAGE_SCHEMAS:
             self._refuse(ref, "unknown_type", f"Unknown message type {kind!r}.")
             return True
+        schema = MESSAGE_SCHEMAS[kind]
         try:
             fast = FAST_LOADERS.get(kind)
             body = fast(message) if fast is not None else None
