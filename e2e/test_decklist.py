@@ -58,6 +58,9 @@ def test_paste_register_side_deck_and_judge_sees_the_deck(live_server, new_conte
     expect(a.get_by_test_id("deck-list-banlist")).to_contain_text(f"2026-10-{suffix}")
 
     # A forbidden card, named in Japanese, is shown with its rule while typing.
+    register = a.get_by_test_id("deck-list-register")
+    on_page = "el => el.getBoundingClientRect().top + window.scrollY"  # where it is on the page
+    before = register.evaluate(on_page)
     a.get_by_test_id("deck-list-text").fill(FORBIDDEN)
     problem = a.get_by_test_id("deck-list-problem")
     expect(problem).to_have_count(1)
@@ -70,7 +73,10 @@ def test_paste_register_side_deck_and_judge_sees_the_deck(live_server, new_conte
     a.get_by_test_id("deck-list-text").fill(LEGAL)
     expect(a.get_by_test_id("deck-list-ok")).to_be_visible()
     expect(a.get_by_test_id("deck-list-problem")).to_have_count(0)
-    a.get_by_test_id("deck-list-register").click()
+    # The check's counts and card rows are painted below the button: it has not moved.
+    assert a.get_by_test_id("deck-list-card").count() >= 14
+    assert register.evaluate(on_page) == before
+    register.click()
     expect(a.get_by_test_id("deck-list-mine")).to_be_visible()
 
     # B sees counts only, declares counts, and both confirm each other (R6.2): B's declaration

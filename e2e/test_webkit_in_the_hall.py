@@ -161,6 +161,7 @@ def test_a_webkit_phone_in_the_hall_scans_sits_plays_and_follows_the_round(
         # WebKit), A goes first, both draw.
         a.wait_count("deck-list-event", 1)
         a.until(lambda: value(a, "deck-list-text") == DECK_LIST, "the event's list offered")
+        a.wait_count("deck-list-ok", 1)  # the table's check says the list is legal
         a.tap("deck-list-register")
         a.wait_text("deck-list-mine", "40")
         for field, count in (("main", "40"), ("extra", "15"), ("side", "15")):

@@ -283,9 +283,8 @@ function deckListForm(ctx) {
     h("label", { class: "field" }, h("span", { text: t("list.paste") }), area),
     ui.listRefs.suggest,
     ydkPicker(area),
-    ui.listRefs.counts,
-    ui.listRefs.problems,
-    ui.listRefs.cards,
+    // The button sits above what the check paints (counts, problems, a row per card), so a
+    // check that answers while the finger is on its way does not move it.
     h("button", {
       class: "btn btn-primary btn-wide",
       testid: "deck-list-register",
@@ -293,6 +292,9 @@ function deckListForm(ctx) {
       text: registered ? t("list.register_again") : t("list.register"),
     }),
     registered ? h("p", { class: "status-line ok", testid: "deck-list-mine", text: t("list.mine", { counts: countsText(deck.declared) }) }) : null,
+    ui.listRefs.counts,
+    ui.listRefs.problems,
+    ui.listRefs.cards,
   );
 }
 
