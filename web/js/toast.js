@@ -5,10 +5,34 @@ import { errorText } from "./i18n.js";
 
 let region = null;
 
+// What heads the screen: the note that the phone is offline, and the table's bar (its code and
+// seat). A toast sits just under whichever of them is in view, so it never covers them; the note
+// takes one line or two by language, and pushes the bar down when it shows.
+const HEADS = ".offline-note, .bar";
+const GAP = 6;
+
+function place() {
+  if (!region || !region.firstChild) return;
+  let bottom = 0;
+  for (const el of document.querySelectorAll(HEADS)) {
+    const r = el.getBoundingClientRect();
+    if (r.height > 0 && r.bottom > bottom) bottom = r.bottom;
+  }
+  // Nothing in view (scrolled past, or a page with no bar): the stylesheet's place.
+  region.style.top = bottom > 0 ? `${Math.round(bottom + GAP)}px` : "";
+}
+
 function ensureRegion() {
   if (region && region.isConnected) return region;
   region = h("div", { class: "toasts", role: "status", "aria-live": "polite", testid: "toasts" });
   document.body.append(region);
+  addEventListener("scroll", place, { passive: true });
+  addEventListener("resize", place);
+  if (typeof ResizeObserver === "function") {
+    // The offline note shown or hidden, or the bar wrapped anew, moves what is under them:
+    // the page's size changes.
+    new ResizeObserver(place).observe(document.body);
+  }
   return region;
 }
 
@@ -26,6 +50,7 @@ export function toast(message, kind = "info", ms = 5000) {
   const box = ensureRegion();
   // One at a time: a new message replaces the last one (toasts never pile up over the table).
   box.replaceChildren(el);
+  place();
   setTimeout(close, ms);
   return el;
 }
