@@ -201,6 +201,7 @@ def settings_lines(header: dict[str, Any] | None) -> list[str]:
     return [
         f"  the worker ran the code in {header.get('server')} (pid {header.get('pid')}) with: "
         f"GC_FULL_SECONDS={'not tuned' if gc_full is None else f'{gc_full:g}'}, "
+        f"GC_YOUNG_MS={'not tuned' if s.get('GC_YOUNG_MS') is None else s['GC_YOUNG_MS']}, "
         f"SQLITE_CHECKPOINT_MS={checkpoint} "
         f"({'checkpointer running' if s.get('checkpointer') else 'no checkpointer'}), "
         f"TIMER_ENABLED={s.get('TIMER_ENABLED')}, TIMER_INTERVAL_MS={s.get('TIMER_INTERVAL_MS')}"

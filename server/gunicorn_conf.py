@@ -51,9 +51,9 @@ def post_fork(server, worker):
 def post_worker_init(worker):
     """Collector thresholds for a long-lived worker (`runtime/gctune.py`); after gevent's patch,
     so the periodic full collection runs on a green thread."""
-    from server.runtime.gctune import full_seconds_from_env, tune
+    from server.runtime.gctune import full_seconds_from_env, tune, young_seconds_from_env
 
-    tune(full_seconds_from_env())
+    tune(full_seconds_from_env(), young_every=young_seconds_from_env())
 
 
 def when_ready(server):
