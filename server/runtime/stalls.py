@@ -249,8 +249,11 @@ class Monitor:
             "cwd": os.getcwd(),
             "period_ms": self.period * 1000,
             "threshold_ms": self.threshold_ms,
-            "settings": {**self.settings, "GC_FULL_SECONDS": gctune.full_every_s,
-                         "GC_YOUNG_MS": gctune.young_every_ms()},
+            "settings": {
+                **self.settings,
+                "GC_FULL_SECONDS": gctune.full_every_s,
+                "GC_YOUNG_MS": gctune.young_every_ms(),
+            },
         }
 
     def tick(self) -> dict[str, Any]:
