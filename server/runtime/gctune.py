@@ -41,7 +41,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ def tune(
     gc.freeze()
     gc.set_threshold(YOUNG, MIDDLE, NEVER)
     stop = threading.Event()
-    threads = []
+    threads: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
     if full_every > 0:
         threads.append((_collect_every, (full_every, stop, thaw_every)))
     if young_every > 0:
