@@ -708,7 +708,8 @@ def start_profilers(
         raw = getattr(args, "profile_format", "flamegraph") == "raw"
         name = f"{case_tag(case) or 'current-'}{case.db}-{case.tables}-{pid}"
         svg = Path(out) / f"{name}.{'txt' if raw else 'svg'}"
-        command = [str(spy), "record", "--nonblocking", "--rate", "100", "-p", str(pid)]
+        rate = str(getattr(args, "profile_rate", 100))
+        command = [str(spy), "record", "--nonblocking", "--rate", rate, "-p", str(pid)]
         command += ["--format", "raw" if raw else "flamegraph"]
         command += ["-d", str(max(1, int(case.seconds) - 1)), "-o", str(svg)]
         found.append((subprocess.Popen(command, stdout=subprocess.DEVNULL), svg))
@@ -1002,6 +1003,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="a py-spy flame graph (SVG) of each server worker over the measured window, in "
         "this folder (the run's folder when given alone)",
+    )
+    p.add_argument(
+        "--profile-rate",
+        type=int,
+        default=100,
+        help="with --profile: samples a second (100; 1000 to see a one-second burst such as "
+        "the time call in some detail)",
     )
     p.add_argument(
         "--profile-format",
