@@ -97,13 +97,26 @@ def phone_net() -> Iterator[PhoneNet]:
         _ip("netns", "add", namespace)
         _ip("link", "add", host_end, "type", "veth", "peer", "name", phone_end)
         _ip("link", "set", phone_end, "netns", namespace)
+        inside = ("netns", "exec", namespace, "ip")
+        # No IPv6 link-local address on either end: the kernel adds one a second or two after
+        # the link is up (duplicate address detection), and Chromium aborts the loads in flight
+        # at any address change (net::ERR_NETWORK_CHANGED), the phones' first page among them.
+        _ip("link", "set", host_end, "addrgenmode", "none")
+        _ip(*inside, "link", "set", phone_end, "addrgenmode", "none")
         _ip("addr", "add", f"{host_address}/30", "dev", host_end)
         _ip("link", "set", host_end, "up")
-        inside = ("netns", "exec", namespace, "ip")
         _ip(*inside, "addr", "add", f"{phone_address}/30", "dev", phone_end)
         _ip(*inside, "link", "set", phone_end, "up")
         _ip(*inside, "link", "set", "lo", "up")
         _ip(*inside, "route", "add", "default", "via", host_address)
+        left = subprocess.run(
+            ["ip", *inside, "-6", "addr", "show", "dev", phone_end],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout
+        assert not left.strip(), f"an address may still change under the phones: {left}"
         yield PhoneNet(namespace, host_address, phone_address, str(wrapper))
     finally:
         subprocess.run(["ip", "netns", "del", namespace], capture_output=True, check=False)
