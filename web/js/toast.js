@@ -19,7 +19,20 @@ function place() {
     if (r.height > 0 && r.bottom > bottom) bottom = r.bottom;
   }
   // Nothing in view (scrolled past, or a page with no bar): the stylesheet's place.
-  region.style.top = bottom > 0 ? `${Math.round(bottom + GAP)}px` : "";
+  const top = bottom > 0 ? `${Math.round(bottom + GAP)}px` : "";
+  if (region.style.top !== top) region.style.top = top;
+}
+
+// While a toast shows, every change of the page places it again at the end of the task that
+// made it (the offline note shown, the bar drawn anew), before anything is painted or read;
+// a resize or a scroll too.
+const changes = typeof MutationObserver === "function" ? new MutationObserver(place) : null;
+const WATCH = { childList: true, subtree: true, attributes: true, characterData: true };
+
+function watch(on) {
+  if (!changes) return;
+  if (on) changes.observe(document.body, WATCH);
+  else changes.disconnect();
 }
 
 function ensureRegion() {
@@ -28,11 +41,6 @@ function ensureRegion() {
   document.body.append(region);
   addEventListener("scroll", place, { passive: true });
   addEventListener("resize", place);
-  if (typeof ResizeObserver === "function") {
-    // The offline note shown or hidden, or the bar wrapped anew, moves what is under them:
-    // the page's size changes.
-    new ResizeObserver(place).observe(document.body);
-  }
   return region;
 }
 
@@ -45,12 +53,16 @@ export function toast(message, kind = "info", ms = 5000) {
     dataset: { kind },
     text: message,
   });
-  const close = () => el.remove();
-  el.addEventListener("click", close);
   const box = ensureRegion();
+  const close = () => {
+    el.remove();
+    if (!box.firstChild) watch(false);
+  };
+  el.addEventListener("click", close);
   // One at a time: a new message replaces the last one (toasts never pile up over the table).
   box.replaceChildren(el);
   place();
+  watch(true);
   setTimeout(close, ms);
   return el;
 }
