@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 
@@ -15,8 +17,9 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 from ws_helpers import Phone, new_table
 
-from clients.testing import LiveServer, isolated_database, start_server, stop_server
+from clients.testing import ROOT, LiveServer, isolated_database, start_server, stop_server
 from server.api.buckets import OpenBudget
+from server.runtime.lag import LoopLag
 
 
 class Clock:
@@ -43,6 +46,72 @@ def test_an_address_refused_spends_nothing_of_the_total() -> None:
     assert budget.admit("hall")
     assert not budget.admit("hall") and not budget.admit("hall")
     assert budget.admit("a") and budget.admit("b")  # the refusals left the total's 2
+
+
+def test_no_open_while_the_loop_is_behind_and_nothing_spent_by_that_refusal() -> None:
+    clock, lag = Clock(), [0.0]
+    budget = OpenBudget(1, 2, 1, 2, clock=clock, lag=lambda: lag[0], max_lag=0.05)
+    lag[0] = 0.08  # a reconnecting hall's hellos and states queued in front of every ping
+    assert [budget.admit("hall") for _ in range(3)] == [False, False, False]
+    assert budget.behind == 3
+    lag[0] = 0.05  # at the bound: let in
+    assert [budget.admit("hall") for _ in range(3)] == [True, True, False]  # the whole burst
+    assert budget.behind == 3  # the last one was the budget's refusal, not the loop's
+
+
+def test_a_bound_of_zero_never_asks_the_loop() -> None:
+    asked = []
+    budget = OpenBudget(10, 10, 10, 10, lag=lambda: asked.append(1) or 9.0, max_lag=0)
+    assert budget.admit("hall") and asked == [] and budget.behind == 0
+
+
+def test_the_probe_counts_a_sleep_that_ends_late() -> None:
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        assert probe.behind() == 0.0  # due, not yet overdue
+        now[0] += seconds + 0.03  # the loop ran other work for 30 ms past the wake
+
+    probe = LoopLag(every=0.01, clock=lambda: now[0], sleep=sleep)
+    probe._thread = object()  # type: ignore[assignment]  # driven by hand, no thread
+    assert probe.probe() == pytest.approx(0.03) and probe.behind() == pytest.approx(0.03)
+    probe.due, now[0] = now[0] + 0.01, now[0] + 0.21  # a sleep 200 ms overdue as we look
+    assert probe.behind() == pytest.approx(0.2)
+
+
+GEVENT_LOOP = """
+from gevent import monkey
+monkey.patch_all()
+import json, time
+import gevent
+from server.runtime.lag import LoopLag
+
+lag = LoopLag(every=0.01)
+lag.behind()  # starts the probe
+time.sleep(0.2)
+quiet = lag.behind()
+
+def busy():  # a green thread that runs 300 ms without giving the loop a turn
+    end = time.monotonic() + 0.3
+    while time.monotonic() < end:
+        pass
+
+gevent.joinall([gevent.spawn(busy)])
+during = lag.behind()
+time.sleep(0.2)
+print(json.dumps({"quiet": quiet, "during": during, "after": lag.behind()}))
+"""
+
+
+def test_the_probe_sees_the_loop_held_by_a_green_thread() -> None:
+    # Under gevent, as the server runs: a green thread holding the loop makes the probe late.
+    out = subprocess.run(
+        [sys.executable, "-c", GEVENT_LOOP], cwd=ROOT, capture_output=True, text=True, timeout=30
+    )
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout)
+    assert seen["quiet"] < 0.05 and seen["after"] < 0.05, seen
+    assert seen["during"] >= 0.25, seen
 
 
 LIMITS = {"WS_OPENS_PER_SECOND": "2", "WS_OPENS_BURST": "3", "WS_MAX_PER_ADDRESS": "50"}

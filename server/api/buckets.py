@@ -66,7 +66,12 @@ class OpenBudget:
     (so one address cannot spend the whole budget). A hall's phones share the venue's address,
     so the per-address budget is most of the total: a whole hall reconnecting after a Wi-Fi
     blip comes back at the budget's rate, each refused phone retrying after its backoff
-    (docs/performance.md, "A whole hall reconnecting")."""
+    (docs/performance.md, "A whole hall reconnecting").
+
+    And none while the worker's loop is more than `max_lag` seconds behind (`lag`, the loop's
+    lateness: `server/runtime/lag.py`): an open admitted then is a hello and a whole state to
+    send, run before the pings of the tables already served. The hall comes back as fast as
+    the loop runs it, not faster (docs/performance.md, "The storm let in at the loop's pace")."""
 
     def __init__(
         self,
@@ -77,8 +82,13 @@ class OpenBudget:
         clock: Callable[[], float] = time.monotonic,
         per_seat_rate: float = 1.0,
         per_seat_burst: float = 5.0,
+        lag: Callable[[], float] | None = None,
+        max_lag: float = 0.0,
     ) -> None:
         self._all = TokenBucket(rate, burst, clock)
+        self._lag = lag if max_lag > 0 else None
+        self.max_lag = max_lag
+        self.behind = 0  # opens refused because the loop was behind, since the start
         self._lock = threading.Lock()
         self._addresses = KeyedLimiter(per_address_rate, per_address_burst, clock=clock)
         # A seated phone's opens (its pass: `server/api/opens.py`): a phone reconnects a few
@@ -88,7 +98,11 @@ class OpenBudget:
 
     def admit(self, address: str, seat: str | None = None) -> bool:
         """Spend one open of the total and of `address`, or of `seat` (a seated phone's own
-        budget, never its address's); False, with nothing spent, when either has none left."""
+        budget, never its address's); False, with nothing spent, when either has none left
+        or the loop is behind."""
+        if self._lag is not None and self._lag() > self.max_lag:
+            self.behind += 1
+            return False
         with self._lock:
             if not self._all.take():
                 return False

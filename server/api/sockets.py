@@ -8,6 +8,8 @@ import threading
 from collections import OrderedDict, deque
 from typing import Any, Protocol
 
+from server.runtime.lag import LOOP_LAG
+
 from .buckets import OpenBudget, TokenBucket
 from .keepalive import CLOSE_POLICY
 
@@ -45,6 +47,8 @@ class Sessions:
             config["WS_OPENS_BURST"],
             config["WS_OPENS_PER_ADDRESS_PER_SECOND"],
             config["WS_OPENS_PER_ADDRESS_BURST"],
+            lag=LOOP_LAG.behind,
+            max_lag=config["WS_OPENS_MAX_LAG_MS"] / 1000,
         )
 
     def _take(self, counts: dict[str, int], key: str, limit: int) -> bool:

@@ -112,6 +112,10 @@ DEFAULTS: dict[str, Any] = {
     "WS_OPENS_BURST": 200,
     "WS_OPENS_PER_ADDRESS_PER_SECOND": 300,
     "WS_OPENS_PER_ADDRESS_BURST": 150,
+    # And none while the worker's loop is this many ms behind (0: never refused for that): a
+    # hall reconnecting is let in at the pace the loop runs it, the tables already served keep
+    # their round trips (docs/performance.md, "The storm let in at the loop's pace").
+    "WS_OPENS_MAX_LAG_MS": 50,
     # Per identity: a seat's sockets (the oldest closed), spectators of one table, and sockets
     # from one client address (a hall's phones often share one address: generous).
     "WS_MAX_PER_SEAT": 2,
@@ -211,6 +215,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "WS_OPENS_BURST": parse_int,
     "WS_OPENS_PER_ADDRESS_PER_SECOND": parse_int,
     "WS_OPENS_PER_ADDRESS_BURST": parse_int,
+    "WS_OPENS_MAX_LAG_MS": parse_int,
     "WS_MAX_SPECTATORS_PER_ADDRESS": parse_int,
     "LOGIN_FREE_FAILURES_PER_ACCOUNT": parse_int,
     "LOGIN_FREE_FAILURES_PER_ADDRESS": parse_int,

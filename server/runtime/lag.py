@@ -1,0 +1,70 @@
+"""How far behind the event loop is: the lateness of a green thread that asks to wake every few
+milliseconds.
+
+Under gevent every socket of the process waits in one loop. When more work is ready than the
+loop can run at once, each green thread waits for the ones woken before it, and so does a timer:
+the probe's sleep of `every` seconds ends `behind()` seconds late. That lateness is what a
+ping of a table already served waits in that moment, whatever the work in front of it is, so
+the websocket opens are refused while it is over a bound (`server/api/buckets.py: OpenBudget`):
+a hall reconnecting at once is let in as fast as the loop runs it, not faster
+(docs/performance.md, "The storm let in at the loop's pace").
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+PROBE_SECONDS = 0.01
+
+
+class LoopLag:
+    """The loop's lateness, measured by a daemon thread (a green thread under gevent) started by
+    the first `behind()` in the process that serves (never before a fork)."""
+
+    def __init__(
+        self,
+        every: float = PROBE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.every = every
+        self.clock = clock
+        self.sleep = sleep
+        self.late = 0.0  # how late the last wake was, seconds
+        self.due: float | None = None  # when the probe's current sleep should end
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def behind(self) -> float:
+        """Seconds the loop is behind now: the last wake's lateness, or the probe's own while it
+        is overdue (a loop busy for a while has not let it wake yet)."""
+        if self._thread is None:
+            self.start()
+        due = self.due
+        overdue = 0.0 if due is None else self.clock() - due
+        return max(self.late, overdue)
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="loop-lag", daemon=True)
+                self._thread.start()
+
+    def probe(self) -> float:
+        """One sleep of `every`; its lateness, also kept as `late`."""
+        start = self.clock()
+        self.due = start + self.every
+        self.sleep(self.every)
+        woke = self.clock()
+        self.late = max(0.0, woke - start - self.every)
+        self.due = None
+        return self.late
+
+    def _run(self) -> None:
+        while True:
+            self.probe()
+
+
+LOOP_LAG = LoopLag()  # the process's one probe, started by the first open it is asked about
