@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import functools
 import http.cookiejar
 import json
+import random
 import subprocess
 import sys
 import time
@@ -33,6 +35,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
+from .phone import open_as_phone
 from .servers import Server
 
 PASSWORD = "bench floor password"
@@ -158,6 +161,7 @@ class FloorViews:
         self, base: str, count: int, setup: dict[str, Any], stats: Any, busy: str = ""
     ) -> None:
         self.base, self.count, self.stats = base, count, stats
+        self.rng = random.Random(count)  # the backoff's jitter of a refused open
         # The busiest minutes (bench/load.py `Plan.busy`): wall ms each view first had each
         # table's clock running ("round_start") or its time called ("time_call").
         self.busy = busy
@@ -180,16 +184,19 @@ class FloorViews:
     async def open(self) -> None:
         for i in range(self.count):
             url = "ws" + self.base[len("http") :] + f"/ws/floor/{self.events[i % len(self.events)]}"
+            opener = functools.partial(
+                connect,
+                url,
+                origin=self.base,  # type: ignore[arg-type]
+                additional_headers={"Cookie": self.cookie},
+                compression="deflate",
+                ping_interval=None,
+                open_timeout=30,
+                max_size=2**24,
+            )
             try:
-                ws = await connect(
-                    url,
-                    origin=self.base,  # type: ignore[arg-type]
-                    additional_headers={"Cookie": self.cookie},
-                    compression="deflate",
-                    ping_interval=None,
-                    open_timeout=30,
-                    max_size=2**24,
-                )
+                # The floor page's backoff is the phones' (web/js/judge/floor.js).
+                ws = await open_as_phone(opener, self.rng, self.stats.setup_retries)
                 self.sockets.append(ws)
             except (OSError, WebSocketException) as exc:
                 self.stats.errors[f"floor_open:{type(exc).__name__}"] += 1

@@ -12,6 +12,7 @@ the same size and time its arrival at the other phone.
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import math
@@ -30,7 +31,7 @@ from clients.wire import PROTOCOL, apply_update
 from server.runtime import gctune
 
 from .httpc import HttpClient
-from .phone import APP
+from .phone import APP, backoff_delay, open_as_phone
 
 SEATS = ("A", "B")
 OTHER = {"A": "B", "B": "A"}
@@ -111,6 +112,7 @@ class Stats:
     replies: list[float] = field(default_factory=list)  # ms, send -> own reply
     errors: Counter = field(default_factory=Counter)
     setup_errors: Counter = field(default_factory=Counter)
+    setup_retries: Counter = field(default_factory=Counter)  # set-up opens refused as busy
     sent: int = 0
     lag: list[float] = field(default_factory=list)  # ms, event-loop lag samples
     clock_spread: list[float] = field(default_factory=list)  # ms
@@ -154,14 +156,6 @@ class Storm:
 
 
 STORM_GIVE_UP = 60.0  # seconds after the drop: a phone not welcomed by then is refused for good
-# The app's own (web/js/conn.js, read by bench/phone.py): BACKOFF_MIN_MS, BACKOFF_MAX_MS.
-BACKOFF_MIN, BACKOFF_MAX = APP.backoff_min_s, APP.backoff_max_s
-
-
-def backoff_delay(attempt: int, rng: random.Random) -> float:
-    """The phones' reconnect delay (web/js/conn.js `backoffDelay`): half fixed, half random."""
-    cap = min(BACKOFF_MAX, BACKOFF_MIN * 2 ** min(attempt, 10))
-    return cap / 2 + rng.random() * cap / 2
 
 
 def raise_nofile() -> None:
@@ -451,7 +445,9 @@ class Table:
             tokens[seat] = body["token"]
         self.tokens = tokens
         for seat in SEATS:
-            await self.open(seat)
+            # A phone refused as busy (the hall opening at once) tries again after its backoff.
+            opener = functools.partial(self.open, seat)
+            await open_as_phone(opener, self.rng, self.stats.setup_retries)
             await self.hello(seat, tokens[seat])
         await self.steps(REGISTRATION_STEPS)
         if self.plan.event_round and self.made:
@@ -829,6 +825,7 @@ async def run_worker(
         "replies": stats.replies,
         "errors": dict(stats.errors),
         "setup_errors": dict(stats.setup_errors),
+        "setup_busy_opens": stats.setup_retries["busy_open"],
         "sent": stats.sent,
         "lag": stats.lag,
         "clock_spread": stats.clock_spread,

@@ -6,9 +6,16 @@ phones cannot drift from the app's: a renamed or removed constant stops the benc
 
 from __future__ import annotations
 
+import asyncio
+import random
 import re
+from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+from websockets.exceptions import InvalidStatus
 
 WEB_JS = Path(__file__).resolve().parent.parent / "web" / "js"
 CONN_JS = WEB_JS / "conn.js"
@@ -70,3 +77,31 @@ def app_timing(conn_js: Path = CONN_JS, hall_js: Path = HALL_JS) -> Timing:
 
 
 APP = app_timing()
+
+T = TypeVar("T")
+BACKOFF_MIN, BACKOFF_MAX = APP.backoff_min_s, APP.backoff_max_s
+BUSY_TRIES = 10  # opens refused as busy in a row before a set-up open fails (about 40 s)
+
+
+def backoff_delay(attempt: int, rng: random.Random) -> float:
+    """The phones' reconnect delay (web/js/conn.js `backoffDelay`): half fixed, half random."""
+    cap = min(BACKOFF_MAX, BACKOFF_MIN * 2 ** min(attempt, 10))
+    return cap / 2 + rng.random() * cap / 2
+
+
+async def open_as_phone(
+    opener: Callable[[], Awaitable[T]], rng: random.Random, refused: Counter
+) -> T:
+    """`opener()`, a socket's open; one the server refuses as busy (503: its budget of opens
+    spent, or its loop behind) is tried again after the phones' backoff, as the app's phones
+    do, each refusal counted in `refused["busy_open"]`; the `BUSY_TRIES`th refusal is raised."""
+    attempt = 0
+    while True:
+        try:
+            return await opener()
+        except InvalidStatus as exc:
+            if exc.response.status_code != 503 or attempt + 1 >= BUSY_TRIES:
+                raise
+        refused["busy_open"] += 1
+        await asyncio.sleep(backoff_delay(attempt, rng))
+        attempt += 1

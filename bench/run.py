@@ -267,6 +267,7 @@ class Result:
             ),
             "floor_skipped": self.extra.get("floor_skipped"),
             "clock_start_refused": self.extra.get("clock_start_refused"),
+            "setup_busy_opens": self.extra.get("setup_busy_opens", 0),
             "machine_busy_pct": self.machine_busy_pct,
             "starved_pct": self.starved_pct,
             "others_cpu_pct": self.machine_busy_pct
@@ -580,6 +581,8 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
             result.floor_busy_seen += (data["extra"].get("floor") or {}).get("busy_seen", [])
             in_flight = result.extra.get("storm_in_flight", 0)
             result.extra.update(data["extra"])
+            busy_opens = result.extra.get("setup_busy_opens", 0) + data.get("setup_busy_opens", 0)
+            result.extra["setup_busy_opens"] = busy_opens
             if "storm_in_flight" in data["extra"]:
                 result.extra["storm_in_flight"] = in_flight + data["extra"]["storm_in_flight"]
             result.add_storm(data.get("storm"))
@@ -902,6 +905,8 @@ def print_report(summaries: list[dict[str, Any]], args: argparse.Namespace) -> N
             print(storm_line(s["storm"]))
         if s.get("busy"):
             print(busy_line(s["busy"]))
+        if s.get("setup_busy_opens"):
+            print(f"  set-up opens refused as busy and tried again: {s['setup_busy_opens']}")
         if s["clock_start_refused"]:
             print(f"  clock.start refused at some tables: {s['clock_start_refused']}")
         if s["note"]:

@@ -186,7 +186,7 @@ def test_the_bench_phones_timing_is_read_from_the_apps_own_files() -> None:
     exports, and the hall screen's poll hall.js's: read from those files, never copied."""
     import re
 
-    from bench import load, phone
+    from bench import phone
 
     web = Path(__file__).resolve().parent.parent / "web" / "js"
     conn, hall = (web / "conn.js").read_text(), (web / "hall.js").read_text()
@@ -201,7 +201,7 @@ def test_the_bench_phones_timing_is_read_from_the_apps_own_files() -> None:
     assert app.resend_s * 1000 == declared(conn, "RESEND_MS")
     assert app.dead_s * 1000 == declared(conn, "DEAD_MS")
     assert app.offset_samples == declared(conn, "OFFSET_SAMPLES")
-    assert (load.BACKOFF_MIN * 1000, load.BACKOFF_MAX * 1000) == (
+    assert (phone.BACKOFF_MIN * 1000, phone.BACKOFF_MAX * 1000) == (
         declared(conn, "BACKOFF_MIN_MS"),
         declared(conn, "BACKOFF_MAX_MS"),
     )
@@ -229,11 +229,11 @@ def test_the_clock_sync_keeps_the_best_of_the_last_samples_as_the_app_does() -> 
 
 
 def test_the_storms_phones_back_off_as_the_app_does() -> None:
-    """bench/load.py's reconnect delay is web/js/conn.js's `backoffDelay`: the same bounds."""
+    """bench/phone.py's reconnect delay is web/js/conn.js's `backoffDelay`: the same bounds."""
     import random
     import re
 
-    from bench.load import BACKOFF_MAX, BACKOFF_MIN, backoff_delay
+    from bench.phone import BACKOFF_MAX, BACKOFF_MIN, backoff_delay
 
     js = (Path(__file__).resolve().parent.parent / "web" / "js" / "conn.js").read_text()
     assert f"BACKOFF_MIN_MS = {int(BACKOFF_MIN * 1000)};" in js
@@ -242,6 +242,50 @@ def test_the_storms_phones_back_off_as_the_app_does() -> None:
     rng = random.Random(1)
     assert all(0.25 <= backoff_delay(0, rng) <= 0.5 for _ in range(100))
     assert all(10.0 <= backoff_delay(9, rng) <= 20.0 for _ in range(100))
+
+
+def test_a_set_up_phone_refused_as_busy_tries_again_as_the_apps_phones_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server letting a hall in at its loop's pace answers some opens 503: the bench's phones,
+    as the app's, try again after their backoff; any other refusal, or too many, fails the set-up
+    (never a report of a half-set-up hall)."""
+    import asyncio
+    import random
+    from collections import Counter
+
+    from websockets.datastructures import Headers
+    from websockets.exceptions import InvalidStatus
+    from websockets.http11 import Response
+
+    from bench import phone
+
+    waits: list[float] = []
+
+    async def no_wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(phone.asyncio, "sleep", no_wait)
+
+    def opener(statuses: list[int]):  # type: ignore[no-untyped-def]
+        async def open_once() -> str:
+            if statuses:
+                raise InvalidStatus(Response(statuses.pop(0), "", Headers()))
+            return "open"
+
+        return open_once
+
+    refused: Counter = Counter()
+    rng = random.Random(2)
+    assert asyncio.run(phone.open_as_phone(opener([503, 503]), rng, refused)) == "open"
+    assert refused["busy_open"] == 2 and len(waits) == 2
+    assert 0.25 <= waits[0] <= 0.5 and 0.5 <= waits[1] <= 1.0  # the app's backoff
+    with pytest.raises(InvalidStatus):
+        asyncio.run(phone.open_as_phone(opener([404]), rng, refused))
+    assert refused["busy_open"] == 2  # not tried again
+    with pytest.raises(InvalidStatus):
+        asyncio.run(phone.open_as_phone(opener([503] * phone.BUSY_TRIES), rng, refused))
+    assert refused["busy_open"] == 2 + phone.BUSY_TRIES - 1
 
 
 def test_the_storms_figures_of_every_client_add_up() -> None:
