@@ -2,9 +2,10 @@
 milliseconds.
 
 Under gevent every socket of the process waits in one loop. When more work is ready than the
-loop can run at once, each green thread waits for the ones woken before it, and so does a timer:
-the probe's sleep of `every` seconds ends `behind()` seconds late. That lateness is what a
-ping of a table already served waits in that moment, whatever the work in front of it is, so
+loop can run at once, each green thread waits for the ones woken before it: the probe's sleep of
+`every` seconds, and the turn it then asks for (a sleep of 0: the queue a socket's writer waits
+in once handed a message), end `behind()` seconds late. That lateness is what a pong of a table
+already served waits in that moment, whatever the work in front of it is, so
 the websocket opens are refused while it is over a bound (`server/api/buckets.py: OpenBudget`):
 a hall reconnecting at once is let in as fast as the loop runs it, not faster
 (docs/performance.md, "The storm let in at the loop's pace").
@@ -57,6 +58,11 @@ class LoopLag:
         start = self.clock()
         self.due = start + self.every
         self.sleep(self.every)
+        # A timer's wake runs within a few ms however busy the loop is (gevent polls and runs
+        # its timers every switch interval); a green thread woken by another (a socket's writer
+        # handed a message, a welcome to build) waits in the loop's queue of callbacks behind
+        # every one woken before it. A sleep of 0 is such a wake: its wait is that queue's.
+        self.sleep(0)
         woke = self.clock()
         self.late = max(0.0, woke - start - self.every)
         self.due = None
