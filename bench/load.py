@@ -141,6 +141,8 @@ class Storm:
     refused_for_good: int = 0
     lost_acknowledged: int = 0
     control_ping_ms: list[float] = field(default_factory=list)
+    # (seconds after the drop the ping was sent, its round trip in ms): where the wait was
+    control_ping_at: list[tuple[float, float]] = field(default_factory=list)
     phones: int = 0
 
     def as_dict(self) -> dict[str, Any]:
@@ -151,6 +153,7 @@ class Storm:
             "refused_for_good": self.refused_for_good,
             "lost_acknowledged": self.lost_acknowledged,
             "control_ping_ms": self.control_ping_ms,
+            "control_ping_at": self.control_ping_at,
             "phones": self.phones,
         }
 
@@ -233,6 +236,7 @@ class Table:
         self.back.set()
         self.drops = 0  # storms this table went through (a command across one is not timed)
         self.pings: dict[int, float] = {}
+        self.pinging_from = 0.0  # when the control pings began (the storm's drop)
         self.ping_ids = itertools.count(1)
         self.busy_seen: dict[str, float] = {}
         self.busy_both = asyncio.Event()
@@ -320,6 +324,8 @@ class Table:
                     sent = self.pings.pop(message.get("t"), None)
                     if sent is not None:
                         self.stats.storm.control_ping_ms.append((at - sent) * 1000)
+                        after = sent - self.pinging_from
+                        self.stats.storm.control_ping_at.append((after, (at - sent) * 1000))
                     else:
                         self.pong(seat, message)
                 elif kind == "error":
@@ -637,6 +643,7 @@ class Table:
         """A control table's ping round trips from `start` to `end`: what a phone that was not
         dropped sees of the server while the hall reconnects."""
         await asyncio.sleep(max(0.0, start - time.monotonic()))
+        self.pinging_from = time.perf_counter()  # the drop, on the pings' own clock
         while time.monotonic() < end and not self.broken:
             t = -next(self.ping_ids)  # negative: not the clock sync's pings
             self.pings[t] = time.perf_counter()

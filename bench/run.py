@@ -71,6 +71,7 @@ TARGETS = {
 }
 
 STORM_TARGETS = {"welcomed_s": 20.0, "control_ping_p99_ms": 250.0}
+STORM_SLICE, STORM_SLICES = 5.0, 4  # the control pings' p99 in each 5 s of their 20 s
 
 # Numbers each server run of this bench, so that no two share a data directory.
 RUN_NUMBERS = itertools.count(1)
@@ -171,6 +172,18 @@ class Result:
             "control_pings": len(s["control_ping_ms"]),
             "control_ping_p99_ms": percentile(s["control_ping_ms"], 99),
             "control_ping_max_ms": max(s["control_ping_ms"], default=math.nan),
+            # p99 of the pings sent in each STORM_SLICE seconds after the drop
+            "control_ping_p99_by_slice_ms": [
+                percentile(
+                    [
+                        ms
+                        for at, ms in s.get("control_ping_at", ())
+                        if k <= at / STORM_SLICE < k + 1
+                    ],
+                    99,
+                )
+                for k in range(STORM_SLICES)
+            ],
             "in_flight": self.extra.get("storm_in_flight", 0),
         }
 
@@ -1231,7 +1244,12 @@ def storm_line(st: dict[str, Any]) -> str:
         f"another table's ping p99 {fmt(st['control_ping_p99_ms'], 1)} ms, max "
         f"{fmt(st['control_ping_max_ms'], 1)} ms over {st['control_pings']} pings (target <= "
         f"{STORM_TARGETS['control_ping_p99_ms']:g} ms); acknowledged commands lost "
-        f"{st['lost_acknowledged']} (target 0); commands across the drop {st['in_flight']}"
+        f"{st['lost_acknowledged']} (target 0); commands across the drop {st['in_flight']}\n"
+        f"  another table's ping p99 in each {STORM_SLICE:g} s after the drop: "
+        + ", ".join(
+            f"{k * STORM_SLICE:g}-{(k + 1) * STORM_SLICE:g} s {fmt(ms, 1)} ms"
+            for k, ms in enumerate(st.get("control_ping_p99_by_slice_ms", ()))
+        )
     )
 
 
