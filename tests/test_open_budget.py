@@ -1,14 +1,17 @@
-"""Websocket opens are budgeted before the upgrade (`api/buckets.py: OpenBudget`): in all, so a
-whole hall reconnecting at once is let back at a rate the worker's loop can take while it keeps
-serving, and per client address, so one address cannot spend the whole budget. A refused open
-is a plain 503 with a Retry-After: no upgrade, no socket, nothing changed."""
+"""Websocket opens are budgeted before the upgrade (`api/buckets.py: OpenBudget`): per client
+address, so one address cannot spend the whole budget, and in all, a pace: a whole hall
+reconnecting at once waits its turn and is let in as fast as the worker's loop runs it while it
+keeps serving the tables it has. A refused open is a plain 503 with a Retry-After: no upgrade,
+no socket, nothing changed."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 
@@ -19,6 +22,7 @@ from ws_helpers import Phone, new_table
 
 from clients.testing import ROOT, LiveServer, isolated_database, start_server, stop_server
 from server.api.buckets import OpenBudget
+from server.core.config import DEFAULTS
 from server.runtime.lag import LoopLag
 
 
@@ -57,6 +61,52 @@ def test_no_open_while_the_loop_is_behind_and_nothing_spent_by_that_refusal() ->
     lag[0] = 0.05  # at the bound: let in
     assert [budget.admit("hall") for _ in range(3)] == [True, True, False]  # the whole burst
     assert budget.behind == 3  # the last one was the budget's refusal, not the loop's
+
+
+def test_an_open_waits_its_turn_until_the_loop_has_caught_up() -> None:
+    lag = [0.5]
+    budget = OpenBudget(
+        100, 1, 100, 100, lag=lambda: lag[0], max_lag=0.05, max_wait=5.0, pace_every=0.01
+    )
+    admitted: list[tuple[int, bool, float]] = []
+
+    def phone(n: int) -> None:
+        ok = budget.admit(f"phone{n}")
+        admitted.append((n, ok, time.monotonic()))
+
+    phones = []
+    for n in range(5):  # in this order
+        phones.append(threading.Thread(target=phone, args=(n,)))
+        phones[-1].start()
+        time.sleep(0.02)
+    time.sleep(0.2)
+    assert admitted == [] and budget.waited == 5  # the loop is behind: all wait, none refused
+    caught_up = time.monotonic()
+    lag[0] = 0.0
+    for t in phones:
+        t.join(5)
+    assert [(n, ok) for n, ok, _ in admitted] == [(n, True) for n in range(5)]  # first come
+    assert max(at for _, _, at in admitted) - caught_up < 2.0
+    assert budget.behind == 0
+
+
+def test_an_open_that_waited_too_long_is_refused_with_nothing_spent() -> None:
+    clock, lag = Clock(), [0.5]
+    budget = OpenBudget(
+        1, 1, 1, 1, clock=clock, lag=lambda: lag[0], max_lag=0.05, max_wait=0.1, pace_every=0.01
+    )
+    assert not budget.admit("hall")  # waited 0.1 s behind a loop that did not catch up
+    assert budget.waited == 1 and budget.behind == 1
+    lag[0] = 0.0
+    assert budget.admit("hall")  # the address's one open was given back
+
+
+def test_an_open_waits_less_than_a_phone_waits_for_a_message() -> None:
+    # A phone that hears nothing for DEAD_MS drops its socket and opens another: a turn waited
+    # for longer than that would be a socket the phone has given up on.
+    conn = (ROOT / "web" / "js" / "conn.js").read_text()
+    dead_ms = int(re.search(r"const DEAD_MS = (\d+);", conn).group(1))  # type: ignore[union-attr]
+    assert 0 < DEFAULTS["WS_OPENS_MAX_WAIT_SECONDS"] * 1000 <= dead_ms - 3000
 
 
 def test_a_bound_of_zero_never_asks_the_loop() -> None:
@@ -128,7 +178,12 @@ def test_the_probe_sees_the_green_threads_queued_before_it() -> None:
     assert seen["during"] >= 0.15, seen
 
 
-LIMITS = {"WS_OPENS_PER_SECOND": "2", "WS_OPENS_BURST": "3", "WS_MAX_PER_ADDRESS": "50"}
+LIMITS = {
+    "WS_OPENS_PER_SECOND": "2",
+    "WS_OPENS_BURST": "3",
+    "WS_MAX_PER_ADDRESS": "50",
+    "WS_OPENS_MAX_WAIT_SECONDS": "0",  # refused at once past the total
+}
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +230,38 @@ def test_an_open_past_the_budget_is_a_503_before_the_upgrade(server: LiveServer)
             return True
 
     assert asyncio.run(later())
+
+
+PACED = {"WS_OPENS_PER_SECOND": "4", "WS_OPENS_BURST": "1", "WS_MAX_PER_ADDRESS": "50"}
+
+
+@pytest.fixture(scope="module")
+def paced(tmp_path_factory: pytest.TempPathFactory, database_url: str) -> Iterator[LiveServer]:
+    url = isolated_database(database_url, "opens_paced")
+    live, process = start_server(tmp_path_factory.mktemp("paced"), url, PACED)
+    try:
+        yield live
+    finally:
+        stop_server(process)
+
+
+def test_opens_past_the_pace_wait_their_turn_and_are_all_welcomed(paced: LiveServer) -> None:
+    """Six viewers open at once where 4 a second are let in: every one is welcomed (none sees a
+    503 to come back from after its backoff), the last about a second later."""
+    code, _, _ = new_table(paced)
+    url = f"{paced.ws_url}/ws/table/{code}"
+    time.sleep(0.6)  # the set-up's own socket, if any, is paid back
+
+    async def one(started: float) -> float:
+        async with connect(url, open_timeout=15) as ws:
+            welcome = await Phone(ws).hello()  # spectators: no seat's older socket is closed
+            assert welcome["type"] == "welcome"
+            return time.monotonic() - started
+
+    async def scenario() -> list[float]:
+        started = time.monotonic()
+        return await asyncio.gather(*(one(started) for _ in range(6)))
+
+    took = sorted(asyncio.run(scenario()))
+    assert len(took) == 6
+    assert took[-1] >= 0.9, took  # 1 at once, then 4 a second: the 6th at 1.25 s

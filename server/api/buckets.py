@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
+
+PACE_SECONDS = 0.01  # how often the waiting opens are let in, a few at a time
 
 
 class TokenBucket:
@@ -31,6 +33,13 @@ class TokenBucket:
             self.tokens -= cost
             return True
         return False
+
+    def peek(self, cost: float = 1) -> bool:
+        """Whether `cost` tokens are there (nothing spent)."""
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        return self.tokens >= cost
 
 
 class KeyedLimiter:
@@ -59,19 +68,28 @@ class KeyedLimiter:
                 self._buckets.move_to_end(key)
             return bucket.take(cost)
 
+    def give(self, key: str, cost: float = 1) -> None:
+        """Give back `cost` of `key`'s tokens (an open refused further on spends nothing)."""
+        with self._lock:
+            bucket = self._buckets.get(key)
+            if bucket is not None:
+                bucket.tokens = min(bucket.burst, bucket.tokens + cost)
+
 
 class OpenBudget:
-    """How many websockets may open a second, checked before the upgrade: in all (what the
-    worker's loop can take on while it keeps serving the sockets it has) and per client address
-    (so one address cannot spend the whole budget). A hall's phones share the venue's address,
-    so the per-address budget is most of the total: a whole hall reconnecting after a Wi-Fi
-    blip comes back at the budget's rate, each refused phone retrying after its backoff
-    (docs/performance.md, "A whole hall reconnecting").
+    """How many websockets may open, checked before the upgrade: per client address (so one
+    address cannot spend the whole budget) or per seat (a seated phone's pass), and in all: at
+    most `rate` a second, and none while the worker's loop is more than `max_lag` seconds behind
+    (`lag`, the loop's lateness: `server/runtime/lag.py`).
 
-    And none while the worker's loop is more than `max_lag` seconds behind (`lag`, the loop's
-    lateness: `server/runtime/lag.py`): an open admitted then is a hello and a whole state to
-    send, run before the pings of the tables already served. The hall comes back as fast as
-    the loop runs it, not faster (docs/performance.md, "The storm let in at the loop's pace")."""
+    The address's and the seat's budgets are limits: past them an open is refused at once. The
+    total is a pace: an open past it waits its turn, first come first served, up to `max_wait`
+    seconds before its upgrade, while a pacer lets the waiting in a few at a time whenever the
+    loop has caught up (then refused, as busy). A hall reconnecting after a Wi-Fi blip is let in
+    as fast as the loop runs it and no faster: the tables already served keep their round trips,
+    and a phone that waits costs nothing, where a refused one comes back and is refused again,
+    each time further behind its backoff (docs/performance.md, "The storm let in at the loop's
+    pace")."""
 
     def __init__(
         self,
@@ -84,31 +102,72 @@ class OpenBudget:
         per_seat_burst: float = 5.0,
         lag: Callable[[], float] | None = None,
         max_lag: float = 0.0,
+        max_wait: float = 0.0,
+        pace_every: float = PACE_SECONDS,
     ) -> None:
         self._all = TokenBucket(rate, burst, clock)
-        self._lag = lag if max_lag > 0 else None
-        self.max_lag = max_lag
-        self.behind = 0  # opens refused because the loop was behind, since the start
         self._lock = threading.Lock()
         self._addresses = KeyedLimiter(per_address_rate, per_address_burst, clock=clock)
         # A seated phone's opens (its pass: `server/api/opens.py`): a phone reconnects a few
         # times a minute at most, so a few a second is plenty, and a pass copied off one
         # phone opens no more than that.
         self._seats = KeyedLimiter(per_seat_rate, per_seat_burst, clock=clock)
+        self._lag = lag if max_lag > 0 else None
+        self.max_lag, self.max_wait, self.pace_every = max_lag, max_wait, pace_every
+        # Let in a tick of the pacer, at most: the rate's share of it (a burst saved up while
+        # the loop was behind is not let in at once, the moment it has caught up).
+        self.per_tick = max(1, int(rate * pace_every))
+        self._waiting: deque[threading.Event] = deque()
+        self._pacer: threading.Thread | None = None
+        self.waited = 0  # opens that waited their turn, since the start
+        self.behind = 0  # opens refused for the total (none left or the loop behind, in time)
 
     def admit(self, address: str, seat: str | None = None) -> bool:
-        """Spend one open of the total and of `address`, or of `seat` (a seated phone's own
-        budget, never its address's); False, with nothing spent, when either has none left
-        or the loop is behind."""
-        if self._lag is not None and self._lag() > self.max_lag:
-            self.behind += 1
-            return False
+        """Spend one open of `address`, or of `seat` (a seated phone's own budget, never its
+        address's), and one of the total, waiting up to `max_wait` seconds for the latter;
+        False, with nothing spent, when either has none left."""
+        own, key = (self._seats, seat) if seat is not None else (self._addresses, address)
         with self._lock:
-            if not self._all.take():
+            if not own.take(key):
                 return False
-            if seat is not None and self._seats.take(seat):
+            if not self._waiting and self._free():
+                self._all.take()
                 return True
-            if seat is None and self._addresses.take(address):
+            if self.max_wait <= 0:
+                own.give(key)
+                self.behind += 1
+                return False
+            turn = threading.Event()
+            self._waiting.append(turn)
+            self.waited += 1
+            if self._pacer is None:
+                self._pacer = threading.Thread(target=self._pace, name="open-pacer", daemon=True)
+                self._pacer.start()
+        if turn.wait(self.max_wait):
+            return True
+        with self._lock:
+            if turn.is_set():  # let in as the wait ended
                 return True
-            self._all.tokens += 1  # the address had none: the total's token is not spent
-            return False
+            self._waiting.remove(turn)
+            own.give(key)
+            self.behind += 1
+        return False
+
+    def _free(self) -> bool:
+        """Whether the total lets one in now (the lock held): the loop not behind, and a token."""
+        return (self._lag is None or self._lag() <= self.max_lag) and self._all.peek()
+
+    def _pace(self) -> None:
+        """Every `pace_every` seconds, let the first waiting in, a tick's share at most, while
+        the total lets them; end once none waits."""
+        while True:
+            time.sleep(self.pace_every)
+            with self._lock:
+                for _ in range(self.per_tick):
+                    if not self._waiting or not self._free():
+                        break
+                    self._all.take()
+                    self._waiting.popleft().set()
+                if not self._waiting:
+                    self._pacer = None
+                    return

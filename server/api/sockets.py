@@ -49,6 +49,7 @@ class Sessions:
             config["WS_OPENS_PER_ADDRESS_BURST"],
             lag=LOOP_LAG.behind,
             max_lag=config["WS_OPENS_MAX_LAG_MS"] / 1000,
+            max_wait=config["WS_OPENS_MAX_WAIT_SECONDS"],
         )
 
     def _take(self, counts: dict[str, int], key: str, limit: int) -> bool:

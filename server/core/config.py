@@ -104,18 +104,21 @@ DEFAULTS: dict[str, Any] = {
     # Updates queued for one socket's writer before the socket is closed as too slow.
     "WS_MAX_QUEUED": 256,
     "WS_HELLO_SECONDS": 10,
-    # Websocket opens a second, checked before the upgrade: in all, and per client address. A
-    # refused open gets 503 with Retry-After and the phone retries after its backoff. A hall
-    # behind one address reconnecting at once comes back at the per-address rate
-    # (docs/performance.md, "A whole hall reconnecting").
+    # Websocket opens a second, checked before the upgrade: per client address (or per seat, a
+    # seated phone's pass), past which an open is refused at once (503 with Retry-After; the
+    # phone retries after its backoff), and in all, a pace: an open past it waits its turn
+    # (docs/performance.md, "The storm let in at the loop's pace").
     "WS_OPENS_PER_SECOND": 400,
     "WS_OPENS_BURST": 200,
     "WS_OPENS_PER_ADDRESS_PER_SECOND": 300,
     "WS_OPENS_PER_ADDRESS_BURST": 150,
-    # And none while the worker's loop is this many ms behind (0: never refused for that): a
-    # hall reconnecting is let in at the pace the loop runs it, the tables already served keep
-    # their round trips (docs/performance.md, "The storm let in at the loop's pace").
+    # Nor while the worker's loop is this many ms behind (0: the pace alone): a hall
+    # reconnecting is let in as fast as the loop runs it, and the tables already served keep
+    # their round trips.
     "WS_OPENS_MAX_LAG_MS": 50,
+    # An open waits its turn at most this long, then is refused as busy: under the 12 s a phone
+    # waits for any message before it drops the socket (web/js/conn.js DEAD_MS).
+    "WS_OPENS_MAX_WAIT_SECONDS": 8,
     # Per identity: a seat's sockets (the oldest closed), spectators of one table, and sockets
     # from one client address (a hall's phones often share one address: generous).
     "WS_MAX_PER_SEAT": 2,
@@ -216,6 +219,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "WS_OPENS_PER_ADDRESS_PER_SECOND": parse_int,
     "WS_OPENS_PER_ADDRESS_BURST": parse_int,
     "WS_OPENS_MAX_LAG_MS": parse_int,
+    "WS_OPENS_MAX_WAIT_SECONDS": parse_int,
     "WS_MAX_SPECTATORS_PER_ADDRESS": parse_int,
     "LOGIN_FREE_FAILURES_PER_ACCOUNT": parse_int,
     "LOGIN_FREE_FAILURES_PER_ADDRESS": parse_int,
