@@ -118,6 +118,7 @@ class OpenBudget:
         # the loop was behind is not let in at once, the moment it has caught up).
         self.per_tick = max(1, int(rate * pace_every))
         self._waiting: deque[threading.Event] = deque()
+        self._given_up: set[threading.Event] = set()  # waited `max_wait`, still in the queue
         self._pacer: threading.Thread | None = None
         self.waited = 0  # opens that waited their turn, since the start
         self.behind = 0  # opens refused for the total (none left or the loop behind, in time)
@@ -148,7 +149,7 @@ class OpenBudget:
         with self._lock:
             if turn.is_set():  # let in as the wait ended
                 return True
-            self._waiting.remove(turn)
+            self._given_up.add(turn)  # the pacer drops it (a hall's worth: no search here)
             own.give(key)
             self.behind += 1
         return False
@@ -163,11 +164,15 @@ class OpenBudget:
         while True:
             time.sleep(self.pace_every)
             with self._lock:
-                for _ in range(self.per_tick):
-                    if not self._waiting or not self._free():
-                        break
+                let_in = 0
+                while let_in < self.per_tick and self._waiting and self._free():
+                    turn = self._waiting.popleft()
+                    if turn in self._given_up:
+                        self._given_up.discard(turn)
+                        continue
                     self._all.take()
-                    self._waiting.popleft().set()
+                    turn.set()
+                    let_in += 1
                 if not self._waiting:
                     self._pacer = None
                     return
