@@ -104,12 +104,3 @@ def test_the_young_generation_is_collected_on_time_when_its_count_stays_low(
     generation fills (an idle hall's waits). The periodic young collection walks it anyway."""
     assert not young_promoted(0)  # by the count alone, it stays young
     assert young_promoted(0.02)
-
-
-def test_the_whole_heap_is_walked_about_every_two_hours_whatever_the_rounds() -> None:
-    # Rounds every 10 s walk what survived since the last; every 720th (2 hours) thaws first.
-    assert gctune.DEFAULT_FULL_SECONDS == 10.0
-    assert gctune.thaw_rounds(10.0) == 720
-    assert gctune.thaw_rounds(900.0) == 8  # the rounds' old interval: every 8th, as before
-    assert gctune.thaw_rounds(0.0) == 0  # no periodic rounds: nothing to thaw
-    assert gctune.thaw_rounds(10_000.0) == 1  # rounds rarer than that: each one thaws

@@ -28,12 +28,8 @@ during a run found 0 cycles), so this:
   only what was made since, not the long-lived heap again: measured in process over 2,500
   tables' worth of state (1.4 million objects, `python -m bench.gcpause`), 366 ms walked, 25 ms
   with the heap frozen and a tenth of it made since. A frozen object is never collected, so
-  cycles that die after being frozen would stay: the round of about every `THAW_SECONDS`
-  unfreezes first and walks everything (the old pause, but once every 2 hours);
-- runs those rounds every 10 s. A round walks what survived since the last, and a busy hall
-  keeps a lot of what it makes (every command's events and states): in the 30-minute run at
-  2,500 tables, rounds 15 minutes apart walked 15 minutes of it for 3.0-3.4 s each, the run's
-  longest stalls. Every 10 s each walks a ninetieth of that; the walking in all is the same.
+  cycles that die after being frozen would stay: every `thaw_every`-th round unfreezes first
+  and walks everything (the old pause, but once every `thaw_every` rounds, not every round).
 
 Applied to the gunicorn worker (`server/gunicorn_conf.py`) and the bench's clients, not to tests.
 """
@@ -52,9 +48,9 @@ log = logging.getLogger(__name__)
 
 YOUNG = 700  # CPython's default
 NEVER = 1_000_000_000
-THAW_SECONDS = 7200.0  # the whole heap walked (thawed first) about every 2 hours
+THAW_EVERY = 8  # with GC_FULL_SECONDS=900: the whole heap walked every 2 hours, not 4 times an hour
 MIDDLE = NEVER  # CPython's default is 10
-DEFAULT_FULL_SECONDS = 10.0  # GC_FULL_SECONDS unset
+DEFAULT_FULL_SECONDS = 900.0  # GC_FULL_SECONDS unset
 DEFAULT_YOUNG_MS = 100.0  # GC_YOUNG_MS unset
 # What `tune` was last asked for in this process (None: not tuned), for the stall report.
 full_every_s: float | None = None
@@ -74,15 +70,12 @@ def young_seconds_from_env(environ: Mapping[str, str] | None = None) -> float:
 
 
 def tune(
-    full_every: float, thaw_every: int | None = None, young_every: float = 0.0
+    full_every: float, thaw_every: int = THAW_EVERY, young_every: float = 0.0
 ) -> threading.Event | None:
-    """Set the thresholds; start the periodic full collection (none if `full_every` <= 0),
-    thawing first every `thaw_every`-th round (by default the round of about every
-    `THAW_SECONDS`), and the periodic young one (none if `young_every` <= 0). Returns the event
-    that stops them (None if neither runs)."""
+    """Set the thresholds; start the periodic full collection (none if `full_every` <= 0) and
+    the periodic young one (none if `young_every` <= 0). Returns the event that stops them
+    (None if neither runs)."""
     global full_every_s, young_every_s
-    if thaw_every is None:
-        thaw_every = thaw_rounds(full_every)
     full_every_s, young_every_s = float(full_every), float(young_every)
     gc.collect()
     # Everything loaded so far (modules, the app) lives as long as the process.
@@ -97,11 +90,6 @@ def tune(
     for target, args in threads:
         threading.Thread(target=target, args=args, daemon=True).start()
     return stop if threads else None
-
-
-def thaw_rounds(full_every: float) -> int:
-    """Every how many periodic rounds one thaws first: about `THAW_SECONDS` apart (0: none)."""
-    return max(1, round(THAW_SECONDS / full_every)) if full_every > 0 else 0
 
 
 def young_every_ms() -> float | None:
