@@ -186,14 +186,21 @@ LIMITS = {
 }
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, database_url: str) -> Iterator[LiveServer]:
-    url = isolated_database(database_url, "opens")
-    live, process = start_server(tmp_path_factory.mktemp("opens"), url, LIMITS)
+def live_with(
+    factory: pytest.TempPathFactory, database_url: str, name: str, limits: dict[str, str]
+) -> Iterator[LiveServer]:
+    """A live server of its own with these opens' limits, for one module."""
+    url = isolated_database(database_url, name)
+    live, process = start_server(factory.mktemp(name), url, limits)
     try:
         yield live
     finally:
         stop_server(process)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, database_url: str) -> Iterator[LiveServer]:
+    yield from live_with(tmp_path_factory, database_url, "opens", LIMITS)
 
 
 def test_an_open_past_the_budget_is_a_503_before_the_upgrade(server: LiveServer) -> None:
@@ -237,12 +244,7 @@ PACED = {"WS_OPENS_PER_SECOND": "4", "WS_OPENS_BURST": "1", "WS_MAX_PER_ADDRESS"
 
 @pytest.fixture(scope="module")
 def paced(tmp_path_factory: pytest.TempPathFactory, database_url: str) -> Iterator[LiveServer]:
-    url = isolated_database(database_url, "opens_paced")
-    live, process = start_server(tmp_path_factory.mktemp("paced"), url, PACED)
-    try:
-        yield live
-    finally:
-        stop_server(process)
+    yield from live_with(tmp_path_factory, database_url, "opens_paced", PACED)
 
 
 def test_opens_past_the_pace_wait_their_turn_and_are_all_welcomed(paced: LiveServer) -> None:
