@@ -26,10 +26,7 @@ class TokenBucket:
 
     def take(self, cost: float = 1) -> bool:
         """Spend `cost` tokens if there are as many (none otherwise)."""
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if self.tokens >= cost:
+        if self.peek(cost):
             self.tokens -= cost
             return True
         return False

@@ -5,11 +5,10 @@ Under gevent every socket of the process waits in one loop. When more work is re
 loop can run at once, each green thread waits for the ones woken before it: the probe's sleep of
 `every` seconds, and the turn it then asks for (a sleep of 0: the queue a socket's writer waits
 in once handed a message), end `behind()` seconds late. That lateness is what a pong of a table
-already served waits in that moment, whatever the work in front of it is, so
-the websocket opens are refused while it is over a bound (`server/api/buckets.py: OpenBudget`):
-a hall reconnecting at once is let in as fast as the loop runs it, not faster
-(docs/performance.md, "The storm let in at the loop's pace").
-"""
+already served waits in that moment, whatever the work in front of it is, so a websocket open
+waits its turn while it is over a bound (`server/api/buckets.py: OpenBudget`): a hall
+reconnecting at once is let in as fast as the loop runs it, not faster (docs/performance.md,
+"The storm let in at the loop's pace")."""
 
 from __future__ import annotations
 
