@@ -80,7 +80,7 @@ APP = app_timing()
 
 T = TypeVar("T")
 BACKOFF_MIN, BACKOFF_MAX = APP.backoff_min_s, APP.backoff_max_s
-BUSY_TRIES = 10  # opens refused as busy in a row before a set-up open fails (about 40 s)
+BUSY_TRIES = 10  # opens refused as busy in a row before a set-up open fails (about a minute)
 
 
 def backoff_delay(attempt: int, rng: random.Random) -> float:
