@@ -53,6 +53,7 @@ from server.rules import (
     view,
 )
 from tests.rules_helpers import CHECKLIST, MIN, SEC, T0, actor, other
+from tests.test_view_parts import check_reads
 
 # Hypothesis explores many whole matches (about half a minute).
 pytestmark = pytest.mark.slow
@@ -468,6 +469,10 @@ class TableMachine(RuleBasedStateMachine):
         for seat in ("A", "B", None):
             seen = view(self.state, seat)
             assert seen["pregame"]["my_pick"] == (picks[seat] if seat else None)
+
+    @invariant()
+    def view_parts_read_only_what_they_name(self) -> None:
+        check_reads(self.state)  # tests/test_view_parts.py
 
     @invariant()
     def unknown_events_change_nothing(self) -> None:

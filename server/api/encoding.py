@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from server.core.jsontext import phone_text, phone_text_with
-from server.rules.view import ledger_row, seat_view, shared_view
+from server.rules.view import SEAT_PARTS, SHARED_PARTS, Part, ledger_row
 
 LEDGERS_KEPT = 16384  # tables whose ledger texts are kept (the store caches 12,000 by default)
 
@@ -39,10 +39,18 @@ def json_array(items: Iterable[str]) -> str:
 
 
 class Parts(dict[str, str]):
-    """A view's top-level keys -> their encoded `"key":value` texts, and (`view`) the values
-    they encode, so that the next snapshot's parts can reuse the texts of unchanged values."""
+    """A view's top-level keys -> their encoded `"key":value` texts, and what the next
+    snapshot's parts reuse of them: `view`, the values they encode; `state`, the state they
+    were built from; `made`, the keys each of the view's parts (`server.rules.view.Part`) gave;
+    `viewer`, whom they were built for (seat, privileged); a viewer's whole state keeps its
+    `shared` and `own` parts apart (the shared "disputes" may be overridden by the viewer's)."""
 
     view: dict[str, Any]
+    state: Any = None
+    made: dict[str, tuple[str, ...]]
+    viewer: tuple[str | None, bool] | None = None
+    shared: Parts | None = None
+    own: Parts | None = None
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -57,10 +65,49 @@ def encode_parts(view: dict[str, Any], before: dict[str, str]) -> Parts:
     old: dict[str, Any] = getattr(before, "view", None) or {}
     parts = Parts()
     for k, v in view.items():
-        text = before.get(k) if k in old and _same(old[k], v) else None
-        parts[k] = text if text is not None else f"{encode(k)}:{encode(v)}"
+        parts[k] = _text(k, v, before, old)
     parts.view = view
     return parts
+
+
+def _text(key: str, value: Any, before: dict[str, str], old: dict[str, Any]) -> str:
+    """`"key":value` as text: `before`'s text when `old` (the values it encodes) holds the
+    same value."""
+    text = before.get(key) if key in old and _same(old[key], value) else None
+    return text if text is not None else f"{encode(key)}:{encode(value)}"
+
+
+def _unchanged(reads: tuple[str, ...], state: Any, old: Any) -> bool:
+    return all(getattr(state, f) is getattr(old, f) for f in reads)
+
+
+def build_parts(
+    parts: tuple[Part, ...], state: Any, seat: str | None, privileged: bool, before: dict[str, str]
+) -> Parts:
+    """The view's `parts` of `state` for this viewer as `Parts`. A part whose fields are the
+    very objects they were in the state of `before` (parts built earlier for the same viewer)
+    is taken from it as it was, neither built nor encoded again (an event replaces only the
+    fields it changes: time called at a table leaves its decks, calls and pregame as they
+    were); a part built again reuses the texts of its unchanged values (`encode_parts`)."""
+    old = getattr(before, "state", None)
+    old_view: dict[str, Any] = getattr(before, "view", None) or {}
+    old_made: dict[str, tuple[str, ...]] = getattr(before, "made", None) or {}
+    if getattr(before, "viewer", None) != (seat, privileged):
+        old = None
+    out, view, made = Parts(), {}, {}
+    for part in parts:
+        keys = old_made.get(part.name)
+        if keys is not None and old is not None and _unchanged(part.reads, state, old):
+            for k in keys:
+                out[k], view[k] = before[k], old_view[k]
+        else:
+            built = part.build(state, seat, privileged)
+            for k, v in built.items():
+                out[k], view[k] = _text(k, v, before, old_view), v
+            keys = tuple(built)
+        made[part.name] = keys
+    out.view, out.state, out.made, out.viewer = view, state, made, (seat, privileged)
+    return out
 
 
 class ViewTexts:
@@ -113,20 +160,22 @@ class ViewTexts:
 
     def parts(self, snap: Any, seat: str | None, privileged: bool, before: dict[str, str]) -> Parts:
         """The viewer's state of `snap` but the ledger, as top-level key -> encoded
-        `"key":value` text: the shared keys encoded once per snapshot, the viewer's once per
-        audience, each only if its value differs from the one in `before` (what this socket was
-        last sent)."""
+        `"key":value` text: the shared keys built once per snapshot, the viewer's once per
+        audience, each part only if what it reads changed since `before` (what this socket was
+        last sent: `build_parts`)."""
         key = ("parts", seat, privileged)
         texts = self.encoded(snap)
         parts = texts.get(key)
         if parts is None:
             shared = texts.get("parts")
             if shared is None:
-                view = {**shared_view(snap.state), "seq": snap.seq}
-                shared = texts["parts"] = encode_parts(view, before)
-            own = encode_parts(seat_view(snap.state, seat, privileged), before)
-            parts = Parts({**shared, **own})
-            parts.view = {**shared.view, **own.view}
+                old = getattr(before, "shared", None) or {}
+                shared = build_parts(SHARED_PARTS, snap.state, None, False, old)
+                texts["parts"] = shared
+            own = build_parts(SEAT_PARTS, snap.state, seat, privileged, getattr(before, "own", {}))
+            parts = Parts({**shared, "seq": f'"seq":{int(snap.seq)}', **own})
+            parts.view = {**shared.view, "seq": snap.seq, **own.view}
+            parts.shared, parts.own = shared, own
             texts[key] = parts
         return parts
 

@@ -124,8 +124,9 @@ class Connection(Session):
             text = texts[key] = views.state_text(
                 snap, self.actor.seat, self.privileged, self.sent_parts
             )
+        # What was sent: the next delta's base (version 2), and every version's parts to reuse.
+        self.sent_parts = views.parts(snap, self.actor.seat, self.privileged, self.sent_parts)
         if self.version >= 2:
-            self.sent_parts = views.parts(snap, self.actor.seat, self.privileged, self.sent_parts)
             self.sent_rows = views.ledger_rows(snap)
         self.ws.send(encode_with(message, state=text))
 
