@@ -158,3 +158,24 @@ def test_parts_built_for_another_viewer_are_never_taken():
     seat_a = build_parts(SEAT_PARTS, state, "A", False, spectator)
     assert seat_a.view["decks"]["A"]["cards"] is not None
     assert dict(seat_a) == dict(build_parts(SEAT_PARTS, state, "A", False, {}))
+
+
+def test_the_floor_s_view_built_from_its_last_is_the_judges_view_without_lists():
+    """A floor feed keeps each table's view as last summarised (values, no texts) and builds
+    only what changed: along every recorded log it is the view a judge reads, but its deck
+    lists, picks and ledger, which a summary does not read."""
+    from server.api.floor_feeds import FLOOR_PARTS
+    from server.rules.view import calls_view, own_disputes, people_view, shared_view
+
+    taken = 0
+    for states in recorded_states():
+        before: dict[str, str] = {}
+        for state in states:
+            parts = build_parts(FLOOR_PARTS, state, None, True, before, encoded=False)
+            whole = shared_view(state) | people_view(state, None, True)
+            whole |= {"calls": calls_view(state, None, True)} | own_disputes(state, None, True)
+            assert parts.view == whole and not parts
+            old = getattr(before, "view", {})
+            taken += sum(1 for k in whole if k in old and parts.view[k] is old[k])
+            before = parts
+    assert taken > 2000, taken

@@ -481,7 +481,7 @@ SHARED_PARTS: tuple[Part, ...] = (
 # The parts that depend on the viewer: deck lists, one's own RPS pick, the reasons of judge
 # calls and disputes, player IDs, what a seat may send and what a judge may record.
 SEAT_PARTS: tuple[Part, ...] = (
-    Part("disputes", ("ruleset", "disputes"), _own_disputes),
+    Part("own_disputes", ("ruleset", "disputes"), _own_disputes),
     Part("people", ("seats", "seat_requests"), _people),
     Part("may_send", MAY_SEND_READS, _may_send),
     Part("penalty_choices", ("phase",), _penalty_choices),
