@@ -77,8 +77,10 @@ def _text(key: str, value: Any, before: dict[str, str], old: dict[str, Any]) -> 
     return text if text is not None else f"{encode(key)}:{encode(value)}"
 
 
-def _unchanged(reads: tuple[str, ...], state: Any, old: Any) -> bool:
-    return all(getattr(state, f) is getattr(old, f) for f in reads)
+def _changed(state: Any, old: Any) -> set[str]:
+    """The fields of `state` that are not the very objects they are in `old`."""
+    was = old.__dict__
+    return {k for k, v in state.__dict__.items() if was.get(k) is not v}
 
 
 def build_parts(
@@ -100,10 +102,11 @@ def build_parts(
     old_made: dict[str, tuple[str, ...]] = getattr(before, "made", None) or {}
     if getattr(before, "viewer", None) != (seat, privileged):
         old = None
+    changed = _changed(state, old) if old is not None else None
     out, view, made = Parts(), {}, {}
     for part in parts:
         keys = old_made.get(part.name)
-        if keys is not None and old is not None and _unchanged(part.reads, state, old):
+        if keys is not None and changed is not None and changed.isdisjoint(part.reads):
             for k in keys:
                 view[k] = old_view[k]
                 if encoded:
