@@ -1,0 +1,70 @@
+"""A table's update built from the parts sent before it, against one built from nothing.
+
+    PYTHONPATH=. .venv/bin/python -m bench.view_parts
+
+Two moments of a table whose seats registered their deck lists, its duel under way: time
+called (the timer's tick: every table of a round in the same second) and an ordinary command
+(`lp.propose`). For each, the shared parts and both seats' parts of the state after it, built
+as the app builds them (`ViewTexts.parts`): from what the seats' sockets were last sent (a part
+whose fields are unchanged is taken as it was), and from nothing (every part built and
+encoded). Prints the best of 7 x 2,000 of each, per table, and their ratio
+(docs/decisions.md, "The view in parts").
+"""
+
+from __future__ import annotations
+
+import sys
+import timeit
+from pathlib import Path
+from typing import Any
+
+
+class Snap:
+    """A snapshot as the edge holds it: a state, its seq and its table."""
+
+    def __init__(self, state: Any, seq: int) -> None:
+        self.state, self.seq, self.table_id = state, seq, 1
+
+
+def moments() -> list[tuple[str, Any, Any]]:
+    """(name, the state before, the state after) for each moment measured."""
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root))
+    from tests.test_rules_registration import registered
+
+    t = registered().start_clock()
+    t.start_duel("A")
+    before = t.state
+    t.propose("A", ("B", "damage", 100))
+    proposed = t.state
+    t.advance(before.clock.deadline_ms - t.now + 1000).tick()
+    return [("time called", proposed, t.state), ("lp.propose", before, proposed)]
+
+
+def per_table(before: Any, after: Any, from_last: bool) -> float:
+    """Seconds to build the shared and both seats' parts of `after`, best of 7 x 2,000."""
+    from server.api.encoding import ViewTexts
+
+    sent = ViewTexts()
+    last = {seat: sent.parts(Snap(before, 1), seat, False, {}) for seat in ("A", "B")}
+
+    def build() -> None:
+        views, snap = ViewTexts(), Snap(after, 2)
+        for seat in ("A", "B"):
+            views.parts(snap, seat, False, last[seat] if from_last else {})
+
+    return min(timeit.repeat(build, number=2000, repeat=7)) / 2000
+
+
+def main() -> None:
+    for name, before, after in moments():
+        fresh = per_table(before, after, from_last=False)
+        taken = per_table(before, after, from_last=True)
+        print(
+            f"{name}: from nothing {fresh * 1e6:.1f} us a table, from the last parts "
+            f"{taken * 1e6:.1f} us ({taken / fresh:.2f}x)"
+        )
+
+
+if __name__ == "__main__":
+    main()
