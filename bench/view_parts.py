@@ -37,7 +37,9 @@ def moments() -> list[tuple[str, Any, Any]]:
     before = t.state
     t.propose("A", ("B", "damage", 100))
     proposed = t.state
-    t.advance(before.clock.deadline_ms - t.now + 1000).tick()
+    deadline = before.clock.deadline_ms
+    assert deadline is not None
+    t.advance(deadline - t.now + 1000).tick()
     return [("time called", proposed, t.state), ("lp.propose", before, proposed)]
 
 

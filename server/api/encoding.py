@@ -89,14 +89,12 @@ def build_parts(
     seat: str | None,
     privileged: bool,
     before: dict[str, str],
-    encoded: bool = True,
 ) -> Parts:
-    """The view's `parts` of `state` for this viewer as `Parts` (only their values, `view`,
-    when not `encoded`). A part whose fields are the very objects they were in the state of
-    `before` (parts built earlier for the same viewer) is taken from it as it was, neither
-    built nor encoded again (an event replaces only the fields it changes: time called at a
-    table leaves its decks, calls and pregame as they were); a part built again reuses the
-    texts of its unchanged values (`encode_parts`)."""
+    """The view's `parts` of `state` for this viewer as `Parts`. A part whose fields are the
+    very objects they were in the state of `before` (parts built earlier for the same viewer)
+    is taken from it as it was, neither built nor encoded again (an event replaces only the
+    fields it changes: time called at a table leaves its decks, calls and pregame as they
+    were); a part built again reuses the texts of its unchanged values (`encode_parts`)."""
     old = getattr(before, "state", None)
     old_view: dict[str, Any] = getattr(before, "view", None) or {}
     old_made: dict[str, tuple[str, ...]] = getattr(before, "made", None) or {}
@@ -108,15 +106,11 @@ def build_parts(
         keys = old_made.get(part.name)
         if keys is not None and changed is not None and changed.isdisjoint(part.reads):
             for k in keys:
-                view[k] = old_view[k]
-                if encoded:
-                    out[k] = before[k]
+                out[k], view[k] = before[k], old_view[k]
         else:
             built = part.build(state, seat, privileged)
-            view.update(built)
-            if encoded:
-                for k, v in built.items():
-                    out[k] = _text(k, v, before, old_view)
+            for k, v in built.items():
+                out[k], view[k] = _text(k, v, before, old_view), v
             keys = tuple(built)
         made[part.name] = keys
     out.view, out.state, out.made, out.viewer = view, state, made, (seat, privileged)

@@ -10,24 +10,18 @@ from collections.abc import Callable
 from typing import Any
 
 from server.projections.floor import summarise
-from server.rules.view import SEAT_PARTS, SHARED_PARTS
+from server.rules.view import calls_view, own_disputes, people_view, shared_view
 from server.runtime.loop import let_loop_run
 from server.runtime.stalls import span
 from server.service.hub import Hub
 from server.service.tables import TableService
 from server.service.tournament import Tournament
 
-from .encoding import Parts, build_parts, encode
+from .encoding import encode
 
 log = logging.getLogger(__name__)
 
 YIELD_EVERY = 25
-
-# What a summary reads of a table's view: the shared parts, and those of a judge's (who sits,
-# the calls' and the rejections' reasons); no deck list, pick or ledger.
-FLOOR_PARTS = SHARED_PARTS + tuple(
-    p for p in SEAT_PARTS if p.name in ("people", "calls", "own_disputes")
-)
 
 
 class Subscriber:
@@ -74,7 +68,6 @@ class Feed:
         self.pairings: dict[str, dict[str, dict[str, str]]] = {}
         self.summaries: dict[str, dict[str, Any]] = {}
         self._phase_since: dict[str, tuple[str, int]] = {}
-        self._views: dict[str, Parts] = {}  # table code -> its view as last summarised
         self._dirty: dict[str, int] = {}  # table code -> the latest seq published
         self._subs: set[Subscriber] = set()
         self._stop = threading.Event()
@@ -92,11 +85,10 @@ class Feed:
         except Exception:
             log.exception("floor: cannot read table %s", code)
             return None
-        # Only the parts the table's last commands changed are built again (`build_parts`).
-        before: dict[str, str] = self._views.get(code, {})
-        parts = build_parts(FLOOR_PARTS, snap.state, None, True, before, encoded=False)
-        self._views[code] = parts
-        v = parts.view
+        # The summary reads no deck list, pick or ledger: the view without them.
+        v = shared_view(snap.state) | people_view(snap.state, None, True)
+        v["calls"] = calls_view(snap.state, None, True)  # judges read the calls' reasons
+        v |= own_disputes(snap.state, None, True)  # and the rejections' reasons
         now = self.registry.clock()
         seen = self._phase_since.get(code)
         if seen is None or seen[0] != v["phase"]:
@@ -121,7 +113,6 @@ class Feed:
         for code in set(codes) - set(self.codes):
             hub.subscribe(code, self._on_publish)
         self.codes = codes
-        self._views = {code: self._views[code] for code in codes if code in self._views}
         fresh = {}
         for n, code in enumerate(codes, start=1):
             if n % YIELD_EVERY == 0:
@@ -189,7 +180,7 @@ class Feed:
             self._stop.set()
             for code in self.codes:
                 self.registry.hub.unsubscribe(code, self._on_publish)
-            self.codes, self._views = {}, {}
+            self.codes = {}
         return last
 
     def reset(self) -> None:
