@@ -42,8 +42,9 @@ class Parts(dict[str, str]):
     """A view's top-level keys -> their encoded `"key":value` texts, and what the next
     snapshot's parts reuse of them: `view`, the values they encode; `state`, the state they
     were built from; `made`, the keys each of the view's parts (`server.rules.view.Part`) gave;
-    `viewer`, whom they were built for (seat, privileged); a viewer's whole state keeps its
-    `shared` and `own` parts apart (the shared "disputes" may be overridden by the viewer's)."""
+    `viewer`, whom they were built for (seat, privileged). A viewer's whole state
+    (`ViewTexts.parts`) is texts alone beside its `shared` and `own` parts, which keep the rest
+    apart (the shared "disputes" may be overridden by the viewer's)."""
 
     view: dict[str, Any]
     state: Any = None
@@ -180,8 +181,8 @@ class ViewTexts:
                 shared = build_parts(SHARED_PARTS, snap.state, None, False, old)
                 texts["parts"] = shared
             own = build_parts(SEAT_PARTS, snap.state, seat, privileged, getattr(before, "own", {}))
+            # Texts alone: the values of what was sent are kept once, in `shared` and `own`.
             parts = Parts({**shared, "seq": f'"seq":{int(snap.seq)}', **own})
-            parts.view = {**shared.view, "seq": snap.seq, **own.view}
             parts.shared, parts.own = shared, own
             texts[key] = parts
         return parts
