@@ -19,13 +19,6 @@ from pathlib import Path
 from typing import Any
 
 
-class Snap:
-    """A snapshot as the edge holds it: a state, its seq and its table."""
-
-    def __init__(self, state: Any, seq: int) -> None:
-        self.state, self.seq, self.table_id = state, seq, 1
-
-
 def moments() -> list[tuple[str, Any, Any]]:
     """(name, the state before, the state after) for each moment measured."""
     root = Path(__file__).resolve().parent.parent
@@ -46,6 +39,7 @@ def moments() -> list[tuple[str, Any, Any]]:
 def per_table(before: Any, after: Any, from_last: bool) -> float:
     """Seconds to build the shared and both seats' parts of `after`, best of 7 x 2,000."""
     from server.api.encoding import ViewTexts
+    from tests.test_view_parts import Snap  # a snapshot as the edge holds it
 
     sent = ViewTexts()
     last = {seat: sent.parts(Snap(before, 1), seat, False, {}) for seat in ("A", "B")}

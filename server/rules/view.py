@@ -400,14 +400,6 @@ def _forms(s: TableState, seat: str | None, privileged: bool) -> dict[str, Any]:
     return {"forms": FORMS}
 
 
-def _own_disputes(s: TableState, seat: str | None, privileged: bool) -> dict[str, Any]:
-    return own_disputes(s, seat, privileged)
-
-
-def _people(s: TableState, seat: str | None, privileged: bool) -> dict[str, Any]:
-    return people_view(s, seat, privileged)
-
-
 def _may_send(s: TableState, seat: str | None, privileged: bool) -> dict[str, Any]:
     # What this seat may send now (`server.rules.now`); nothing for other viewers.
     return {"may_send": may_send(s, seat) if seat in SEATS else []}
@@ -481,8 +473,8 @@ SHARED_PARTS: tuple[Part, ...] = (
 # The parts that depend on the viewer: deck lists, one's own RPS pick, the reasons of judge
 # calls and disputes, player IDs, what a seat may send and what a judge may record.
 SEAT_PARTS: tuple[Part, ...] = (
-    Part("own_disputes", ("ruleset", "disputes"), _own_disputes),
-    Part("people", ("seats", "seat_requests"), _people),
+    Part("own_disputes", ("ruleset", "disputes"), own_disputes),
+    Part("people", ("seats", "seat_requests"), people_view),
     Part("may_send", MAY_SEND_READS, _may_send),
     Part("penalty_choices", ("phase",), _penalty_choices),
     Part("calls", ("calls",), _calls),
