@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from bench.load import SETUP_STEPS
-from clients.wire import PROTOCOL, apply_update
+from clients.wire import PROTOCOL, apply_update, unfold
 from server import create_app
 from server.api.context import services
 from server.api.ws import Connection
@@ -78,7 +78,7 @@ class SteppingClock:
 class Table:
     """One table with two seated phones (and spectators), driven message by message."""
 
-    def __init__(self, app: Any, spectators: int) -> None:
+    def __init__(self, app: Any, spectators: int, protocol: int = PROTOCOL) -> None:
         client = app.test_client()
         code = client.post("/api/tables", json={}).get_json()["code"]
         tokens = {}
@@ -92,11 +92,12 @@ class Table:
             ws = MemorySocket()
             conn = Connection(ws, code, found, app.config)  # type: ignore[arg-type]
             self.sockets[name], self.conns[name] = ws, conn
-            hello = {"type": "hello", "v": PROTOCOL, "token": tokens.get(name)}
+            hello = {"type": "hello", "v": protocol, "token": tokens.get(name)}
             assert conn.handle(json.dumps(hello))
             drain(conn)
         self.n = self.k = 0
         self.spent = 0.0  # CPU seconds in the server's code (not this client's parsing)
+        self.frames = 0  # frames the server wrote to this table's sockets
         self.entry: int | None = None
         for seat, cmd, args in SETUP_STEPS:
             reply = self.command(seat, cmd, args)
@@ -114,8 +115,8 @@ class Table:
         self.spent += time.process_time() - start
         reply: dict[str, Any] | None = None
         for name, ws in self.sockets.items():
-            for frame in ws.frames:
-                message = json.loads(frame)
+            self.frames += len(ws.frames)
+            for message in (m for frame in ws.frames for m in unfold(json.loads(frame))):
                 if message.get("type") in ("welcome", "update"):
                     ws.state = apply_update(ws.state, message)
                     for event in message.get("events", ()):
@@ -162,9 +163,11 @@ class StoreTimer:
         return timed
 
 
-def measure(commands: int, tables: int, spectators: int, profile: bool) -> tuple[float, float]:
+def measure(
+    commands: int, tables: int, spectators: int, profile: bool, protocol: int = PROTOCOL
+) -> tuple[float, float, float]:
     """CPU microseconds per command over `commands` commands spread over `tables` tables: in
-    all, and outside the store's calls."""
+    all, and outside the store's calls; and the frames written per command."""
     clock = SteppingClock()
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None  # a steadier fsync than a disk's
     with tempfile.TemporaryDirectory(dir=shm) as tmp:
@@ -185,12 +188,12 @@ def measure(commands: int, tables: int, spectators: int, profile: bool) -> tuple
         )
         try:
             with app.test_request_context("/ws/table/x"):
-                made = [Table(app, spectators) for _ in range(tables)]
+                made = [Table(app, spectators, protocol) for _ in range(tables)]
                 for k in range(50):  # warm up: caches, the committer's thread
                     made[k % tables].step()
                 profiler = cProfile.Profile() if profile else None
                 for table in made:
-                    table.spent = 0.0
+                    table.spent, table.frames = 0.0, 0
                 timer = StoreTimer(services())
                 if profiler is not None:
                     profiler.enable()
@@ -199,6 +202,7 @@ def measure(commands: int, tables: int, spectators: int, profile: bool) -> tuple
                 if profiler is not None:
                     profiler.disable()
                 spent = sum(table.spent for table in made)
+                frames = sum(table.frames for table in made)
                 edge = spent - timer.spent
                 if profiler is not None:
                     out = io.StringIO()
@@ -210,7 +214,7 @@ def measure(commands: int, tables: int, spectators: int, profile: bool) -> tuple
                     print(out.getvalue())
         finally:
             app.extensions["duel_table"].close()
-    return spent / commands * 1e6, edge / commands * 1e6
+    return spent / commands * 1e6, edge / commands * 1e6, frames / commands
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -220,18 +224,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spectators", type=int, default=0, help="spectators per table")
     parser.add_argument("--repeat", type=int, default=3, help="runs; the best is printed")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one run")
+    parser.add_argument(
+        "--protocol",
+        type=int,
+        default=PROTOCOL,
+        help=f"the version the phones speak ({PROTOCOL}: the app's; 2: replies without updates)",
+    )
     args = parser.parse_args(argv)
     if args.profile:
-        measure(args.commands, args.tables, args.spectators, profile=True)
+        measure(args.commands, args.tables, args.spectators, True, args.protocol)
         return 0
-    runs = [measure(args.commands, args.tables, args.spectators, False) for _ in range(args.repeat)]
-    edges = sorted(edge for _, edge in runs)
+    runs = [
+        measure(args.commands, args.tables, args.spectators, False, args.protocol)
+        for _ in range(args.repeat)
+    ]
+    edges = sorted(edge for _, edge, _ in runs)
     print(
-        f"command path: {min(r for r, _ in runs):.0f} us CPU per command, "
+        f"command path: {min(r for r, _, _ in runs):.0f} us CPU per command, "
         f"{edges[0]:.0f} outside the store (best of {args.repeat}; all: "
-        + ", ".join(f"{r:.0f}/{e:.0f}" for r, e in runs)
+        + ", ".join(f"{r:.0f}/{e:.0f}" for r, e, _ in runs)
         + f"; {args.commands} commands over {args.tables} tables,"
-        + f" {args.spectators} spectators each)"
+        + f" {args.spectators} spectators each, protocol {args.protocol});"
+        + f" {runs[0][2]:.2f} frames written per command"
     )
     return 0
 

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus, WebSocketException
 
-from clients.wire import PROTOCOL, apply_update
+from clients.wire import PROTOCOL, apply_update, unfold
 from server.runtime import gctune
 
 from .httpc import HttpClient
@@ -288,52 +288,56 @@ class Table:
         old, self.signal[seat] = self.signal[seat], asyncio.Event()
         old.set()
 
+    def take(self, seat: str, message: dict[str, Any], at: float) -> None:
+        """One message `seat`'s phone received at `at`."""
+        kind = message.get("type")
+        if kind == "pong" and self.plan.mode == "relay":
+            self.pong(seat, message)
+            return
+        if self.plan.mode == "relay":
+            future = self.futures.pop(message.get("id"), None)
+            if future is not None and not future.done():
+                future.set_result(at)
+            return
+        if kind == "reply":
+            future = self.futures.pop(message.get("re"), None)
+            if future is not None and not future.done():
+                future.set_result((message, at))
+        elif kind == "update":
+            self.state[seat] = apply_update(self.state.get(seat), message)
+            for event in message.get("events") or ():
+                if event.get("type") == "lp.proposed":
+                    self.entry = event["data"]["entry"]
+            self._arrived(seat, int(message["seq"]), at)
+            self.watch_busy(seat)
+        elif kind == "welcome":
+            self.state[seat] = apply_update(None, message)
+            future = self.welcome.get(seat)
+            if future is not None and not future.done():
+                future.set_result(message)
+            if "seq" in message:
+                self._arrived(seat, int(message["seq"]), at)
+        elif kind == "pong":
+            sent = self.pings.pop(message.get("t"), None)
+            if sent is not None:
+                self.stats.storm.control_ping_ms.append((at - sent) * 1000)
+                after = sent - self.pinging_from
+                self.stats.storm.control_ping_at.append((after, (at - sent) * 1000))
+            else:
+                self.pong(seat, message)
+        elif kind == "error":
+            code = (message.get("error") or {}).get("code", "?")
+            if self.measuring:
+                self.stats.errors[f"server_error:{code}"] += 1
+            else:
+                self.stats.setup_errors[f"server_error:{code}"] += 1
+
     async def read(self, seat: str, ws: ClientConnection) -> None:
         try:
             async for raw in ws:
                 at = time.perf_counter()
-                message = json.loads(raw)
-                kind = message.get("type")
-                if kind == "pong" and self.plan.mode == "relay":
-                    self.pong(seat, message)
-                    continue
-                if self.plan.mode == "relay":
-                    future = self.futures.pop(message.get("id"), None)
-                    if future is not None and not future.done():
-                        future.set_result(at)
-                    continue
-                if kind == "reply":
-                    future = self.futures.pop(message.get("re"), None)
-                    if future is not None and not future.done():
-                        future.set_result((message, at))
-                elif kind == "update":
-                    self.state[seat] = apply_update(self.state.get(seat), message)
-                    for event in message.get("events") or ():
-                        if event.get("type") == "lp.proposed":
-                            self.entry = event["data"]["entry"]
-                    self._arrived(seat, int(message["seq"]), at)
-                    self.watch_busy(seat)
-                elif kind == "welcome":
-                    self.state[seat] = apply_update(None, message)
-                    future = self.welcome.get(seat)
-                    if future is not None and not future.done():
-                        future.set_result(message)
-                    if "seq" in message:
-                        self._arrived(seat, int(message["seq"]), at)
-                elif kind == "pong":
-                    sent = self.pings.pop(message.get("t"), None)
-                    if sent is not None:
-                        self.stats.storm.control_ping_ms.append((at - sent) * 1000)
-                        after = sent - self.pinging_from
-                        self.stats.storm.control_ping_at.append((after, (at - sent) * 1000))
-                    else:
-                        self.pong(seat, message)
-                elif kind == "error":
-                    code = (message.get("error") or {}).get("code", "?")
-                    if self.measuring:
-                        self.stats.errors[f"server_error:{code}"] += 1
-                    else:
-                        self.stats.setup_errors[f"server_error:{code}"] += 1
+                for message in unfold(json.loads(raw)):  # a version-3 reply may hold an update
+                    self.take(seat, message, at)
         except WebSocketException:
             pass
         except Exception as exc:  # a bug in the bench must show, not hang the run

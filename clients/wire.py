@@ -1,4 +1,4 @@
-"""The table socket's state updates as a client applies them (protocol 2, docs/protocol.md).
+"""The table socket's state updates as a client applies them (protocol 3, docs/protocol.md).
 
 Shared by the Python clients (the bench, the reliability runs, the tests); the browser's copy is
 `applyDelta` in web/js/conn.js."""
@@ -7,7 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
-PROTOCOL = 2
+PROTOCOL = 3
+
+
+def unfold(message: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages a frame holds, in the order a client takes them: a version-3 reply that
+    carries its sender's own update is the reply (without it), then that update, as version 2
+    sends them in two frames; any other message is itself."""
+    if message.get("type") == "reply" and isinstance(message.get("update"), dict):
+        reply = dict(message)
+        update = reply.pop("update")
+        return [reply, update]
+    return [message]
 
 
 def apply_update(state: dict[str, Any] | None, message: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import websockets
 
-from clients.wire import PROTOCOL, apply_update
+from clients.wire import PROTOCOL, apply_update, unfold
 
 RETRYABLE = {"rate_limited"}
 # Like the phone (web/js/conn.js RESEND_MS): no answer this long on an open socket, send again.
@@ -121,7 +121,8 @@ class SeatClient:
                                 self.silent_drops += 1
                                 break
                             attempt = 0
-                            await self._handle(ws, json.loads(raw))
+                            for message in unfold(json.loads(raw)):
+                                await self._handle(ws, message)
                     finally:
                         for task in (resender, pinger):
                             task.cancel()

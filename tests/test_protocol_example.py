@@ -3,7 +3,7 @@ served schema alone: nothing of the server's code is imported here (only the add
 running server), the client's messages are checked against `#/$defs/client` of
 `/api/protocol/schema.json` before they are sent, and the server's against `#/$defs/server`
 (tests/conftest.py). Two phones, ids numbered 1, 2, 3 by each seat (an id is its sender's),
-protocol version 2 (deltas), each command sent only when the seat's `may_send` lists it, a
+protocol version 3 (deltas; a sender's own update in its reply), each command sent only when the seat's `may_send` lists it, a
 best-of-three won 2-0, and the match result confirmed by both."""
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ class Seat:
         message = json.loads(await asyncio.wait_for(self.ws.recv(), WAIT))
         if message["type"] in ("welcome", "update"):
             self.apply(message)
+        elif message["type"] == "reply" and "update" in message:
+            self.apply(message["update"])  # version 3: the sender's own update, in its reply
         return message
 
     def apply(self, message: dict[str, Any]) -> None:
@@ -60,9 +62,9 @@ class Seat:
         self.seq = message["seq"]
 
     async def hello(self, token: str) -> dict[str, Any]:
-        await self.send({"type": "hello", "token": token, "v": 2})
+        await self.send({"type": "hello", "token": token, "v": 3})
         welcome = await self.receive()
-        assert welcome["type"] == "welcome" and welcome["v"] == 2
+        assert welcome["type"] == "welcome" and welcome["v"] == 3
         self.seat = welcome["seat"]
         return welcome
 
@@ -72,7 +74,7 @@ class Seat:
         self.next_id += 1
         ref = str(self.next_id)
         await self.send({"type": "command", "id": ref, "cmd": cmd, "args": args or {}})
-        while True:  # the reply comes before the update it made (the doc's ordering)
+        while True:  # the reply comes with the update it made, or before it (the doc's ordering)
             message = await self.receive()
             if message["type"] == "reply":
                 break

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import jsonschema_rs
@@ -15,6 +16,7 @@ from ws_helpers import Phone, http, new_table
 
 import server.rules as rules
 from clients.testing import SCHEMA_CHECK
+from clients.wire import PROTOCOL
 from server.rules import DECLARATIONS, EVENTS
 from server.rules.base import HANDLERS
 from server.rules.table import replay
@@ -37,7 +39,10 @@ def test_every_event_and_command_is_in_the_served_schema(client: FlaskClient):
     assert {k[len("event.") :] for k in defs if k.startswith("event.")} == set(EVENTS)
     from_clients = {n for n, d in DECLARATIONS.items() if d.from_clients}
     assert {k[len("args.") :] for k in defs if k.startswith("args.")} == from_clients
-    assert document["version"] == 2
+    # the newest version served is the one the app's phones and the Python clients speak
+    assert document["version"] == 3 == PROTOCOL
+    phone = (Path(__file__).parent.parent / "web" / "js" / "conn.js").read_text()
+    assert re.search(r"^export const PROTOCOL = (\d+);$", phone, re.M)[1] == "3"
     jsonschema_rs.meta.validate(document)
 
 
@@ -81,11 +86,14 @@ def test_the_socket_tests_check_what_the_server_sends(live_server):
             a = Phone(ws)
             welcome = await a.hello(token_a)
             assert welcome["v"] == 1
-            await a.send({"type": "hello", "token": token_a, "v": 3})
-            assert (await a.expect("welcome"))["v"] == 2  # the newest it speaks, said
-            await a.ok("coin.toss")
+            await a.send({"type": "hello", "token": token_a, "v": 4})
+            assert (await a.expect("welcome"))["v"] == 3  # the newest it speaks, said
+            reply = await a.command("coin.toss")
+            # version 3: the sender's own update rides in its reply, and comes no other way
+            assert reply["ok"] and reply["update"]["seq"] == reply["seq"], reply
+            assert "delta" in reply["update"] and "state" not in reply["update"]
             await a.send({"type": "ping", "t": 5})
-            assert (await a.next())["type"] in ("pong", "update")
+            assert (await a.next())["type"] == "pong"
 
     asyncio.run(scenario())
     assert SCHEMA_CHECK.checked - before >= 4

@@ -1,5 +1,5 @@
 """Protocol 2: updates carry what changed, not the whole state; a client without "v" gets
-whole states as before."""
+whole states as before; protocol 3: a sender's own update rides in its command's reply."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from websockets.asyncio.client import connect
 from ws_helpers import DECK, Phone, new_table
 
-from clients.wire import apply_update
+from clients.wire import apply_update, unfold
 
 ITEMS = ["handshake", "side_shown", "shuffled", "cut"]
 PER_DUEL = 30
@@ -92,8 +92,8 @@ def test_v2_updates_do_not_grow_with_the_ledger_and_v1_still_gets_whole_states(l
         tasks = [asyncio.create_task(watcher(url, hellos[k], seen[k])) for k in seen]
         async with connect(url) as wa, connect(url) as wb:
             a, b = Recorder(wa), Recorder(wb)
-            await a.send({"type": "hello", "token": token_a, "v": 2})
-            await a.expect("welcome")
+            await a.send({"type": "hello", "token": token_a, "v": 3})
+            assert (await a.expect("welcome"))["v"] == 3
             await b.hello(token_b)
             await play(a, b)
             await asyncio.sleep(1)
@@ -108,10 +108,15 @@ def test_v2_updates_do_not_grow_with_the_ledger_and_v1_still_gets_whole_states(l
     finals = {}
     for name, texts in seen.items():
         state = None
-        for message in map(json.loads, texts):
+        for message in (m for t in texts for m in unfold(json.loads(t))):
             if message["type"] in ("welcome", "update"):
                 state = apply(state, message)
         finals[name] = state
+    # Seat A speaks version 3: its own commands' updates came in their replies, never again.
+    own = [json.loads(t) for t in seen["A"] if json.loads(t)["type"] == "reply"]
+    assert len(own) > 3 * PER_DUEL and all(r["update"]["seq"] >= r["seq"] for r in own)
+    others = {json.loads(t)["seq"] for t in seen["A"] if json.loads(t)["type"] == "update"}
+    assert others and not others & {r["update"]["seq"] for r in own}
     assert len(finals["v1"]["ledger"]) == 3 * PER_DUEL
     assert finals["v1"]["wins"] == {"A": 2, "B": 1}
     assert finals["v2"] == finals["v1"]
@@ -119,7 +124,7 @@ def test_v2_updates_do_not_grow_with_the_ledger_and_v1_still_gets_whole_states(l
     assert finals["A"]["ledger"] == finals["B"]["ledger"] == finals["v1"]["ledger"]
 
     def update_sizes(name: str) -> list[int]:
-        texts = [t for t in seen[name] if json.loads(t)["type"] == "update"]
+        texts = [t for t in seen[name] if unfold(json.loads(t))[-1]["type"] == "update"]
         return [len(t.encode()) for t in texts]
 
     v1, v2 = update_sizes("v1"), update_sizes("v2")
@@ -149,8 +154,9 @@ class Sent:
 
 
 def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(store, monkeypatch):
-    """Seat A, seat B, a spectator and a judge, each over protocol 2 and 1: after every
-    command, the deltas applied so far give exactly that viewer's whole state."""
+    """Seat A, seat B, a spectator and a judge, each over protocols 1, 2 and 3 (its updates in
+    replies, as though it had sent every command): after every command, the deltas applied so
+    far give exactly that viewer's whole state."""
     import sheet_match
 
     from server.api.encoding import ViewTexts
@@ -170,7 +176,7 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
     held: dict[tuple[str, int], Any] = {}
     views = ViewTexts()
     reads = TableService(store, LocalHub())  # what a socket reads the table through
-    checked = {"seqs": 0, "ledger": 0, "delta_bytes": 0, "full_bytes": 0}
+    checked = {"seqs": 0, "ledger": 0, "delta_bytes": 0, "full_bytes": 0, "replies": 0}
 
     def connection(code: str, actor: Actor, version: int) -> Connection:
         conn = Connection.__new__(Connection)
@@ -191,7 +197,7 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
         events = original(self, who, cmd, **args)
         snap = store.snapshot(self.code)
         for name, actor in audiences.items():
-            for version in (1, 2):
+            for version in (1, 2, 3):
                 key = (name, version)
                 if key not in sockets:
                     sockets[key] = connection(self.code, actor, version)
@@ -199,15 +205,27 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
                     continue
                 conn = sockets[key]
                 before = len(conn.ws.texts)
-                conn.write("sync", snap.seq)
+                if version == 3:
+                    # As though this socket had sent the command: its update rides in the
+                    # reply, and the publish that follows finds nothing left to send.
+                    conn.write("reply", {"type": "reply", "re": "x", "ok": True, "seq": snap.seq})
+                    conn.write("sync", snap.seq)
+                    assert len(conn.ws.texts) == before + 1, conn.ws.texts[before:]
+                    reply = json.loads(conn.ws.texts[-1])
+                    assert reply["type"] == "reply" and reply["update"]["seq"] == snap.seq
+                    checked["replies"] += 1
+                else:
+                    conn.write("sync", snap.seq)
                 for text in conn.ws.texts[before:]:
-                    message = json.loads(text)
-                    assert ("delta" in message) == (version == 2), message.keys()
-                    held[key] = apply_update(held[key], message)
-                    checked["delta_bytes" if version == 2 else "full_bytes"] += len(text)
+                    for message in unfold(json.loads(text)):
+                        if message["type"] == "reply":
+                            continue
+                        assert ("delta" in message) == (version >= 2), message.keys()
+                        held[key] = apply_update(held[key], message)
+                        checked["delta_bytes" if version >= 2 else "full_bytes"] += len(text)
                 whole = {**view(snap.state, actor.seat, privileged=name == "judge")}
                 assert held[key] == json.loads(json.dumps({**whole, "seq": snap.seq})), key
-                if version == 2:
+                if version >= 2:
                     # Texts reused from earlier snapshots are those a fresh encoding gives.
                     fresh = {**whole, "seq": snap.seq}
                     del fresh["ledger"]
@@ -219,6 +237,7 @@ def test_v2_deltas_add_up_to_the_whole_state_at_every_seq_for_every_audience(sto
     monkeypatch.setattr(sheet_match.StoreTable, "do", do)
     sheet_match.play_match(store, padding=25)
     assert checked["seqs"] > 150 and checked["ledger"] >= 90, checked
+    assert checked["replies"] == 4 * (checked["seqs"] - 1), checked
     assert checked["delta_bytes"] * 4 < checked["full_bytes"], checked
     # The judge sees the deck lists and call reasons a seat does not; the views differ.
     assert held[("judge", 2)] != held[("spectator", 2)]

@@ -23,7 +23,7 @@ bp = Blueprint("protocol_schema", __name__)
 
 # The protocol versions the server speaks; a hello's `v` above the newest is served the newest,
 # and the welcome's `v` says which (docs/protocol.md, "Versions").
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 SCHEMA_URL = "/api/protocol/schema.json"
 SEAT = {"enum": ["A", "B"]}
 _TYPES: dict[str, dict[str, Any]] = {
@@ -292,7 +292,7 @@ def build_schema() -> dict[str, Any]:
             },
             ["type", "seq", "events"],
         ),
-        "description": "version 1: the whole state; version 2: delta and ledger",
+        "description": "version 1: the whole state; versions 2 and 3: delta and ledger",
         "oneOf": [{"required": ["state"]}, {"not": {"required": ["state"]}}],
     }
     defs["server.reply"] = {
@@ -304,6 +304,8 @@ def build_schema() -> dict[str, Any]:
                     "ok": {"const": True},
                     "seq": {"type": "integer"},
                     "duplicate": {"const": True},
+                    # version 3: the sender's own update, when its socket had not been sent it
+                    "update": {"$ref": ref + "server.update"},
                 },
                 ["type", "re", "ok", "seq"],
             ),

@@ -41,6 +41,7 @@ from .identity import origin_allowed
 from .keepalive import CLOSE_POLICY
 from .opens import open_pass
 from .presteps import before
+from .protocol_schema import PROTOCOL_VERSION
 from .schemas import FAST_LOADERS, MESSAGE_SCHEMAS
 from .session import GuardedServer, Session, sessions, websocket_route
 
@@ -80,7 +81,8 @@ class Connection(Session):
         self.subscribed = False
         self.last_seq = 0  # owned by the writer
         # Protocol 2: updates carry what changed since what this socket was last sent (the
-        # writer's: each top-level key's text, and the ledger's row texts); 1: whole states.
+        # writer's: each top-level key's text, and the ledger's row texts); 1: whole states;
+        # 3: as 2, and a stored command's reply carries the sender's own update.
         self.version = 1
         self.sent_parts: dict[str, str] = {}
         self.sent_rows: list[str] = []
@@ -109,9 +111,11 @@ class Connection(Session):
             self._welcome(payload)
         elif kind == "sync" and self.welcomed and payload > self.last_seq:
             self._update(payload)
+        elif kind == "reply":
+            self._reply(payload)
 
-    def _send_with_state(self, message: dict[str, Any], snap: Any) -> None:
-        """Send `message` with the viewer's state of `snap` as its last field, "state".
+    def _with_state(self, message: dict[str, Any], snap: Any) -> str:
+        """`message` with the viewer's state of `snap` as its last field, "state", as sent.
 
         The state is the bulk of every update. It is built and encoded at most once per
         snapshot and audience (seat A, seat B, spectators, judges): every socket watching as
@@ -128,10 +132,10 @@ class Connection(Session):
         self.sent_parts = views.parts(snap, self.actor.seat, self.privileged, self.sent_parts)
         if self.version >= 2:
             self.sent_rows = views.ledger_rows(snap)
-        self.ws.send(encode_with(message, state=text))
+        return encode_with(message, state=text)
 
-    def _send_with_delta(self, message: dict[str, Any], snap: Any) -> None:
-        """Send `message` with what changed in the viewer's state since this socket's last
+    def _with_delta(self, message: dict[str, Any], snap: Any) -> str:
+        """`message` with what changed in the viewer's state since this socket's last
         message: "delta", the top-level keys whose value changed (the ledger aside), and
         "ledger", `{"from": i, "rows": [...]}` the rows from index i on (the ledger is cut to
         i + len(rows)), when the ledger changed."""
@@ -147,7 +151,7 @@ class Connection(Session):
             if start < len(rows) or len(rows) != len(old):
                 texts["ledger"] = encode_with({"from": start}, rows=json_array(rows[start:]))
         self.sent_parts, self.sent_rows = parts, rows
-        self.ws.send(encode_with(message, **texts))
+        return encode_with(message, **texts)
 
     @property
     def privileged(self) -> bool:
@@ -179,14 +183,21 @@ class Connection(Session):
         }
         if self.open_pass:
             welcome["pass"] = self.open_pass  # its next open spends the seat's budget
-        self._send_with_state(welcome, snap)
+        self.ws.send(self._with_state(welcome, snap))
 
     def _update(self, published: int) -> None:
+        text = self._update_text(published)
+        if text is not None:
+            self.ws.send(text)
+
+    def _update_text(self, published: int) -> str | None:
+        """The `update` taking this socket from what it was last sent to `published` or later,
+        as sent (None: it has that already)."""
         snap, rows = self.tables.update_since(
             self.code, self.last_seq, at_least=published, limit=MAX_REPLAY
         )
         if snap.seq <= self.last_seq:
-            return
+            return None
         if self._grant is not None and (
             len(rows) < snap.seq - self.last_seq  # too many to read here: any may be a seat's
             or any(str(row.get("type", "")).startswith("seat.") for row in rows)
@@ -196,9 +207,20 @@ class Connection(Session):
         self.last_seq = snap.seq
         message = {"type": "update", "seq": snap.seq, "events": events}
         if self.version >= 2:
-            self._send_with_delta(message, snap)
-        else:
-            self._send_with_state(message, snap)
+            return self._with_delta(message, snap)
+        return self._with_state(message, snap)
+
+    def _reply(self, reply: dict[str, Any]) -> None:
+        """Version 3: a stored command's reply, carrying the sender's own update as "update"
+        when this socket has not been sent its seq yet (one frame instead of two; the publish's
+        update then finds the socket has it)."""
+        seq = reply.get("seq")
+        if self.welcomed and isinstance(seq, int) and seq > self.last_seq:
+            update = self._update_text(seq)
+            if update is not None:
+                self.ws.send(encode_with(reply, update=update))
+                return
+        self.ws.send(encode(reply))
 
     # -- the reader ----------------------------------------------------------------------------
 
@@ -264,7 +286,7 @@ class Connection(Session):
                 self.seen()
             return True
         if kind == "hello":
-            self.version = 2 if (body.get("v") or 1) >= 2 else 1
+            self.version = min(PROTOCOL_VERSION, max(1, body.get("v") or 1))
             return self.hello(body.get("token"), body.get("since"))
         if kind == "resync":
             if not self.subscribed:
@@ -437,7 +459,7 @@ class Connection(Session):
             reply: dict[str, Any] = {"type": "reply", "re": ref, "ok": True, "seq": result.seq}
             if result.duplicate:
                 reply["duplicate"] = True
-            self.send(reply)
+            self.queue("reply" if self.version >= 3 else "send", reply)
 
         return answer
 

@@ -9,12 +9,14 @@
 // Listeners: conn.on("welcome" | "update" | "reply" | "status" | "queue" | "offset" | "fatal" |
 // "error", fn). "state" is emitted for both welcome and update with the message itself.
 //
-// It speaks protocol 2 (docs/protocol.md): an update carries only what changed ("delta", and the
+// It speaks protocol 3 (docs/protocol.md): an update carries only what changed ("delta", and the
 // new "ledger" rows); the connection merges it into the state it holds and puts the complete
-// state back on the message as `msg.state`, so listeners see whole states as before.
+// state back on the message as `msg.state`, so listeners see whole states as before. A stored
+// command's reply carries this phone's own update ("update"): it is taken right after the
+// reply, as if it had come in a frame of its own.
 
 /** The protocol version this client speaks (sent in hello). */
-export const PROTOCOL = 2;
+export const PROTOCOL = 3;
 
 /** `state` after a protocol-2 update: changed top-level keys replaced, the ledger's rows from
  * `ledger.from` on replaced by `ledger.rows`. A new object; `state` is left as it was. */
@@ -450,11 +452,13 @@ export class Connection {
 
   onReply(msg) {
     const i = this.queue.findIndex((c) => c.id === msg.re);
-    if (i < 0) return; // a reply to a resend already answered
-    const [command] = this.queue.splice(i, 1);
-    this.sentAt.delete(command.id);
-    this.saveQueue();
-    this.emit("reply", { command, reply: msg });
+    if (i >= 0) {
+      const [command] = this.queue.splice(i, 1);
+      this.sentAt.delete(command.id);
+      this.saveQueue();
+      this.emit("reply", { command, reply: msg });
+    } // else a reply to a resend already answered
+    if (msg.update && typeof msg.update === "object") this.onUpdate(msg.update);
   }
 
   onPong(msg) {
