@@ -3,8 +3,9 @@ served schema alone: nothing of the server's code is imported here (only the add
 running server), the client's messages are checked against `#/$defs/client` of
 `/api/protocol/schema.json` before they are sent, and the server's against `#/$defs/server`
 (tests/conftest.py). Two phones, ids numbered 1, 2, 3 by each seat (an id is its sender's),
-protocol version 3 (deltas; a sender's own update in its reply), each command sent only when the seat's `may_send` lists it, a
-best-of-three won 2-0, and the match result confirmed by both."""
+protocol version 3 (deltas; a sender's own update in its reply), each command sent only when
+the seat's `may_send` lists it, a best-of-three won 2-0, and the match result confirmed by
+both."""
 
 from __future__ import annotations
 
