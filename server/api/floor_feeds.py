@@ -1,10 +1,6 @@
 """The floor's feeds: one per event with an open floor socket, each watching the event's
 tables through the hub and handing the changed tables' summaries (`server/projections/floor.py`)
-to its sockets' mailboxes. Built once per app by `create_app` (`Services.floor`).
-
-A flush gives way to the phones: while the loop is behind (time called at every table of the
-hall in one second, a round's start), it waits until the loop has caught up, at most
-`DEFER_MAX_S`, so the players' own updates go out before the judges' summaries of them."""
+to its sockets' mailboxes. Built once per app by `create_app` (`Services.floor`)."""
 
 from __future__ import annotations
 
@@ -15,7 +11,6 @@ from typing import Any
 
 from server.projections.floor import summarise
 from server.rules.view import calls_view, own_disputes, people_view, shared_view
-from server.runtime.lag import LOOP_LAG
 from server.runtime.loop import let_loop_run
 from server.runtime.stalls import span
 from server.service.hub import Hub
@@ -27,9 +22,6 @@ from .encoding import encode
 log = logging.getLogger(__name__)
 
 YIELD_EVERY = 25
-DEFER_LAG_S = 0.05  # a flush waits while the loop is this far behind ...
-DEFER_MAX_S = 1.0  # ... at most this long a flush
-DEFER_STEP_S = 0.05  # looking again this often
 
 
 class Subscriber:
@@ -159,8 +151,6 @@ class Feed:
 
     def _run(self) -> None:
         while not self._stop.wait(self.registry.interval):
-            if self.registry.give_way(self._stop):
-                return
             try:
                 with span("floor flush"):
                     self.flush()
@@ -217,24 +207,12 @@ class FeedRegistry:
         hub: Hub,
         clock: Callable[[], int],
         interval_ms: int,
-        behind: Callable[[], float] = LOOP_LAG.behind,
     ) -> None:
         self.tournament, self.tables, self.hub, self.clock = tournament, tables, hub, clock
         self.interval = interval_ms / 1000
-        self.behind = behind  # seconds the loop is behind now
         self.no_show_ms: int | None = None
         self._feeds: dict[int, Feed] = {}
         self._lock = threading.Lock()
-
-    def give_way(self, stop: threading.Event) -> bool:
-        """Wait while the loop is behind, at most `DEFER_MAX_S`; True when `stop` was set
-        meanwhile."""
-        waited = 0.0
-        while waited < DEFER_MAX_S and self.behind() > DEFER_LAG_S:
-            if stop.wait(DEFER_STEP_S):
-                return True
-            waited += DEFER_STEP_S
-        return False
 
     def attach(self, event_id: int, sub: Subscriber) -> Feed:
         with self._lock:
