@@ -5,9 +5,7 @@ listens to the hub for each of the event's tables and only marks a table dirty; 
 `FLOOR_INTERVAL_MS` (500 ms) it rebuilds the summaries of the dirty tables (`projections.floor`)
 from the store's cached state and hands the changed ones to each socket, which keeps only the
 latest summary per table until it sends. So however busy a table is, a judge's screen gets at
-most ~2 updates of it a second, and 500 busy tables cost one summary each per interval. While
-the loop is behind (the hall's busiest second), a flush waits for it, at most 1 s
-(`floor_feeds.FeedRegistry.give_way`): the phones' own updates first.
+most ~2 updates of it a second, and 500 busy tables cost one summary each per interval.
 """
 
 from __future__ import annotations
