@@ -47,20 +47,20 @@ run: install
 TEST_POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 
 # Every test on SQLite files: the server's (tests/), then the browser tests (e2e/); then the
-# server's tests again on PostgreSQL. `make test E2E_WORKERS=2` runs the browser tests two modules
-# at a time (pytest-xdist) and those that make the phones' network namespace (marker `netns`)
-# alone after: 14.3 min against 20.6 here, but under that load a WebKit test and a scrolling
-# test each failed once in three full runs, so one at a time stays the default.
-E2E_WORKERS ?=
+# server's tests again on PostgreSQL. Each runs on TEST_WORKERS processes (pytest-xdist, one
+# per core here; `make test TEST_WORKERS=0` runs one test at a time): the browser tests a module
+# to a process, then those that make the phones' network namespace (marker `netns`: its link
+# changes the host's network under every other Chromium) and WebKit's (marker `webkit`) alone.
+# On PostgreSQL each process has a database of its own (conftest.py). Measured here on one
+# slow hour (docs/performance.md, "The suite's time"): one at a time about 45 minutes, two at a
+# time 34; three processes on these two cores were no faster than two, and failed three tests.
+TEST_WORKERS ?= 2
+BROWSER_ALONE := netns or webkit
 
 test: install chromium
-	$(BIN)/pytest tests
-ifeq ($(E2E_WORKERS),)
-	$(BIN)/pytest e2e
-else
-	$(BIN)/pytest e2e -n $(E2E_WORKERS) --dist loadfile -m "not netns"
-	$(BIN)/pytest e2e -m netns
-endif
+	$(BIN)/pytest tests -n $(TEST_WORKERS)
+	$(BIN)/pytest e2e -n $(TEST_WORKERS) --dist loadfile -m "not ($(BROWSER_ALONE))"
+	$(BIN)/pytest e2e -m "$(BROWSER_ALONE)"
 	$(MAKE) --no-print-directory test-postgres
 
 # The quick loop while changing code: the tests not marked slow, kill or browser (markers in
@@ -72,7 +72,7 @@ test-fast: install
 # tests already run on both stores, so they run once, above.
 test-postgres: install
 	@pg_isready -q -h 127.0.0.1 -p 5432 || { echo "PostgreSQL does not answer on 127.0.0.1:5432 (.ci/run starts it)"; exit 1; }
-	TEST_DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests \
+	TEST_DATABASE_URL=$(TEST_POSTGRES_URL) $(BIN)/pytest tests -n $(TEST_WORKERS) \
 		--ignore-glob='tests/test_rules_*' --ignore=tests/test_reliability.py
 
 e2e: install chromium

@@ -14,7 +14,36 @@ import pytest
 
 from clients.testing import LiveServer, isolated_database, start_server, stop_server
 
-TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "")
+
+def _own_database(url: str, worker: str) -> str:
+    """For a run on PostgreSQL split over pytest-xdist workers: each worker gets a database of
+    its own beside the one named (`test` -> `test_gw0`, created if missing), since each drops and
+    creates its tables at the start. Servers started by the tests inherit it."""
+    if not url or not worker:
+        return url
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg2
+
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/') or 'postgres'}_{worker}"
+    connection = psycopg2.connect(url)
+    try:
+        connection.autocommit = True
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+            if cursor.fetchone() is None:
+                cursor.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        connection.close()
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+TEST_DATABASE_URL = _own_database(
+    os.environ.get("TEST_DATABASE_URL", ""), os.environ.get("PYTEST_XDIST_WORKER", "")
+)
+if TEST_DATABASE_URL:
+    os.environ["TEST_DATABASE_URL"] = TEST_DATABASE_URL
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -65,7 +65,8 @@ def assert_in_view(page: Page, selectors: list[str], timeout: float = 5000) -> N
     assert page.evaluate(NOT_IN_VIEW, selectors) is None
 
 
-SCROLLED = "() => scrollY > 0 || document.body.scrollHeight <= innerHeight"
+# At the foot of the page (a wheel scrolls smoothly: scrollY moves for a while before it rests).
+SCROLLED = "() => scrollY + innerHeight >= document.documentElement.scrollHeight - 2"
 
 
 def scroll_to_foot(page: Page) -> None:

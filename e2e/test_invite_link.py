@@ -19,8 +19,9 @@ from server.core.addresses import is_loopback, lan_addresses
 
 
 @pytest.fixture
-def server_on(tmp_path_factory, database_url) -> Iterator:
-    """Start a server of this test's own with extra environment; stopped after."""
+def server_on(tmp_path_factory, database_url, browser) -> Iterator:
+    """Start a server of this test's own with extra environment; stopped after the test's
+    pages are closed (a page still open would log its socket's failed reconnect)."""
     processes = []
 
     def start(name: str, **env: str) -> LiveServer:
@@ -30,6 +31,8 @@ def server_on(tmp_path_factory, database_url) -> Iterator:
         return server
 
     yield start
+    for context in browser.contexts:
+        context.close()
     for process in processes:
         stop_server(process)
 
