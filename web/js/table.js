@@ -68,7 +68,7 @@ export function mountTable(root, { code, token = null, onLeave, onBadToken, stor
       if (name) host.forget(name);
       render();
     },
-  }));
+  }), () => render());
 
   function forceRender() {
     host.forget();

@@ -1,0 +1,71 @@
+"""A tap is not lost to an update that comes while the finger is down.
+
+A panel is drawn again whenever what it shows changes, which replaces its buttons. A button
+replaced between the finger's down and up never gets the click: the opponent's move, arriving
+in that moment, would swallow the player's tap (seen as a checklist tap that never counted while
+the other phone's checks came in). So a panel being pressed keeps its buttons until the tap's
+click is handled, and shows what came meanwhile right after (`web/js/panels/kit.js`,
+`PanelHost.press`)."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from e2e.steps import declare_decks, seat_both
+
+
+def opponent_checks_arrived(page: Page, code: str, seat: str, count: int) -> None:
+    """The phone's store holds the other seat's `count` checks (its saved copy, written from the
+    store half a second after each update), whatever the screen shows."""
+    page.wait_for_function(
+        """([key, seat, count]) => {
+            const saved = JSON.parse(localStorage.getItem(key) || "null");
+            const checks = saved?.state?.pregame?.checks?.[seat] || [];
+            return checks.length >= count;
+        }""",
+        arg=[f"dt.state.{code}", seat, count],
+    )
+
+
+def test_a_tap_held_while_the_opponents_checks_arrive_still_counts(new_phone):
+    a, b = new_phone(), new_phone()
+    code = seat_both(a, b)
+    declare_decks(a, b)
+    items = len(b.locator("[data-testid^=check-]").all())
+    assert items == 4  # R6.1-R6.4
+
+    # B's finger comes down on "all done"; before it lifts, A's checks reach B's phone.
+    done = b.get_by_test_id("checks-all-done")
+    box = done.bounding_box()
+    assert box
+    b.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    b.mouse.down()
+    a.get_by_test_id("checks-all-done").click()
+    expect(a.get_by_test_id("checks-all-done")).to_have_count(0)
+    opponent_checks_arrived(b, code, "A", items)
+    # The panel under the finger was not drawn again meanwhile: the same button, still there.
+    expect(b.get_by_test_id("checks-A")).not_to_contain_text(f"{items} of {items} done")
+    b.mouse.up()
+
+    # The tap counted, and the panel shows what came while the finger was down.
+    expect(b.get_by_test_id("checks-all-done")).to_have_count(0)
+    expect(a.get_by_test_id("checks-B")).to_contain_text(f"{items} of {items} done")
+    expect(b.get_by_test_id("checks-A")).to_contain_text(f"{items} of {items} done")
+
+
+def test_a_finger_resting_on_a_panel_does_not_hide_the_opponents_move_for_long(new_phone):
+    """A press that never ends in a click (a finger resting on the screen) keeps its panel at
+    most a few seconds (`HOLD_MS`)."""
+    a, b = new_phone(), new_phone()
+    code = seat_both(a, b)
+    declare_decks(a, b)
+    box = b.get_by_test_id("checks-all-done").bounding_box()
+    assert box
+    b.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    b.mouse.down()
+    a.get_by_test_id("checks-all-done").click()
+    opponent_checks_arrived(b, code, "A", 4)
+    expect(b.get_by_test_id("checks-A")).to_contain_text("4 of 4 done", timeout=6000)
+    b.mouse.move(0, 0)  # the finger slides away: no click
+    b.mouse.up()
+    expect(b.get_by_test_id("checks-all-done")).to_have_count(1)  # nothing was tapped
