@@ -51,9 +51,10 @@ TEST_POSTGRES_URL ?= postgresql://postgres@127.0.0.1:5432/test
 # per core here; `make test TEST_WORKERS=0` runs one test at a time): the browser tests a module
 # to a process, then those that make the phones' network namespace (marker `netns`: its link
 # changes the host's network under every other Chromium) and WebKit's (marker `webkit`) alone.
-# On PostgreSQL each process has a database of its own (conftest.py). Measured here on one
-# slow hour (docs/performance.md, "The suite's time"): one at a time about 45 minutes, two at a
-# time 34; three processes on these two cores were no faster than two, and failed three tests.
+# On PostgreSQL each process has a database of its own (conftest.py). From a clean clone here
+# (.ci/run, docs/decisions.md): one at a time 38.0 min (earlier that day), two at a time 33.9
+# (tests/ 6.9, browser tests 18.2 + 3.7 alone, PostgreSQL 3.2); three processes on these two
+# cores were no faster than two, and failed three tests.
 TEST_WORKERS ?= 2
 BROWSER_ALONE := netns or webkit
 
