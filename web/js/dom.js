@@ -100,36 +100,3 @@ export function formatDate(ms) {
   if (typeof ms !== "number") return "";
   return format("date").format(new Date(ms));
 }
-
-// A press longer than this (a long press, a finger resting) no longer holds what it pressed.
-const HOLD_MS = 3000;
-// A tap's click may come a moment after the finger is up: the hold waits this long for it.
-const CLICK_WAIT_MS = 300;
-
-/**
- * Presses on `el`: what a finger (or the mouse) is on must not be drawn again before its click.
- * A click is the down and the up on the same element, so a button replaced in between never gets
- * it and the tap is lost. Whoever redraws `el` (on an update, on a timer) asks `pressed()` first;
- * `onRelease()` is called once the tap's click was handled (or CLICK_WAIT_MS after an up with no
- * click, or HOLD_MS at most), to draw what came meanwhile.
- */
-export function holdWhilePressed(el, onRelease) {
-  let presses = 0;
-  let held = false;
-  el.addEventListener("pointerdown", () => {
-    const press = ++presses;
-    held = true;
-    const release = () => {
-      if (presses !== press || !held) return;
-      held = false;
-      onRelease();
-    };
-    const after = (ms) => () => setTimeout(release, ms);
-    const once = { capture: true, once: true };
-    document.addEventListener("click", after(0), once);
-    document.addEventListener("pointerup", after(CLICK_WAIT_MS), once);
-    document.addEventListener("pointercancel", after(0), once);
-    setTimeout(release, HOLD_MS);
-  });
-  return { pressed: () => held };
-}
