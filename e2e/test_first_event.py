@@ -371,18 +371,21 @@ def tap_everything(page: Page) -> None:
     page redraws), but those that leave the table or open a menu of other tables."""
     tapped: set[str] = set()
     for _ in range(20):
-        buttons = page.locator("main button:visible:enabled")
-        keys = []
-        for i in range(buttons.count()):
-            b = buttons.nth(i)
-            key = (b.get_attribute("data-testid") or "") + "|" + b.inner_text()
-            keys.append((key, b))
-        fresh = [(k, b) for k, b in keys if k not in tapped and not LEAVES.search(k)]
+        # Read in one go: a redraw between counting the buttons and reading the last of them
+        # would leave the count pointing past the end.
+        keys = page.locator("main button:visible:enabled").evaluate_all(
+            "els => els.map(b => [b.dataset.testid || '', b.innerText])"
+        )
+        fresh = [(t, text) for t, text in keys if f"{t}|{text}" not in tapped]
+        fresh = [(t, text) for t, text in fresh if not LEAVES.search(f"{t}|{text}")]
         if not fresh:
             return
-        key, button = fresh[0]
-        tapped.add(key)
-        button.click()
+        testid, text = fresh[0]
+        tapped.add(f"{testid}|{text}")
+        button = page.locator("main button:visible:enabled").filter(has_text=text)
+        if testid:
+            button = button.and_(page.locator(f'[data-testid="{testid}"]'))
+        button.first.click()
         page.wait_for_timeout(300)
         cancel = page.locator(
             "[data-testid$=-cancel]:visible, [data-testid=judge-cancel]:visible"
