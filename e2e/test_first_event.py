@@ -391,7 +391,11 @@ def tap_everything(page: Page) -> None:
             "[data-testid$=-cancel]:visible, [data-testid=judge-cancel]:visible"
         ).first
         if cancel.count():
+            closes = cancel.get_attribute("data-testid")
             cancel.click()
+            # The form closes once the click is handled: wait for it, or the next read of the
+            # page's buttons could still list this Cancel.
+            expect(page.locator(f'[data-testid="{closes}"]:visible')).to_have_count(0)
 
 
 # Buttons that leave the table's page (its result stays either way) or would call a judge for

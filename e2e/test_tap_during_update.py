@@ -27,6 +27,29 @@ def opponent_checks_arrived(page: Page, code: str, seat: str, count: int) -> Non
     )
 
 
+def still_box(page: Page, testid: str) -> tuple[float, float]:
+    """Where a finger lands on the element once the page has stopped moving (the table scrolls
+    smoothly to its phase; a box read mid-scroll puts the finger beside the button): the middle
+    of its box, unchanged over five frames."""
+    element = page.get_by_test_id(testid)
+    element.evaluate(
+        """el => new Promise(done => {
+            let last = "", still = 0;
+            const look = () => {
+                const r = el.getBoundingClientRect();
+                const now = `${r.x},${r.y},${r.width},${r.height}`;
+                still = now === last ? still + 1 : 0;
+                last = now;
+                if (still >= 5) done(); else requestAnimationFrame(look);
+            };
+            look();
+        })"""
+    )
+    box = element.bounding_box()
+    assert box
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
 def test_a_tap_held_while_the_opponents_checks_arrive_still_counts(new_phone):
     a, b = new_phone(), new_phone()
     code = seat_both(a, b)
@@ -35,10 +58,7 @@ def test_a_tap_held_while_the_opponents_checks_arrive_still_counts(new_phone):
     assert items == 4  # R6.1-R6.4
 
     # B's finger comes down on "all done"; before it lifts, A's checks reach B's phone.
-    done = b.get_by_test_id("checks-all-done")
-    box = done.bounding_box()
-    assert box
-    b.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    b.mouse.move(*still_box(b, "checks-all-done"))
     b.mouse.down()
     a.get_by_test_id("checks-all-done").click()
     expect(a.get_by_test_id("checks-all-done")).to_have_count(0)
@@ -59,9 +79,7 @@ def test_a_finger_resting_on_a_panel_does_not_hide_the_opponents_move_for_long(n
     a, b = new_phone(), new_phone()
     code = seat_both(a, b)
     declare_decks(a, b)
-    box = b.get_by_test_id("checks-all-done").bounding_box()
-    assert box
-    b.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    b.mouse.move(*still_box(b, "checks-all-done"))
     b.mouse.down()
     a.get_by_test_id("checks-all-done").click()
     opponent_checks_arrived(b, code, "A", 4)

@@ -55,22 +55,26 @@ export class PanelHost {
     this.keys = new Map();
     this.redraw = redraw || (() => this.last && this.update(...this.last));
     this.held = null; // the panel pressed now
-    this.presses = 0;
+    this.pressing = null; // its press (aborted when it is over)
     this.last = null;
     for (const panel of panels) this.slots[panel.name]?.addEventListener("pointerdown", () => this.press(panel.name));
   }
 
   /** A finger (or the mouse) is down on a panel: keep it until the tap's click is handled. */
   press(name) {
-    const press = ++this.presses;
+    this.pressing?.abort(); // a press before it is over (another finger) takes its place
+    const press = new AbortController();
+    this.pressing = press;
     this.held = name;
     const release = () => {
-      if (this.presses !== press || this.held === null) return;
+      if (this.pressing !== press) return;
+      press.abort(); // the press's listeners go with it (a tap fires only two of the three)
+      this.pressing = null;
       this.held = null;
       this.redraw();
     };
     const after = (ms) => () => setTimeout(release, ms);
-    const once = { capture: true, once: true };
+    const once = { capture: true, once: true, signal: press.signal };
     document.addEventListener("click", after(0), once);
     document.addEventListener("pointerup", after(CLICK_WAIT_MS), once);
     document.addEventListener("pointercancel", after(0), once);
