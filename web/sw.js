@@ -2,7 +2,7 @@
 // they live on the server and reach the page through the websocket and /api/.
 
 // Bump with every release of web/: a new name re-fetches the shell and drops the old cache.
-const VERSION = "v31";
+const VERSION = "v32";
 const CACHE = `duel-table-shell-${VERSION}`;
 const SHELL = [
   "/",

@@ -100,3 +100,44 @@ export function formatDate(ms) {
   if (typeof ms !== "number") return "";
   return format("date").format(new Date(ms));
 }
+
+// A press longer than this (a long press, a finger resting) no longer holds what it pressed.
+const HOLD_MS = 3000;
+// A tap's click may come a moment after the finger is up: the hold waits this long for it.
+const CLICK_WAIT_MS = 300;
+
+/**
+ * What a finger (or the mouse) is on must not be drawn again before its click: a click is the
+ * down and the up on the same element, so a button replaced in between never gets it and the tap
+ * is lost. `parts` names the elements watched ({name: element}); whoever redraws one (on an
+ * update, on a timer) asks `held()` first, which names the part pressed now (null: none).
+ * `onRelease()` is called once the tap's click was handled (or CLICK_WAIT_MS after an up with no
+ * click, or HOLD_MS at most), to draw what came meanwhile. One press at a time: a new one (another
+ * finger) takes the place of the last.
+ */
+export function holdWhilePressed(parts, onRelease) {
+  let pressing = null; // the press now, aborted when it is over (its listeners go with it)
+  let held = null;
+  for (const [name, el] of Object.entries(parts)) {
+    el?.addEventListener("pointerdown", () => {
+      pressing?.abort();
+      const press = new AbortController();
+      pressing = press;
+      held = name;
+      const release = () => {
+        if (pressing !== press) return;
+        press.abort(); // a tap fires two of the three listeners: the third goes too
+        pressing = null;
+        held = null;
+        onRelease();
+      };
+      const after = (ms) => () => setTimeout(release, ms);
+      const once = { capture: true, once: true, signal: press.signal };
+      document.addEventListener("click", after(0), once);
+      document.addEventListener("pointerup", after(CLICK_WAIT_MS), once);
+      document.addEventListener("pointercancel", after(0), once);
+      setTimeout(release, HOLD_MS);
+    });
+  }
+  return { held: () => held };
+}

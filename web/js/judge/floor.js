@@ -2,7 +2,7 @@
 // Tables with alerts float to the top (oldest alert first) with the age of each alert.
 
 import { backoffDelay, ClockOffset } from "../conn.js";
-import { formatDuration, h } from "../dom.js";
+import { formatDuration, h, holdWhilePressed } from "../dom.js";
 import { callReason, errorText, stageText, t } from "../i18n.js";
 import { age, call, refusal, topBar } from "../staff/common.js";
 import { createAlarm, notificationsAvailable } from "./alarm.js";
@@ -164,7 +164,12 @@ export function mountFloor(root, eventId, navigate) {
     );
   }
 
+  // A table's card being pressed is not replaced by the next redraw (every second, and on each
+  // update): its click would be lost. Drawn again once the tap is over.
+  const hold = holdWhilePressed({ list }, () => render());
+
   function render() {
+    if (hold.held()) return;
     const at = now();
     const q = filter.value.trim().toLowerCase();
     let rows = [...tables.values()].map((s) => due(s, at));

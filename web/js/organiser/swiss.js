@@ -1,7 +1,7 @@
 // The tournament section of an event page: players, Swiss pairing, open tables, judges'
 // results, drops, live standings, exports, the top cut to the winner (server/api/swiss.py).
 
-import { h } from "../dom.js";
+import { h, holdWhilePressed } from "../dom.js";
 import { t } from "../i18n.js";
 import { call, refusal } from "../staff/common.js";
 
@@ -150,9 +150,13 @@ export function swissSection(eventId, slug, say, hooks) {
 
   // background: the periodic refresh, which never replaces a form the organiser is typing in
   // (checked again once the answer is in: typing may have begun while it was on its way)
+  // A button being pressed is not replaced by the refresh (its click would be lost): the next
+  // refresh draws it.
+  const hold = holdWhilePressed({ box, card: hooks && hooks.card }, () => {});
+
   async function draw(background = false) {
     const res = await call("GET", base);
-    if (background && editing()) return;
+    if (background && (editing() || hold.held())) return;
     if (!res.ok) {
       box.replaceChildren(h("p", { text: refusal(res.body) }));
       return;

@@ -13,7 +13,7 @@
 //   tick   (optional) tick(slot, {s, now}): the time shown in what render drew (the clock, the
 //          side deck window), four times a second; s is the same picked state.
 
-import { h } from "../dom.js";
+import { h, holdWhilePressed } from "../dom.js";
 import { has, lang, t } from "../i18n.js";
 import { whoText } from "../words.js";
 import { signed, signedDelta } from "../lp.js";
@@ -33,11 +33,6 @@ export function pickLocal(ui, local) {
   return out;
 }
 
-// A press longer than this (a long press, a finger resting) no longer keeps its panel as it is.
-const HOLD_MS = 3000;
-// A tap's click may come a moment after the finger is up: the panel waits this long for it.
-const CLICK_WAIT_MS = 300;
-
 /**
  * Draw panels into their slots, each again only when its inputs changed: the picked state, its
  * local UI state, the viewer and the language. ctxOf(panel, s) makes the render's context.
@@ -45,7 +40,8 @@ const CLICK_WAIT_MS = 300;
  * A panel being pressed is not redrawn until the press is over: a redraw replaces its buttons,
  * and a button replaced between the finger's down and up never gets the click (the tap is lost,
  * the update that came meanwhile having nothing to do with it). What changed meanwhile is drawn
- * as soon as the tap's click was handled (redraw(), default: update again with the last inputs).
+ * as soon as the tap's click was handled (redraw(), default: update again with the last inputs;
+ * `holdWhilePressed` in web/js/dom.js).
  */
 export class PanelHost {
   constructor(panels, slots, ctxOf, redraw = null) {
@@ -54,31 +50,9 @@ export class PanelHost {
     this.ctxOf = ctxOf;
     this.keys = new Map();
     this.redraw = redraw || (() => this.last && this.update(...this.last));
-    this.held = null; // the panel pressed now
-    this.pressing = null; // its press (aborted when it is over)
     this.last = null;
-    for (const panel of panels) this.slots[panel.name]?.addEventListener("pointerdown", () => this.press(panel.name));
-  }
-
-  /** A finger (or the mouse) is down on a panel: keep it until the tap's click is handled. */
-  press(name) {
-    this.pressing?.abort(); // a press before it is over (another finger) takes its place
-    const press = new AbortController();
-    this.pressing = press;
-    this.held = name;
-    const release = () => {
-      if (this.pressing !== press) return;
-      press.abort(); // the press's listeners go with it (a tap fires only two of the three)
-      this.pressing = null;
-      this.held = null;
-      this.redraw();
-    };
-    const after = (ms) => () => setTimeout(release, ms);
-    const once = { capture: true, once: true, signal: press.signal };
-    document.addEventListener("click", after(0), once);
-    document.addEventListener("pointerup", after(CLICK_WAIT_MS), once);
-    document.addEventListener("pointercancel", after(0), once);
-    setTimeout(release, HOLD_MS);
+    const watched = Object.fromEntries(panels.map((panel) => [panel.name, slots[panel.name]]));
+    this.hold = holdWhilePressed(watched, () => this.redraw());
   }
 
   /** Redraw what changed; with no state yet only the panels marked always are drawn. */
@@ -86,7 +60,7 @@ export class PanelHost {
     this.last = [state, view, ui, link];
     for (const panel of this.panels) {
       if (!state && !panel.always) continue;
-      if (panel.name === this.held) continue; // drawn when the press is over
+      if (panel.name === this.hold.held()) continue; // drawn when the press is over
       const s = pick(state, panel.reads);
       const key = JSON.stringify([lang(), view, s, pickLocal(ui, panel.local), pickLocal(link, panel.link)]);
       if (this.keys.get(panel.name) === key) continue;
