@@ -174,7 +174,7 @@ def test_a_call_rings_on_the_judges_page_and_a_dispute_is_one_alert(live_server,
         phone_a.get_by_test_id("judge-reason").fill("ruling please")
         phone_a.get_by_test_id("judge-send").click()
         expect(table1.get_by_test_id("alert-judge_call")).to_be_visible()
-        jdg.wait_for_function("window.__tones > 0")
+        jdg.wait_for_function("() => window.__tones > 0")  # a function: the CSP refuses eval
         assert jdg.evaluate("window.__vibrations.length") == 1
         expect(jdg).to_have_title(re.compile(r"^\(1\) "))
 
@@ -193,7 +193,7 @@ def test_a_call_rings_on_the_judges_page_and_a_dispute_is_one_alert(live_server,
         for scheme in ("dark", "light"):  # the alert chips are readable in both themes
             jdg.emulate_media(color_scheme=scheme)
             assert contrast_violations(jdg, ".fl-alerts") == [], scheme
-        jdg.wait_for_function(f"window.__tones > {tones}")
+        jdg.wait_for_function("(n) => window.__tones > n", arg=tones)
         assert jdg.evaluate("window.__vibrations.length") == 2
 
         # Settled: the alert goes, and with it its call.

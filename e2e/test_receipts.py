@@ -52,8 +52,11 @@ def test_both_phones_keep_the_signed_head_of_a_result_asked_for_with_their_seat(
     heads = a.request.get(f"/api/tables/{code}/heads").json()["heads"]
     assert heads
     for page in (a, b):
+        # A function, not an expression: polling an expression is an eval, which the page's
+        # CSP refuses (seen when the receipt came after the first look).
         page.wait_for_function(
-            f"JSON.parse(localStorage.getItem('dt.receipts.{code}') || '[]').length > 0"
+            "(key) => JSON.parse(localStorage.getItem(key) || '[]').length > 0",
+            arg=f"dt.receipts.{code}",
         )
         kept = page.evaluate(f"JSON.parse(localStorage.getItem('dt.receipts.{code}'))")
         assert {r["seq"]: r["hash"] for r in kept}.items() <= {
