@@ -9,12 +9,10 @@ click is handled, and shows what came meanwhile right after (`web/js/panels/kit.
 
 from __future__ import annotations
 
-import uuid
-
 from playwright.sync_api import Page, expect
 
 from e2e.steps import declare_decks, seat_both
-from tests.staff_actions import Staff, create_organiser
+from e2e.test_judge_words import judge_desk
 
 
 def opponent_checks_arrived(page: Page, code: str, seat: str, count: int) -> None:
@@ -92,30 +90,16 @@ def test_a_finger_resting_on_a_panel_does_not_hide_the_opponents_move_for_long(n
     expect(b.get_by_test_id("checks-all-done")).to_have_count(1)  # nothing was tapped
 
 
-def test_a_judges_click_on_a_table_is_not_lost_to_the_floors_redraw(live_server, browser):
+def test_a_judges_click_on_a_table_is_not_lost_to_the_floors_redraw(
+    live_server, new_context, script_errors
+):
     """The judges' floor draws its table cards again every second: a click held across one of
     those redraws still opens the table (`web/js/judge/floor.js`, `holdWhilePressed` in
     `web/js/dom.js`)."""
-    suffix = uuid.uuid4().hex[:6]
-    organiser, judge = f"org{suffix}", f"judge{suffix}"
-    create_organiser(live_server, organiser)
-    org = Staff(live_server).login(organiser)
-    ev = org.create_event("Floor Cup", 2)
-    org.add_judge(ev["id"], judge)
-    org.pair_by_hand(ev, {1: ("Yugi", "Kaiba"), 2: ("Mai", "Joey")})
-    status, body = org.request("POST", f"/api/events/{ev['id']}/round/start")
-    assert status == 200, body
-    jdg = Staff(live_server).login(judge)
-    context = browser.new_context(base_url=live_server, viewport={"width": 1280, "height": 800})
-    context.add_cookies([{"name": c.name, "value": c.value, "url": live_server} for c in jdg.jar])
-    try:
-        page = context.new_page()
-        page.goto(f"/judge/e/{ev['id']}")
-        expect(page.get_by_test_id("floor-table-1")).to_be_visible()
-        page.mouse.move(*still_box(page, "floor-table-1"))
-        page.mouse.down()
-        page.wait_for_timeout(1500)  # a press as long as a redraw's period and a half
-        page.mouse.up()
-        expect(page.get_by_test_id("judge-log")).to_be_visible()  # the table opened
-    finally:
-        context.close()
+    script_errors.allow(r"/api/auth/me")  # the judges' page asks whether it is logged in yet
+    page, _staff, _event = judge_desk(new_context, live_server)
+    page.mouse.move(*still_box(page, "floor-table-1"))
+    page.mouse.down()
+    page.wait_for_timeout(1500)  # a press as long as a redraw's period and a half
+    page.mouse.up()
+    expect(page.get_by_test_id("judge-log")).to_be_visible()  # the table opened
