@@ -51,9 +51,14 @@ def post_fork(server, worker):
 def post_worker_init(worker):
     """Collector thresholds for a long-lived worker (`runtime/gctune.py`); after gevent's patch,
     so the periodic full collection runs on a green thread."""
-    from server.runtime.gctune import full_seconds_from_env, tune, young_seconds_from_env
+    from server.runtime import gctune
+    from server.store.events import EventStore
 
-    tune(full_seconds_from_env(), young_every=young_seconds_from_env())
+    gctune.tune(
+        gctune.full_seconds_from_env(),
+        young_every=gctune.young_seconds_from_env(),
+        activity=EventStore.turns_taken,
+    )
 
 
 def when_ready(server):

@@ -1,5 +1,6 @@
-"""The worker's collector settings (server/runtime/gctune.py): no automatic full collection, and the
-periodic one still frees cyclic garbage that reached the oldest generation."""
+"""The worker's collector settings (server/runtime/gctune.py): no automatic full collection; the
+periodic one waits for a quiet minute and frees cyclic garbage that reached the oldest
+generation."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ class Node:
 
 
 def test_the_periodic_full_collection_frees_old_cycles(restore_gc: None) -> None:
-    stop = gctune.tune(0.05)
+    stop = gctune.tune(0.05, sample_s=0.01, window_s=0.05)
     assert stop is not None
     try:
         assert gc.get_threshold() == (gctune.YOUNG, gctune.MIDDLE, gctune.NEVER)
@@ -49,30 +50,61 @@ def test_the_periodic_full_collection_frees_old_cycles(restore_gc: None) -> None
         stop.set()
 
 
-def test_the_periodic_collection_freezes_survivors_and_thaws_every_few_rounds(
-    restore_gc: None,
-) -> None:
-    """Survivors of a periodic round are frozen (the next round does not walk them again); a
-    cycle that dies while frozen is freed by a later round that thaws first."""
-    stop = gctune.tune(0.05, thaw_every=3)
-    assert stop is not None
-    try:
-        a, b = Node(), Node()
-        a.other, b.other = b, a
-        probe = weakref.ref(a)
-        frozen_before = gc.get_freeze_count()
-        deadline = time.monotonic() + 5
-        while gc.get_freeze_count() <= frozen_before and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert gc.get_freeze_count() > frozen_before  # frozen by a periodic round
-        assert a not in gc.get_objects()  # frozen objects are not walked
-        del a, b
-        deadline = time.monotonic() + 5
-        while probe() is not None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert probe() is None  # a thawing round freed it
-    finally:
-        stop.set()
+class Turns:
+    """A hall's turn count, moved by hand."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self) -> int:
+        return self.n
+
+
+def play(quiet: gctune.Quiet, turns: Turns, start: float, seconds: int, per_s: int) -> float:
+    """`seconds` of `per_s` turns a second, sampled every second; returns the time reached."""
+    now = start
+    for _ in range(seconds):
+        now += 1
+        turns.n += per_s
+        quiet.sample(now)
+    return now
+
+
+def test_a_full_collection_waits_for_the_break_between_rounds() -> None:
+    """Due after its interval, it waits while the tables play and runs in the first quiet
+    minute (a tenth of the busiest minute's turns at most)."""
+    turns = Turns()
+    quiet = gctune.Quiet(every=600, window=60, activity=turns)
+    start = quiet.last = 0.0
+    now = play(quiet, turns, start, 500, per_s=400)  # a round in play
+    assert not quiet.due(now)  # not yet due
+    now = play(quiet, turns, now, 300, per_s=400)  # still playing, now due
+    assert now - start >= 600 and not quiet.due(now)
+    now = play(quiet, turns, now, 30, per_s=5)  # the round ends: half a quiet minute
+    assert not quiet.due(now)
+    now = play(quiet, turns, now, 31, per_s=5)  # a whole quiet minute
+    assert quiet.due(now)
+    quiet.collected(now)
+    assert not quiet.due(play(quiet, turns, now, 60, per_s=0))  # the next one is 600 s away
+
+
+def test_a_hall_that_never_rests_is_collected_when_overdue() -> None:
+    turns = Turns()
+    quiet = gctune.Quiet(every=600, window=60, activity=turns)
+    start = quiet.last = 0.0
+    now = play(quiet, turns, start, gctune.OVERDUE * 600 - 1, per_s=400)
+    assert not quiet.due(now)
+    now = play(quiet, turns, now, 1, per_s=400)
+    assert quiet.due(now)
+
+
+def test_an_idle_worker_is_collected_when_due() -> None:
+    turns = Turns()
+    quiet = gctune.Quiet(every=600, window=60, activity=turns)
+    quiet.last = 0.0
+    now = play(quiet, turns, 0.0, 599, per_s=0)
+    assert not quiet.due(now)
+    assert quiet.due(play(quiet, turns, now, 1, per_s=0))
 
 
 def young_promoted(young_every: float) -> bool:

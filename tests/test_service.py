@@ -170,3 +170,32 @@ def test_a_staff_members_ids_are_apart_from_a_seats_and_from_other_staff(store: 
     with pytest.raises(Conflict) as reused:
         send(seat, "coin.toss", {"count": 2})
     assert reused.value.code == "id_reused" and store.snapshot(code).seq == seq
+
+
+def test_every_table_turn_counts_toward_the_collectors_measure_of_a_busy_hall(
+    store: EventStore,
+):
+    """The worker's full collection waits for a quiet minute measured in table turns
+    (`server/runtime/gctune.py`, wired in `server/gunicorn_conf.py`): a command is one."""
+    tables, _hub, code = seated(store)
+    before = EventStore.turns_taken()
+    tables.command(
+        code, "deck.declare", {"main": 40, "extra": 15, "side": 15}, Actor("seat", "A"), "t1", T0
+    )
+    assert EventStore.turns_taken() > before
+
+
+def test_the_worker_measures_its_hall_in_table_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from server.runtime import gctune
+
+    asked: dict[str, object] = {}
+    monkeypatch.setattr(gctune, "tune", lambda full, **kw: asked.update(kw, full=full))
+    spec = importlib.util.spec_from_file_location("conf_under_test", SERVER / "gunicorn_conf.py")
+    assert spec is not None and spec.loader is not None
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    conf.post_worker_init(None)
+    assert asked["activity"] == EventStore.turns_taken
+    assert asked["full"] == gctune.DEFAULT_FULL_SECONDS
