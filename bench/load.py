@@ -104,6 +104,10 @@ class Plan:
     storm_at: float = 0.0
     storm_spread: float = 5.0
     storm_control: int = 50
+    # The break between rounds: from `break_at` seconds into the measured window, for
+    # `break_seconds`, no table sends a command (the phones stay connected and ping). 0: none.
+    break_at: float = 0.0
+    break_seconds: float = 0.0
 
 
 @dataclass
@@ -580,8 +584,12 @@ class Table:
                 return
         await asyncio.sleep(max(0.0, start + self.rng.uniform(0, 2 * mean) - time.monotonic()))
         k = 0
+        rest = (start + self.plan.break_at, start + self.plan.break_at + self.plan.break_seconds)
         while time.monotonic() < end and not self.broken:
             await self.back.wait()
+            if self.plan.break_seconds and rest[0] <= time.monotonic() < rest[1]:
+                await asyncio.sleep(rest[1] - time.monotonic() + self.rng.uniform(0, mean))
+                continue
             seat, cmd, args = self.next_command(k)
             k += 1
             self.stats.sent += 1

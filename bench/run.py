@@ -484,6 +484,8 @@ def run_case(case: Case, args: argparse.Namespace, run_dir: Path) -> Result:
                 placement=case.placement,
                 storm_at=args.storm or 0.0,
                 storm_spread=args.storm_spread,
+                break_at=args.break_at,
+                break_seconds=args.break_seconds,
                 event_round=floor is not None,
             )
             proc = ctx.Process(
@@ -1037,6 +1039,15 @@ def build_parser() -> argparse.ArgumentParser:
         "text, one stack and its count a line: for reading the top functions)",
     )
     p.add_argument("--storm-spread", type=float, default=5.0, help="seconds (5)")
+    p.add_argument(
+        "--break-at",
+        type=float,
+        default=0.0,
+        help="the break between rounds: this many seconds into the window no table sends a "
+        "command for --break-seconds (the phones stay connected and ping); with GC_FULL_SECONDS "
+        "below the window and --stalls, shows where the worker's full collection runs",
+    )
+    p.add_argument("--break-seconds", type=float, default=0.0, help="seconds (0: no break)")
     busy = p.add_mutually_exclusive_group()
     busy.add_argument(
         "--round-start",

@@ -24,6 +24,10 @@ log = logging.getLogger(__name__)
 YIELD_EVERY = 25
 
 
+def _no_wake() -> None:
+    pass
+
+
 class Subscriber:
     """One floor socket's mailbox: the latest summary of each changed table, not yet sent.
     `wake` is called when the mailbox stops being empty (the socket's writer then sends)."""
@@ -40,6 +44,11 @@ class Subscriber:
             self._pending.update(summaries)
         if empty:
             self._wake()
+
+    def close(self) -> None:
+        """No more wakes: the socket is going (its wake, a bound method of the socket, would
+        keep the two in a cycle that only a full collection frees)."""
+        self._wake = _no_wake
 
     def reload(self) -> None:
         """Ask for a full floor message (the event's tables changed: a new round)."""

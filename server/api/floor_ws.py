@@ -72,6 +72,7 @@ class FloorSession(Session):
     def finish(self) -> None:
         if self.feed is not None:
             self.registry.detach(self.feed, self.sub)
+        self.sub.close()
 
     def write(self, kind: str, payload: Any) -> None:
         reload, items = self.sub.take()

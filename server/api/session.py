@@ -26,6 +26,7 @@ import select
 import socket
 import threading
 import time
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from functools import wraps
@@ -93,10 +94,13 @@ class _CountedConnection:
 
     def __init__(self, raw: Any, owner: GuardedServer) -> None:
         self._raw = raw
-        self._owner = owner
+        # Weak: the owner holds this connection (`owner.ws`), a cycle otherwise.
+        self._owner = weakref.ref(owner)
 
     def events(self) -> Iterator[Any]:
-        owner = self._owner
+        owner = self._owner()
+        if owner is None:  # the socket is gone: nothing more is read for it
+            return
         for n, event in enumerate(self._raw.events(), start=1):
             if isinstance(event, TextMessage | BytesMessage | Ping | Pong):
                 if not owner.budget.take_frame() or queued(owner) > MAX_QUEUED:
@@ -205,6 +209,22 @@ class DeadlineSocket:
         return getattr(self._raw, name)
 
 
+class WebSocketResponse(Response):
+    """The answer after a websocket ends: nothing more to write (one class for all sockets; a
+    class made per request is a reference cycle holding its socket through its closure)."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.mode == "gunicorn":
+            raise StopIteration()
+        if self.mode == "werkzeug":
+            return super().__call__(*args, **kwargs)
+        return []
+
+
 def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]], Any]:
     """Like `flask_sock.Sock.route`, with `GuardedServer` and `DeadlineSocket`: the view gets
     the socket, then the URL's values."""
@@ -231,15 +251,7 @@ def websocket_route(bp: Blueprint, path: str) -> Callable[[Callable[..., None]],
             except Exception:  # noqa: BLE001 - already closed, or the peer is gone
                 pass
 
-            class WebSocketResponse(Response):
-                def __call__(self, *args: Any, **kwargs: Any) -> Any:
-                    if serving_mode(ws) == "gunicorn":
-                        raise StopIteration()
-                    if serving_mode(ws) == "werkzeug":
-                        return super().__call__(*args, **kwargs)
-                    return []
-
-            return WebSocketResponse()
+            return WebSocketResponse(serving_mode(ws))
 
         bp.route(path, websocket=True)(endpoint)
         return endpoint

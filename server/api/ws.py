@@ -225,8 +225,10 @@ class Connection(Session):
     # -- the reader ----------------------------------------------------------------------------
 
     def finish(self) -> None:
-        if self._forget_grant is not None:
-            self._forget_grant()
+        # Cleared, not just called: `forget` closes over `self.revoke` (a cycle otherwise).
+        forget, self._forget_grant = self._forget_grant, None
+        if forget is not None:
+            forget()
         if self.subscribed:
             self.hub.unsubscribe(self.code, self._on_publish)
         if self.seated:

@@ -15,9 +15,10 @@ during a run found 0 cycles), so this:
 - never starts a middle or full collection on its own. A full collection stops every socket of
   the worker while it walks the whole heap (at 2,500 tables: 3,090 ms and 1,822 ms in the
   30-minute run, `python -m bench --long`, when one ran every 15 minutes, finding 0 objects the
-  second time). It is needed for the cycles closed sockets leave (a thousand tables' phones
-  dropped and back: 191,075 objects), so one is due every `GC_FULL_SECONDS` and waits for a
-  quiet minute: one whose table turns are at most a tenth of the busiest minute's since the last
+  second time). Closed sockets left cycles (a thousand tables' phones dropped and back:
+  191,075 objects, 98 a socket), now broken where they were made (tests/test_socket_garbage.py);
+  for whatever cycles are left, one is due every `GC_FULL_SECONDS` and waits for a quiet
+  minute: one whose table turns are at most a tenth of the busiest minute's since the last
   (the break between rounds), or for 4 times that interval if the hall never rests. Its pause is
   logged. Collecting and freezing every 10 s instead (a collection of only what is new) was
   measured and is worse: each walked the objects the last seconds made that still lived, 115-717
@@ -157,7 +158,7 @@ def _collect_when_quiet(quiet: Quiet, sample_s: float, stop: threading.Event) ->
         started = time.perf_counter()
         found = gc.collect()
         quiet.collected(time.monotonic())
-        log.warning(
+        log.info(
             "full collection: %d unreachable objects, %.0f ms, %d turns in the last %.0f s "
             "(busiest %d)",
             found,
