@@ -52,13 +52,9 @@ def post_worker_init(worker):
     """Collector thresholds for a long-lived worker (`runtime/gctune.py`); after gevent's patch,
     so the periodic full collection runs on a green thread."""
     from server.runtime import gctune
-    from server.store.events import EventStore
 
-    gctune.tune(
-        gctune.full_seconds_from_env(),
-        young_every=gctune.young_seconds_from_env(),
-        activity=EventStore.turns_taken,
-    )
+    # The full collection waits for a quiet minute, measured in the tables' turns.
+    gctune.tune(gctune.full_seconds_from_env(), young_every=gctune.young_seconds_from_env())
 
 
 def when_ready(server):

@@ -4,6 +4,7 @@ store's refusals carry a kind, never an HTTP status, which the edge maps in one 
 from __future__ import annotations
 
 import ast
+import inspect
 from pathlib import Path
 
 import pytest
@@ -176,26 +177,13 @@ def test_every_table_turn_counts_toward_the_collectors_measure_of_a_busy_hall(
     store: EventStore,
 ):
     """The worker's full collection waits for a quiet minute measured in table turns
-    (`server/runtime/gctune.py`, wired in `server/gunicorn_conf.py`): a command is one."""
+    (`server/runtime/gctune.py`, its default measure): a command is one."""
+    from server.runtime import gctune
+
     tables, _hub, code = seated(store)
-    before = EventStore.turns_taken()
+    before = gctune.turns_taken()
     tables.command(
         code, "deck.declare", {"main": 40, "extra": 15, "side": 15}, Actor("seat", "A"), "t1", T0
     )
-    assert EventStore.turns_taken() > before
-
-
-def test_the_worker_measures_its_hall_in_table_turns(monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    from server.runtime import gctune
-
-    asked: dict[str, object] = {}
-    monkeypatch.setattr(gctune, "tune", lambda full, **kw: asked.update(kw, full=full))
-    spec = importlib.util.spec_from_file_location("conf_under_test", SERVER / "gunicorn_conf.py")
-    assert spec is not None and spec.loader is not None
-    conf = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(conf)
-    conf.post_worker_init(None)
-    assert asked["activity"] == EventStore.turns_taken
-    assert asked["full"] == gctune.DEFAULT_FULL_SECONDS
+    assert gctune.turns_taken() > before
+    assert inspect.signature(gctune.tune).parameters["activity"].default is gctune.turns_taken

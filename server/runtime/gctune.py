@@ -61,6 +61,17 @@ SAMPLE_S = 5.0  # how often the activity is read
 # What `tune` was last asked for in this process (None: not tuned), for the stall report.
 full_every_s: float | None = None
 young_every_s: float | None = None
+# Table turns taken in this process (`EventStore.turn` calls `turn_taken`): how busy the hall is.
+_turns = 0
+
+
+def turn_taken() -> None:
+    global _turns
+    _turns += 1
+
+
+def turns_taken() -> int:
+    return _turns
 
 
 def full_seconds_from_env(environ: Mapping[str, str] | None = None) -> float:
@@ -78,13 +89,13 @@ def young_seconds_from_env(environ: Mapping[str, str] | None = None) -> float:
 def tune(
     full_every: float,
     young_every: float = 0.0,
-    activity: Callable[[], int] | None = None,
+    activity: Callable[[], int] = turns_taken,
     sample_s: float = SAMPLE_S,
     window_s: float = QUIET_WINDOW_S,
 ) -> threading.Event | None:
     """Set the thresholds; start the full collection that waits for a quiet window (none if
     `full_every` <= 0) and the periodic young one (none if `young_every` <= 0). `activity`:
-    a count that grows with the work done (the tables' turns); None: every window is quiet.
+    a count that grows with the work done (by default the tables' turns).
     Returns the event that stops them (None if neither runs)."""
     global full_every_s, young_every_s
     full_every_s, young_every_s = float(full_every), float(young_every)
@@ -95,7 +106,7 @@ def tune(
     stop = threading.Event()
     threads: list[tuple[Callable[..., None], tuple[Any, ...]]] = []
     if full_every > 0:
-        quiet = Quiet(full_every, window_s, activity or (lambda: 0))
+        quiet = Quiet(full_every, window_s, activity)
         threads.append((_collect_when_quiet, (quiet, sample_s, stop)))
     if young_every > 0:
         threads.append((_collect_young_every, (young_every, stop)))

@@ -46,6 +46,7 @@ from server.rules import (
     replay,
 )
 from server.rules.state import MATCH_OVER, MATCH_RESULT
+from server.runtime import gctune
 
 from .cache import LRU, RECENT, Snapshot
 from .chain import (
@@ -140,14 +141,6 @@ class _Tx:
 
 class EventStore:
     """Tables, seats and hash-chained event logs on the proxied peewee database."""
-
-    # Turns taken on any table in this process (`turns_taken`): how busy the hall is, for the
-    # collector's quiet minute (`server/runtime/gctune.py`).
-    _turns = 0
-
-    @classmethod
-    def turns_taken(cls) -> int:
-        return cls._turns
 
     def __init__(
         self,
@@ -491,7 +484,7 @@ class EventStore:
         held in the database (across processes) and they are written before the `with` ends:
         the path of a table that other processes keep moving on (a command gone stale a few
         times), which always gets through."""
-        EventStore._turns += 1
+        gctune.turn_taken()  # how busy the hall is: the collector waits for a quiet minute
         if not hold:
             with self._plan_lock:
                 turn = Turn(self, code, cmd_id, digest=digest)
