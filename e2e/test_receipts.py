@@ -32,7 +32,7 @@ def test_the_sheet_page_checks_the_phones_receipts(live_server, new_phone):
 def test_both_phones_keep_the_signed_head_of_a_result_asked_for_with_their_seat(new_phone):
     # At a duel's confirmed result each phone fetches the signed heads with its seat's token
     # (charged to the seat: a hall's phones share one address) and keeps the result's head.
-    from e2e.steps import confirm_result
+    from e2e.steps import confirm_result, expect_phase
 
     a, b = new_phone(), new_phone()
     asked: list[str | None] = []
@@ -49,6 +49,10 @@ def test_both_phones_keep_the_signed_head_of_a_result_asked_for_with_their_seat(
     confirm_entry(b)
     expect(lp(a, "B")).to_have_text("0")
     confirm_result(a, b, "Yugi", 1)
+    for page in (a, b):
+        # The second tap's command is signed before its reply: ask for the heads only once both
+        # phones have left the result (asked at the tap, the request could pass the command).
+        expect_phase(page, "between")
     heads = a.request.get(f"/api/tables/{code}/heads").json()["heads"]
     assert heads
     for page in (a, b):
