@@ -5,7 +5,8 @@ The worker never starts a full collection on its own and runs one only in a quie
 until then, and every such cycle makes that collection's pause longer. A thousand tables' phones
 dropped and back once left 191,075 objects of cyclic garbage (98 a socket, through a response
 class made per request, the connection wrapper pointing back at its socket and the grant's
-forget closure holding the session's bound method). Measured here on a real server whose
+forget closure holding the session's bound method); a judge's floor socket left itself in its
+mailbox's wake. Measured here on a real server whose
 collector keeps what it finds (tests/gcprobe/sitecustomize.py)."""
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect
-from ws_helpers import Phone, new_table
+from ws_helpers import Phone, http, new_table
 
 from clients.testing import LiveServer, isolated_database, start_server, stop_server
+from tests.staff_actions import Staff, create_organiser, seat_claim
 
 PROBE_PATH = Path(__file__).resolve().parent / "gcprobe"
 # The session's own classes: none may be left in a cycle, and none alive once every socket closed.
@@ -33,7 +36,10 @@ SESSION_TYPES = (
     "server.api.ws.Connection",
     "wsproto.WSConnection",
 )
+# A judge's floor socket: its mailbox's wake is a bound method of the socket.
+FLOOR_TYPES = ("server.api.floor_ws.FloorSession", "server.api.floor_feeds.Subscriber")
 TABLES = 10
+FLOORS = 10
 
 
 class Probe:
@@ -73,7 +79,17 @@ def probed(
 
 
 def session_objects(counts: dict[str, int]) -> dict[str, int]:
-    return {name: counts[name] for name in SESSION_TYPES if counts.get(name)}
+    return {name: counts[name] for name in (*SESSION_TYPES, *FLOOR_TYPES) if counts.get(name)}
+
+
+def freed(probe: Probe) -> dict[str, dict[str, int]]:
+    """The probe's answer once no session object is alive (or after 20 s of asking)."""
+    deadline = time.monotonic() + 20
+    while True:
+        answer = probe.ask()
+        if not session_objects(answer["alive"]) or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.2)
 
 
 async def play_and_drop(server: LiveServer) -> None:
@@ -95,12 +111,42 @@ def test_a_dropped_table_socket_leaves_no_cycle(probed: tuple[LiveServer, Probe]
     server, probe = probed
     probe.ask("reset")
     asyncio.run(play_and_drop(server))
-    deadline = time.monotonic() + 20
-    while True:
-        answer = probe.ask()
-        alive = session_objects(answer["alive"])
-        if not alive or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
-    assert alive == {}, "the closed sockets' sessions are still held"
+    answer = freed(probe)
+    assert session_objects(answer["alive"]) == {}, "the closed sockets' sessions are still held"
+    assert session_objects(answer["garbage"]) == {}
+
+
+async def watch_and_drop(server: LiveServer, event: dict[str, Any], cookie: str) -> None:
+    """Judges' floor views open on the event, see a table's judge call, then drop."""
+    url = f"{server.ws_url}/ws/floor/{event['id']}"
+    code = event["tables"][0]["code"]
+    headers = {"Origin": str(server), "Cookie": cookie}
+    floors = [await connect(url, additional_headers=headers) for _ in range(FLOORS)]
+    for floor in floors:
+        assert json.loads(await asyncio.wait_for(floor.recv(), 10))["type"] == "floor"
+    ws = await connect(f"{server.ws_url}/ws/table/{code}")
+    phone = Phone(ws)
+    claim = seat_claim(server, event["slug"], 1, "A")  # as read off the printed card
+    body = {"name": "Yugi", "seat": "A", "claim": claim}
+    _, seat = http(server, "POST", f"/api/tables/{code}/join", body)
+    await phone.hello(seat["token"])
+    await phone.ok("judge.call", {"reason": "ruling"})
+    for floor in floors:  # each mailbox was woken at least once: its wake was used
+        while True:
+            message = json.loads(await asyncio.wait_for(floor.recv(), 10))
+            if message["type"] == "tables" and any(t["code"] == code for t in message["tables"]):
+                break
+        floor.transport.abort()
+    phone.ws.transport.abort()
+
+
+def test_a_dropped_floor_socket_leaves_no_cycle(probed: tuple[LiveServer, Probe]) -> None:
+    server, probe = probed
+    create_organiser(server, "garbage")
+    staff = Staff(str(server)).login("garbage")
+    event = staff.create_event("Garbage Cup", 2)
+    probe.ask("reset")
+    asyncio.run(watch_and_drop(server, event, staff.cookie))
+    answer = freed(probe)
+    assert session_objects(answer["alive"]) == {}, "the closed floor sockets are still held"
     assert session_objects(answer["garbage"]) == {}
