@@ -6,8 +6,8 @@ until then, and every such cycle makes that collection's pause longer. A thousan
 dropped and back once left 191,075 objects of cyclic garbage (98 a socket, through a response
 class made per request, the connection wrapper pointing back at its socket and the grant's
 forget closure holding the session's bound method); a judge's floor socket left itself in its
-mailbox's wake. Measured here on a real server whose
-collector keeps what it finds (tests/gcprobe/sitecustomize.py)."""
+mailbox's wake. Measured here on a real server whose collector keeps what it finds
+(tests/gcprobe/sitecustomize.py)."""
 
 from __future__ import annotations
 
