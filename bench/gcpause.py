@@ -1,5 +1,7 @@
 """The full collection's pause over ~2,500 tables' worth of long-lived state, in process:
-with the heap walked (as before), and with it frozen after warm-up (`server/runtime/gctune.py`).
+with the heap walked, as the worker's collection in a quiet minute does (`server/runtime/gctune.py`,
+`Quiet`), and with it frozen after warm-up, as the worker's heap is at start-up (the 15-minute
+collections that froze what survived them each time are gone: docs/performance.md).
 
     python -m bench.gcpause [--tables 2500]
 """
