@@ -176,6 +176,8 @@ def test_each_half_has_every_tool_of_a_two_phone_table(new_phone, live_server, s
         name = "Yugi" if seat == "A" else "Kaiba"
         expect(rolls.first).to_contain_text(name)
         other = b if half is a else a
+        # The other half (its own socket) has both too: the next seat counts from there.
+        expect(other.get_by_test_id("roll-row")).to_have_count(before + 2)
         expect(other.get_by_test_id("roll-row").first).to_contain_text(name)
         dismiss_reveals(page)
         # Counters.

@@ -107,7 +107,10 @@ class Sweep:
 
     def check(self, page: Page, where: str) -> None:
         page.wait_for_load_state("load")
-        page.wait_for_timeout(400)  # the live parts (sockets, polls) have drawn
+        # The page's script has put its words in (until then a staff page is the static HTML,
+        # its title in English), then the live parts (sockets, polls) have drawn.
+        expect(page.locator("html")).to_have_attribute("lang", self.lang)
+        page.wait_for_timeout(400)
         for text, at in page.evaluate(COLLECT):
             bad = self.english_in(text)
             if bad:
@@ -260,6 +263,7 @@ def staff_pages(
     # The judges: the floor, a table's page with its log, the duel table's calls.
     page = new(staff_context(browser, server, lang, event_day["judge"]))
     page.goto("/judge")
+    expect(page.locator("main.staff-main")).to_be_visible()
     page.wait_for_timeout(500)
     sweep.check(page, "judge events")
     page.goto(f"/judge/e/{ev['id']}")
@@ -274,9 +278,12 @@ def staff_pages(
     # The organiser: events, the event, the cards, the standings.
     page = new(staff_context(browser, server, lang, event_day["org"]))
     page.goto("/organiser")
+    expect(page.get_by_test_id("ev-create")).to_be_visible()
     page.wait_for_timeout(500)
     sweep.check(page, "organiser events")
     page.goto(f"/organiser/e/{ev['id']}")
+    expect(page.get_by_test_id("event-title")).to_be_visible()
+    expect(page.get_by_test_id("cycle-step")).to_be_visible()
     page.wait_for_timeout(800)
     sweep.check(page, "organiser event")
     page.goto(f"/organiser/events/{ev['id']}/cards")

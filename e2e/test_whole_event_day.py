@@ -372,6 +372,8 @@ def test_a_whole_event_day_ends_in_the_standings_computed_by_hand(
         assert cut == DAY["top4"]
         expect(org.get_by_test_id("round-start")).to_be_visible()
         primary("round-start")
+        # Started on the server before its tables are played (they wait for the round).
+        expect(org.get_by_test_id("cycle-step")).to_have_attribute("data-step", "playing")
         cut_round = s["rounds"][-1]["number"]
         agree(staff, eid, cut_round, {1, 2}, floors, hall)
         play_over_protocol(live_server, staff, eid, s["rounds"][-1]["tables"])
@@ -385,6 +387,7 @@ def test_a_whole_event_day_ends_in_the_standings_computed_by_hand(
         final = s["rounds"][-1]["tables"]
         assert len(final) == 1
         primary("round-start")
+        expect(org.get_by_test_id("cycle-step")).to_have_attribute("data-step", "playing")
         final_round = s["rounds"][-1]["number"]
         agree(staff, eid, final_round, {1}, floors, hall)  # only the cut's table counts
         play_over_protocol(live_server, staff, eid, final)
@@ -392,9 +395,8 @@ def test_a_whole_event_day_ends_in_the_standings_computed_by_hand(
         expect(org.get_by_test_id("champion")).to_contain_text(name(DAY["champion"]))
         assert summary()["champion"]["player"] == DAY["champion"]
         refusals.check()
-        elapsed = time.monotonic() - started
-        print(f"the whole event day took {elapsed:.0f} s")
-        assert elapsed < 240, elapsed
+        # How long it took is printed, not asserted: a shared machine's hour sets it.
+        print(f"the whole event day took {time.monotonic() - started:.0f} s")
     finally:
         expect.set_options(timeout=5_000)
         for c in contexts:
